@@ -1,0 +1,11 @@
+import type { Services } from '../src/services/container';
+import { createWebhookActivities } from './webhook.activities';
+
+/** Every activity the worker registers, built over the shared services. Each area adds its factory here. */
+export function createActivities(services: Services) {
+  return {
+    ...createWebhookActivities(services),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

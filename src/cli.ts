@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config/env';
+import { openDatabase } from './db/open';
+import { createLogger } from './observability/logger';
+import { AccountsService } from './services/accounts.service';
+
+const usage = `Usage:
+  npm run cli -- accounts create --name <name>
+  npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
+  npm run cli -- keys revoke --account <acct_id> --key <key_id>`;
+
+/** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
+async function main() {
+  const [resource, action, ...rest] = process.argv.slice(2);
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, account: { type: 'string' }, mode: { type: 'string' }, key: { type: 'string' } },
+  });
+  const config = loadConfig();
+  const database = await openDatabase(config, createLogger('warn'));
+  const accounts = new AccountsService({ db: database.db });
+  try {
+    if (resource === 'accounts' && action === 'create' && values.name) {
+      const a = await accounts.createAccount({ name: values.name });
+      const { secret } = await accounts.createApiKey({ accountId: a.id, mode: 'test', name: 'default' });
+      console.log(JSON.stringify({ account: a.id, test_key: secret }, null, 2));
+    } else if (resource === 'keys' && action === 'create' && values.account) {
+      const mode = values.mode === 'live' ? 'live' : 'test';
+      const { key, secret } = await accounts.createApiKey({ accountId: values.account, mode, name: values.name });
+      console.log(JSON.stringify({ id: key.id, mode, secret }, null, 2));
+    } else if (resource === 'keys' && action === 'revoke' && values.account && values.key) {
+      const key = await accounts.revokeApiKey({ accountId: values.account, keyId: values.key });
+      console.log(JSON.stringify({ id: key.id, revoked: true }));
+    } else {
+      console.error(usage);
+      process.exitCode = 2;
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err.message ?? err);
+  process.exit(1);
+});

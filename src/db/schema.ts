@@ -1,0 +1,15 @@
+import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
+import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
+
+/**
+ * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
+ */
+export interface DB {
+  accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  idempotency_keys: IdempotencyKeyTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+}

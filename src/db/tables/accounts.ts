@@ -1,0 +1,40 @@
+import type { ColumnType, Generated } from 'kysely';
+
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** jsonb column: written as JSON text, read back parsed. */
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface AccountTable {
+  id: string;
+  name: string;
+  /** whsec_ secret signing status callbacks and tool calls of this account. */
+  signing_secret: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  mode: 'test' | 'live';
+  /** sha256 hex of the full secret; the secret itself is shown once at creation. */
+  secret_hash: string;
+  last4: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface IdempotencyKeyTable {
+  account_id: string;
+  key: string;
+  request_method: string;
+  request_path: string;
+  request_hash: string;
+  state: 'in_progress' | 'done';
+  response_status: number | null;
+  response_body: Json<unknown> | null;
+  created_at: Timestamp;
+  seq: Generated<number>;
+}

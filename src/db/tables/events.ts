@@ -1,0 +1,56 @@
+import type { ColumnType } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './accounts';
+
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface EventTable {
+  id: string;
+  account_id: string;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface WebhookEndpointTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  /** Event types subscribed to, or ['*']. */
+  events: Json<string[]>;
+  enabled: WithDefault<boolean>;
+  secret: string;
+  metadata: Json<Record<string, string>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export interface WebhookDeliveryTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  /** Null for a delivery to a per-object callback URL (a message's status_callback). */
+  endpoint_id: string | null;
+  url: string;
+  status: WebhookDeliveryStatus;
+  attempt_count: WithDefault<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export type WebhookAttemptOutcome = 'delivered' | 'retryable' | 'permanent';
+
+export interface WebhookAttemptTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  status_code: number | null;
+  latency_ms: number;
+  outcome: WebhookAttemptOutcome;
+  error: string | null;
+}

@@ -1,0 +1,93 @@
+/**
+ * One error model for the whole service. Services throw AppError; the HTTP error handler turns it into
+ * `{"error":{type,code,message,param,request_id}}` using the single policy table below; activities turn it
+ * into a Temporal ApplicationFailure whose `type` is the code.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'unprocessable_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+export const errorPolicy = {
+  // 400
+  parameter_missing: { status: 400, type: 'invalid_request_error', retryable: false },
+  parameter_invalid: { status: 400, type: 'invalid_request_error', retryable: false },
+  parameter_unknown: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
+  // 401 / 403
+  api_key_missing: { status: 401, type: 'authentication_error', retryable: false },
+  api_key_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  permission_denied: { status: 403, type: 'permission_error', retryable: false },
+  // 404
+  resource_missing: { status: 404, type: 'not_found_error', retryable: false },
+  route_missing: { status: 404, type: 'not_found_error', retryable: false },
+  // 409
+  idempotency_key_in_use: { status: 409, type: 'conflict_error', retryable: true },
+  source_indexing: { status: 409, type: 'conflict_error', retryable: false },
+  conversation_closed: { status: 409, type: 'conflict_error', retryable: false },
+  tool_result_expired: { status: 409, type: 'conflict_error', retryable: false },
+  resource_conflict: { status: 409, type: 'conflict_error', retryable: false },
+  // 422
+  idempotency_key_reused: { status: 422, type: 'unprocessable_error', retryable: false },
+  source_unreachable: { status: 422, type: 'unprocessable_error', retryable: false },
+  unsupported_file: { status: 422, type: 'unprocessable_error', retryable: false },
+  agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
+  channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
+  url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  // 429 / 5xx
+  rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
+  upstream_unavailable: { status: 503, type: 'api_error', retryable: true },
+  internal_error: { status: 500, type: 'api_error', retryable: true },
+} as const satisfies Record<string, { status: number; type: ErrorType; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof errorPolicy;
+
+export interface AppErrorOptions {
+  /** The request parameter at fault, dotted path for nested fields (`customer.phone`). */
+  param?: string;
+  /** Extra machine-readable detail; never shown to API callers. */
+  details?: unknown;
+  /** Response headers to add (Retry-After for rate limits). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly param?: string;
+  readonly details?: unknown;
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.param = options.param;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  get status(): number {
+    return errorPolicy[this.code].status;
+  }
+
+  get type(): ErrorType {
+    return errorPolicy[this.code].type;
+  }
+
+  get retryable(): boolean {
+    return errorPolicy[this.code].retryable;
+  }
+}
+
+export const notFound = (resource: string, id: string, param = 'id') =>
+  new AppError('resource_missing', `No such ${resource}: '${id}'`, { param });
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

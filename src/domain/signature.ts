@@ -1,0 +1,42 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Signing scheme shared by webhook deliveries, status callbacks and tool calls (SPEC "Authentication"). */
+export const SIGNATURE_HEADER = 'Service-Signature';
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
+}
+
+export function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
+}
+
+/** `t=<unix seconds>,v1=<hex hmac-sha256 of "t.body">` over the exact bytes sent. */
+export function signatureHeader(secret: string, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): string {
+  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
+}
+
+/** Receiver side: constant-time comparison and a timestamp no more than `tolerance` seconds away. */
+export function verifySignatureHeader(
+  secret: string,
+  rawBody: string | Buffer,
+  header: string,
+  opts: { toleranceSeconds?: number; nowSeconds?: number } = {},
+): boolean {
+  const parts = new Map<string, string[]>();
+  for (const item of header.split(',')) {
+    const [k, v] = item.split('=', 2);
+    if (!k || v === undefined) continue;
+    parts.set(k.trim(), [...(parts.get(k.trim()) ?? []), v.trim()]);
+  }
+  const t = Number(parts.get('t')?.[0]);
+  if (!Number.isInteger(t)) return false;
+  const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS)) return false;
+  const expected = Buffer.from(computeSignature(secret, t, rawBody), 'hex');
+  return (parts.get('v1') ?? []).some((sig) => {
+    const given = Buffer.from(sig, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}

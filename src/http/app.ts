@@ -1,0 +1,72 @@
+import express, { type Express } from 'express';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/env';
+import { registerConsoleRoutes } from '../console/console.routes';
+import type { DB } from '../db/schema';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { Services } from '../services/container';
+import { authenticate } from './middleware/auth';
+import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { idempotency } from './middleware/idempotency';
+import { rateLimit } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { createOpenApiRegistry } from './openapi';
+import { registerApiRoutes } from './routes';
+import { registerSystemRoutes, type ReadinessCheck } from './routes/system.routes';
+
+export interface AppDeps {
+  config: Config;
+  db: Kysely<DB>;
+  services: Services;
+  log: Logger;
+  metrics: Metrics;
+  readiness: ReadinessCheck[];
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use(requestId);
+  app.use((req, res, next) => {
+    const end = deps.metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = req.routeTemplate ?? 'unmatched';
+      deps.metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route });
+    });
+    next();
+  });
+  app.use(
+    express.json({
+      limit: '10mb',
+      verify: (req, _res, buf) => {
+        (req as express.Request).rawBody = buf;
+      },
+    }),
+  );
+
+  const registry = createOpenApiRegistry();
+  registerSystemRoutes(app, {
+    registry,
+    metrics: deps.metrics,
+    readiness: deps.readiness,
+    publicBaseUrl: deps.config.http.publicBaseUrl,
+  });
+  registerConsoleRoutes(app);
+  app.get('/', (_req, res) => {
+    res.redirect('/console');
+  });
+
+  const api = express.Router();
+  api.use(authenticate(deps.services.accounts));
+  api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
+  api.use(idempotency(deps.db, deps.log));
+  registerApiRoutes({ router: api, registry, services: deps.services, config: deps.config });
+  app.use(api);
+
+  app.use(routeNotFound);
+  app.use(errorHandler(deps.log));
+  return app;
+}

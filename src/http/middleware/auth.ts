@@ -1,0 +1,19 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../../domain/errors';
+import type { AccountsService } from '../../services/accounts.service';
+
+/** Bearer API key → req.principal. Routes declared public skip the requirement (defineRoute checks). */
+export function authenticate(accounts: AccountsService): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.headers.authorization;
+    if (!header) return next();
+    try {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw new AppError('api_key_invalid', 'Malformed Authorization header: expected "Bearer <API key>"');
+      req.principal = await accounts.authenticate(match[1]!);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,37 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../../domain/errors';
+import type { Logger } from '../../observability/logger';
+
+function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new AppError('invalid_json', 'Request body is not valid JSON');
+  if (e?.type === 'entity.too.large') return new AppError('parameter_invalid', 'Request body is too large');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+    return new AppError('parameter_invalid', e.message ?? 'Unsupported body encoding');
+  }
+  return undefined;
+}
+
+/** The one place where errors become HTTP: `{"error":{type,code,message,param,request_id}}`. */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appErr = toAppError(err);
+    if (!appErr) log.error({ err, requestId: req.requestId, path: req.path }, 'Unhandled error');
+    const e = appErr ?? new AppError('internal_error', 'Something went wrong on our side; retry the request');
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    if (res.headersSent) return res.end();
+    res.status(e.status).json({
+      error: {
+        type: e.type,
+        code: e.code,
+        message: e.message,
+        ...(e.param ? { param: e.param } : {}),
+        request_id: req.requestId,
+      },
+    });
+  };
+}
+
+export const routeNotFound: RequestHandler = (req, _res, next) =>
+  next(new AppError('route_missing', `Unrecognized request URL (${req.method}: ${req.path})`));

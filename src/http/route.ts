@@ -1,0 +1,127 @@
+import type { NextFunction, Request, Response, Router } from 'express';
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodError } from 'zod';
+import { AppError } from '../domain/errors';
+import { ErrorResponseSchema } from './schemas';
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  mode: 'test' | 'live';
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    requestId: string;
+    principal?: Principal;
+    /** The raw body bytes, kept for idempotency hashing. */
+    rawBody?: Buffer;
+    /** Route template (`/v1/messages/{id}`) for metrics and idempotency scoping. */
+    routeTemplate?: string;
+  }
+}
+
+export interface RouteContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteSpec<B, Q, P> {
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI-style path: `/v1/webhook_endpoints/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  response?: z.ZodType;
+  /** Success status; 200 unless given. */
+  status?: number;
+  /** The handler writes the response itself (streams, redirects). */
+  raw?: boolean;
+  /** Public route (no API key). */
+  public?: boolean;
+  description?: string;
+}
+
+/** Converts a zod failure on request input into the API's 400 error naming the parameter. */
+export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path'): AppError {
+  const issue = err.issues[0]!;
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const key = [...path, issue.keys[0]].join('.');
+    return new AppError('parameter_unknown', `Received unknown parameter: ${key}`, { param: key });
+  }
+  const param = path.join('.') || undefined;
+  const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  if (missing) {
+    return new AppError('parameter_missing', `Missing required parameter: ${param}`, { param });
+  }
+  const where = param ? `${param}` : `request ${location}`;
+  return new AppError('parameter_invalid', `Invalid ${where}: ${issue.message}`, { param });
+}
+
+export function parseInput<T>(schema: z.ZodType<T>, data: unknown, location: 'body' | 'query' | 'path'): T {
+  const parsed = schema.safeParse(data ?? (location === 'body' ? {} : data));
+  if (!parsed.success) throw toRequestError(parsed.error, location);
+  return parsed.data;
+}
+
+const expressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * Declares one API operation: validates path, query and body with zod (unknown fields rejected by the
+ * strict schemas), registers it in the OpenAPI document, and sends what the handler returns.
+ */
+export function defineRoute<B = undefined, Q = undefined, P = undefined>(
+  router: Router,
+  registry: OpenAPIRegistry,
+  spec: RouteSpec<B, Q, P>,
+  handler: (ctx: RouteContext<B, Q, P>) => Promise<unknown>,
+): void {
+  const status = spec.status ?? 200;
+  const doc: RouteConfig = {
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
+    security: spec.public ? [] : undefined,
+    request: {
+      ...(spec.params ? { params: spec.params as any } : {}),
+      ...(spec.query ? { query: spec.query as any } : {}),
+      ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } } } } : {}),
+    },
+    responses: {
+      [status]: {
+        description: 'Success',
+        ...(spec.response ? { content: { 'application/json': { schema: spec.response } } } : {}),
+      },
+      default: { description: 'Error', content: { 'application/json': { schema: ErrorResponseSchema } } },
+    },
+  };
+  registry.registerPath(doc);
+
+  router[spec.method](expressPath(spec.path), async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      req.routeTemplate = spec.path;
+      if (!spec.public && !req.principal) throw new AppError('api_key_missing', 'No API key provided');
+      const params = spec.params ? parseInput(spec.params, req.params, 'path') : (undefined as P);
+      const query = spec.query ? parseInput(spec.query, req.query, 'query') : (undefined as Q);
+      const body = spec.body ? parseInput(spec.body, req.body, 'body') : (undefined as B);
+      if (!spec.body && spec.method === 'post' && req.body && Object.keys(req.body).length > 0) {
+        const key = Object.keys(req.body)[0]!;
+        throw new AppError('parameter_unknown', `Received unknown parameter: ${key}`, { param: key });
+      }
+      const result = await handler({ body, query, params, principal: req.principal!, req, res });
+      if (!spec.raw) res.status(status).json(result);
+    } catch (err) {
+      next(err);
+    }
+  });
+}

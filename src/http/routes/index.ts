@@ -1,0 +1,11 @@
+import { registerAccountRoutes } from './account.routes';
+import { registerEventRoutes } from './events.routes';
+import type { RouteDeps } from './route-deps';
+import { registerWebhookEndpointRoutes } from './webhook-endpoints.routes';
+
+/** Every /v1 resource. Each area adds its register function here. */
+export function registerApiRoutes(deps: RouteDeps): void {
+  registerAccountRoutes(deps);
+  registerEventRoutes(deps);
+  registerWebhookEndpointRoutes(deps);
+}

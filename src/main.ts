@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { loadConfig } from './config/env';
+import { openDatabase } from './db/open';
+import { ensureDevAccount } from './dev-account';
+import { createLogger } from './observability/logger';
+import { createRuntime } from './runtime';
+import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
+
+/**
+ * `npm start`: the embedded deployment in one process. Postgres from DATABASE_URL or PGlite under
+ * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, then API, worker and console.
+ */
+async function main() {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const database = await openDatabase(config, log);
+
+  let devServer: DevServer | undefined;
+  let temporalAddress = config.temporal.address;
+  let temporalUi = 'the Web UI of your Temporal cluster';
+  if (!temporalAddress) {
+    log.info('Starting Temporal dev server');
+    devServer = await startTemporalDevServer({
+      cliPath: config.temporal.cliPath,
+      dataDir: path.resolve(config.dataDir),
+      grpcPort: config.temporal.grpcPort,
+      uiPort: config.temporal.uiPort,
+      namespace: config.temporal.namespace,
+      onOutput: (line) => log.debug({ temporal: line }, 'Temporal dev server output'),
+    });
+    temporalAddress = devServer.address;
+    temporalUi = devServer.uiUrl;
+  }
+
+  const runtime = await createRuntime({ config, db: database.db, log, temporalAddress });
+  await runtime.startWorker();
+  await runtime.startApi();
+  const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
+
+  const base = config.http.publicBaseUrl;
+  const lines = [
+    '',
+    'Converse is running',
+    `  API          ${base}/v1`,
+    `  API docs     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)`,
+    `  Console      ${base}/console`,
+    `  Temporal UI  ${temporalUi}`,
+    `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,
+    `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
+    '',
+    `  curl ${base}/v1/account -H "Authorization: Bearer ${dev.apiKey}"`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'Shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
+    await database.close().catch(() => undefined);
+    await devServer?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  devServer?.process.once('exit', () => {
+    if (!stopping) {
+      log.error('Temporal dev server exited; stopping');
+      void stop('temporal-exit');
+    }
+  });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

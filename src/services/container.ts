@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import { AccountsService } from './accounts.service';
+import { EventsService } from './events.service';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Kysely<DB>;
+  workflows: WorkflowGateway;
+  log: Logger;
+  metrics?: Metrics;
+}
+
+/**
+ * Builds every service once, wired to its dependencies. HTTP routes and activities both use these.
+ * Each area adds its services here.
+ */
+export function createServices(deps: ServiceDeps) {
+  const { config, db, workflows, metrics } = deps;
+  const accounts = new AccountsService({ db });
+  const events = new EventsService({ db, workflows, metrics });
+  const webhookEndpoints = new WebhookEndpointsService({
+    db,
+    workflows,
+    events,
+    allowPrivateNetwork: config.network.allowPrivate,
+  });
+  const webhookDeliveries = new WebhookDeliveryService({
+    db,
+    timeoutMs: config.webhooks.timeoutMs,
+    allowPrivateNetwork: config.network.allowPrivate,
+    metrics,
+  });
+  return { accounts, events, webhookEndpoints, webhookDeliveries };
+}
+
+export type Services = ReturnType<typeof createServices>;

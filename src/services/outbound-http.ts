@@ -1,0 +1,157 @@
+import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { AppError } from '../domain/errors';
+
+/**
+ * Every request the service makes to a caller-owned URL (webhooks, status callbacks, tool endpoints,
+ * url/api knowledge sources) goes through here, so the same rules hold everywhere: https in live mode,
+ * and no private, loopback or link-local addresses unless ALLOW_PRIVATE_NETWORK is on. The address is
+ * checked at connect time too (a DNS answer that changes after validation cannot reach inside).
+ */
+export interface OutboundPolicy {
+  allowPrivate: boolean;
+  /** Live-mode objects must use https; test mode may use http. */
+  requireHttps: boolean;
+}
+
+const privateRanges = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) privateRanges.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+  privateRanges.addSubnet(net, prefix, 'ipv6');
+}
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  const mapped = address.toLowerCase().match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
+  if (mapped) return privateRanges.check(mapped[1]!, 'ipv4');
+  return privateRanges.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Validates a caller-supplied URL at write time; throws 400/422 AppErrors naming `param`. */
+export function assertOutboundUrl(raw: string, policy: OutboundPolicy, param = 'url'): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('parameter_invalid', `Invalid ${param}: not an absolute URL`, { param });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new AppError('parameter_invalid', `Invalid ${param}: only http(s) URLs are supported`, { param });
+  }
+  if (url.protocol === 'http:' && policy.requireHttps) {
+    throw new AppError('url_not_allowed', `The ${param} must use https for live-mode objects`, { param });
+  }
+  if (url.username || url.password) {
+    throw new AppError('parameter_invalid', `Invalid ${param}: credentials in URLs are not accepted`, { param });
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host))) {
+    throw new AppError('url_not_allowed', `The ${param} points at a private or loopback address`, { param });
+  }
+  return url;
+}
+
+export class OutboundNetworkError extends Error {
+  override readonly name = 'OutboundNetworkError';
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'blocked' | 'network',
+  ) {
+    super(message);
+  }
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  latencyMs: number;
+}
+
+export interface OutboundRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Cap on the response body kept (bytes); the rest is drained and dropped. */
+  maxBodyBytes?: number;
+}
+
+const keepAliveHttp = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const keepAliveHttps = new https.Agent({ keepAlive: true, maxSockets: 64 });
+
+function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: any, callback: any) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      const list = addresses ?? [];
+      const bad = !allowPrivate && list.find((a) => isPrivateAddress(a.address));
+      if (bad) return callback(new OutboundNetworkError(`${hostname} resolves to a private address`, 'blocked'));
+      if (options?.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(new OutboundNetworkError(`${hostname} did not resolve`, 'network'));
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** One HTTP request with a hard deadline. Non-2xx statuses are returned, not thrown. */
+export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
+  const url = new URL(req.url);
+  const started = performance.now();
+  const isHttps = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!req.allowPrivate && isPrivateAddress(host)) {
+    return Promise.reject(new OutboundNetworkError(`${host} is a private address`, 'blocked'));
+  }
+  const maxBody = req.maxBodyBytes ?? 1_000_000;
+  return new Promise((resolve, reject) => {
+    const r = (isHttps ? https : http).request(
+      url,
+      {
+        method: req.method ?? 'POST',
+        headers: { 'user-agent': 'converse/0.1', ...req.headers },
+        agent: isHttps ? keepAliveHttps : keepAliveHttp,
+        lookup: guardedLookup(req.allowPrivate) as any,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < maxBody) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).subarray(0, maxBody).toString('utf8'),
+            latencyMs: Math.round(performance.now() - started),
+          });
+        });
+        res.on('error', (e) => {
+          clearTimeout(timer);
+          reject(new OutboundNetworkError(e.message, 'network'));
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      r.destroy(new OutboundNetworkError(`no answer within ${req.timeoutMs} ms`, 'timeout'));
+    }, req.timeoutMs);
+    r.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e instanceof OutboundNetworkError ? e : new OutboundNetworkError(e.message, 'network'));
+    });
+    if (req.body !== undefined) r.end(req.body);
+    else r.end();
+  });
+}

@@ -1,0 +1,31 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+
+export interface CreateWorkerInput {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: Activities;
+  /** A prebuilt bundle (tests build it once per file); otherwise workflows/ is bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export function workflowsPath(): string {
+  return require.resolve('../../workflows');
+}
+
+export async function createWorker(input: CreateWorkerInput): Promise<Worker> {
+  return Worker.create({
+    connection: input.connection,
+    namespace: input.namespace,
+    taskQueue: input.taskQueue,
+    activities: input.activities,
+    ...(input.workflowBundle ? { workflowBundle: input.workflowBundle } : { workflowsPath: workflowsPath() }),
+    maxConcurrentActivityTaskExecutions: 200,
+    maxConcurrentWorkflowTaskExecutions: 100,
+  });
+}
+
+export async function connectWorkerConnection(address: string): Promise<NativeConnection> {
+  return NativeConnection.connect({ address });
+}

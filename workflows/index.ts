@@ -1,0 +1,2 @@
+/** Every workflow the worker runs. Each area exports its workflows here. */
+export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';

@@ -1,0 +1,41 @@
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { createWebhookActivities } from '../activities/webhook.activities';
+import { webhookAttemptActivity } from './shared/activity-options';
+import { cancelDeliverySignal } from './shared/messages';
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS } from './shared/webhook-schedule';
+
+const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebhookActivities>>(webhookAttemptActivity);
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+}
+
+export interface WebhookDeliveryResult {
+  status: 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+}
+
+/**
+ * Delivers one event to one endpoint (or callback URL): an attempt, then a durable timer on the backoff
+ * schedule, until a 2xx, the endpoint going away, or the schedule running out (delivery marked failed).
+ */
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  let cancelled = false;
+  setHandler(cancelDeliverySignal, () => {
+    cancelled = true;
+  });
+  for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
+    const outcome = await attemptWebhookDelivery({
+      deliveryId: input.deliveryId,
+      attempt,
+      isLastAttempt: attempt === WEBHOOK_MAX_ATTEMPTS,
+    });
+    if (outcome.outcome === 'delivered') return { status: 'delivered', attempts: attempt };
+    if (outcome.outcome === 'cancelled') return { status: 'cancelled', attempts: attempt - 1 };
+    if (attempt === WEBHOOK_MAX_ATTEMPTS) break;
+    // The signal only cuts the wait short: the next attempt sees the endpoint gone and ends as cancelled.
+    await condition(() => cancelled, WEBHOOK_RETRY_DELAYS[attempt - 1]!);
+    cancelled = false;
+  }
+  return { status: 'failed', attempts: WEBHOOK_MAX_ATTEMPTS };
+}
