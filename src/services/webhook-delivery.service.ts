@@ -12,6 +12,8 @@ export interface AttemptWebhookDeliveryInput {
   attempt: number;
   /** No retry follows this attempt: a failure marks the delivery failed. */
   isLastAttempt: boolean;
+  /** When the attempt was scheduled (Temporal's clock, so time-skipping tests see the real schedule). */
+  scheduledAt?: Date;
 }
 
 export interface AttemptWebhookDeliveryResult {
@@ -48,7 +50,8 @@ export class WebhookDeliveryService {
       toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }),
     );
     const secret = d.endpoint_secret ?? d.account_secret;
-    const startedAt = new Date();
+    const startedAt = input.scheduledAt ?? new Date();
+    const sendStarted = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;
     let latencyMs = 0;
@@ -70,7 +73,7 @@ export class WebhookDeliveryService {
       latencyMs = res.latencyMs;
       if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
     } catch (err) {
-      latencyMs = Date.now() - startedAt.getTime();
+      latencyMs = Date.now() - sendStarted;
       error = err instanceof OutboundNetworkError ? `${err.kind}: ${err.message}` : `network: ${(err as Error).message}`;
     }
     const delivered = error === null;

@@ -41,7 +41,7 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
   if (cursorId) {
     const cursor = await db
       .selectFrom(table)
-      .select(['id', 'created_at'])
+      .select('id')
       .where('id', '=', cursorId)
       .executeTakeFirst();
     if (!cursor) {
@@ -50,8 +50,9 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
     }
     // Walking towards older rows in desc order (or newer in asc order) means "less than" the cursor.
     const less = (order === 'desc') !== backwards;
+    // Compared in SQL: timestamptz keeps microseconds, a JS Date would round the cursor to milliseconds.
     q = q.where(
-      sql<boolean>`(${col('created_at')}, ${col('id')}) ${sql.raw(less ? '<' : '>')} (${cursor.created_at}, ${cursor.id})`,
+      sql<boolean>`(${col('created_at')}, ${col('id')}) ${sql.raw(less ? '<' : '>')} (select c.created_at, c.id from ${sql.table(table)} c where c.id = ${cursor.id})`,
     );
   }
   const dir = (order === 'desc') !== backwards ? 'desc' : 'asc';
