@@ -31,6 +31,28 @@ export const EnvSchema = z.object({
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
+  SMS_PRICES: z
+    .string()
+    .default('{"default":"0.0079","US":"0.0079","CA":"0.0079","GB":"0.0400","FR":"0.0800","DE":"0.0900","IN":"0.0030"}')
+    .transform((s, ctx) => {
+      const parsed = z.record(z.string(), z.string().regex(/^\d+(\.\d{1,6})?$/)).safeParse((() => { try { return JSON.parse(s); } catch { return null; } })());
+      if (!parsed.success || !parsed.data.default) {
+        ctx.addIssue({ code: 'custom', message: 'a JSON object of country code to decimal price string, with a "default"' });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
+  SMS_PRICE_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  /** Answer to an inbound HELP when the phone number has no help text of its own. */
+  SMS_HELP_TEXT: z.string().min(1).default('Reply STOP to unsubscribe, START to resubscribe. Msg&data rates may apply.'),
+  /** How long a sent message waits for its handset receipt before it stays `sent`. */
+  SMS_RECEIPT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(48 * 3600),
+  /** OTP verifications: code length, lifetime, wrong codes allowed, default sender. */
+  VERIFY_CODE_LENGTH: z.coerce.number().int().min(4).max(10).default(6),
+  VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
+  VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  VERIFY_FROM: z.string().min(1).default('Verify'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -52,6 +74,8 @@ export interface Config {
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number };
   webhooks: { timeoutMs: number };
+  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
+  verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -82,5 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    messaging: {
+      prices: e.SMS_PRICES,
+      priceCurrency: e.SMS_PRICE_CURRENCY,
+      helpText: e.SMS_HELP_TEXT,
+      receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
+    },
+    verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
   };
 }
