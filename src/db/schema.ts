@@ -1,5 +1,6 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
+import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -12,4 +13,10 @@ export interface DB {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  messages: MessageTable;
+  message_parts: MessagePartTable;
+  sms_receipts: SmsReceiptTable;
+  sms_consents: SmsConsentTable;
+  phone_numbers: PhoneNumberTable;
+  verifications: VerificationTable;
 }

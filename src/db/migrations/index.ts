@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as createFoundation from './20261121T235000-create-foundation';
+import * as createSms from './20261122T020000-create-sms';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -7,4 +8,5 @@ import * as createFoundation from './20261121T235000-create-foundation';
  */
 export const migrations: Record<string, Migration> = {
   '20261121T235000-create-foundation': createFoundation,
+  '20261122T020000-create-sms': createSms,
 };

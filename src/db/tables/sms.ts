@@ -1,0 +1,104 @@
+import type { ColumnType } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './accounts';
+
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+/** SPEC statuses plus `canceled` (a scheduled message canceled before it was sent). */
+export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'canceled';
+export type MessageDirection = 'outbound' | 'inbound';
+export type MessageType = 'transactional' | 'promotional';
+/** Who created an outbound message: the API, a keyword auto-reply (exempt from consent), a verification. */
+export type MessageOrigin = 'api' | 'auto_reply' | 'verification';
+
+export interface MessageTable {
+  id: string;
+  account_id: string;
+  direction: MessageDirection;
+  channel: WithDefault<string>;
+  type: MessageType;
+  origin: MessageOrigin;
+  to: string;
+  from: string;
+  body: string;
+  status: MessageStatus;
+  segments: number;
+  encoding: string;
+  /** ISO country of the recipient (outbound) or sender (inbound), when the number has one. */
+  country: string | null;
+  /** Decimal string, null until charged (at carrier acceptance). */
+  price: string | null;
+  price_currency: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  reference: string | null;
+  status_callback: string | null;
+  send_at: NullableTimestamp;
+  /** Set while a promotional message is held for the recipient's quiet hours. */
+  held_until: NullableTimestamp;
+  carrier: string | null;
+  carrier_message_ids: Json<string[]> | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  sent_at: NullableTimestamp;
+  delivered_at: NullableTimestamp;
+}
+
+/** (carrier, carrier message id) → our message: how a receipt finds its message. */
+export interface MessagePartTable {
+  carrier: string;
+  carrier_message_id: string;
+  message_id: string;
+  part: number;
+}
+
+/** Every delivery receipt as received, kept even when its message is not known yet. */
+export interface SmsReceiptTable {
+  carrier: string;
+  carrier_message_id: string;
+  status: string;
+  carrier_error_code: string | null;
+  received_at: Timestamp;
+  /** When it was folded into its message's status (null: waiting for the submit to be recorded). */
+  applied_at: NullableTimestamp;
+}
+
+/** Consent per (account, sender, recipient); sender `*` holds a STOPALL. */
+export interface SmsConsentTable {
+  account_id: string;
+  sender: string;
+  recipient: string;
+  opted_out: boolean;
+  keyword: string;
+  updated_at: Timestamp;
+}
+
+export interface PhoneNumberTable {
+  id: string;
+  account_id: string;
+  number: string;
+  country: string | null;
+  /** Answer to an inbound HELP on this number (else the configured default). */
+  help_text: string | null;
+  /** A live agent attached in the console answers inbound messages (conversations issue). */
+  agent_id: string | null;
+  created_at: Timestamp;
+}
+
+export type VerificationStatus = 'pending' | 'approved' | 'expired' | 'max_attempts_reached';
+
+export interface VerificationTable {
+  id: string;
+  account_id: string;
+  to: string;
+  channel: string;
+  status: VerificationStatus;
+  /** HMAC-SHA256 of the code, keyed per verification; the code itself is never stored. */
+  code_hash: string;
+  code_length: number;
+  attempts: WithDefault<number>;
+  max_attempts: number;
+  message_id: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
