@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AccountCarriersConfigSchema, buildSmsCarriersConfig, CarriersConfigSchema, jsonEnv, type SmsCarriersConfig } from '../channels/sms/carriers/carrier-config';
 
 /**
  * The only reader of process.env. `loadConfig()` runs once at boot and fails fast; everything else
@@ -53,6 +54,10 @@ export const EnvSchema = z.object({
   VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
   VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   VERIFY_FROM: z.string().min(1).default('Verify'),
+  /** SMS carriers as a JSON array (see docs/sms-error-codes.md and carrier-config.ts); default: the sandbox alone. */
+  SMS_CARRIERS: jsonEnv(CarriersConfigSchema).optional(),
+  /** JSON object: account id → names of the carriers it may use. */
+  SMS_ACCOUNT_CARRIERS: jsonEnv(AccountCarriersConfigSchema).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -76,6 +81,7 @@ export interface Config {
   webhooks: { timeoutMs: number };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
+  sms: SmsCarriersConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -113,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
     },
     verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
+    sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
   };
 }

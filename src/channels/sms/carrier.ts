@@ -17,6 +17,8 @@ export interface SubmitSmsRequest {
   body: string;
   /** Ask for handset delivery receipts (always true for outbound messages). */
   requestReceipt: boolean;
+  /** The sending account: the router limits it to its carriers when config restricts them. */
+  accountId?: string;
 }
 
 export interface SubmitSmsResult {

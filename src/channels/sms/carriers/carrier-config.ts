@@ -94,3 +94,14 @@ export interface SmsCarriersConfig {
   /** Accounts restricted to some carriers; accounts not listed use every carrier. */
   accountCarriers: Record<string, string[]>;
 }
+
+/** config.sms from the parsed env vars: the sandbox alone by default; account restrictions must name configured carriers. */
+export function buildSmsCarriersConfig(carriers: CarrierConfig[] | undefined, accountCarriers: Record<string, string[]> | undefined): SmsCarriersConfig {
+  const list = carriers ?? DEFAULT_CARRIERS;
+  const names = new Set(list.map((c) => c.name));
+  for (const [account, allowed] of Object.entries(accountCarriers ?? {})) {
+    const unknown = allowed.filter((n) => !names.has(n));
+    if (unknown.length) throw new Error(`Invalid environment: SMS_ACCOUNT_CARRIERS.${account}: unknown carrier ${unknown.join(', ')}`);
+  }
+  return { carriers: list, accountCarriers: accountCarriers ?? {} };
+}

@@ -1,0 +1,27 @@
+import type { Config } from '../../config/env';
+import type { Logger } from '../../observability/logger';
+import { createCarriers } from './carriers';
+import { CarrierRouter, type CarrierRouterOptions } from './router';
+
+/**
+ * The worker's carrier layer: every configured carrier behind one CarrierRouter. The router is a
+ * Carrier itself: the messaging service submits through it and the worker calls `start(listener)` at
+ * boot and `stop()` at shutdown. The API process may build it too; nothing connects before `start`.
+ */
+export function createCarrierRouter(
+  config: Config,
+  log: Logger,
+  options: Pick<CarrierRouterOptions, 'attemptTimeoutMs' | 'breaker' | 'now'> = {},
+): CarrierRouter {
+  const carriers = createCarriers(config, log);
+  return new CarrierRouter({
+    ...options,
+    carriers: carriers.map((carrier, i) => ({
+      carrier,
+      prefixes: config.sms.carriers[i]!.prefixes,
+      priority: config.sms.carriers[i]!.priority,
+    })),
+    accountCarriers: config.sms.accountCarriers,
+    log: log.child({ component: 'carrier-router' }),
+  });
+}

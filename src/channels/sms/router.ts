@@ -1,0 +1,151 @@
+import type { Logger } from '../../observability/logger';
+import { CarrierError, type Carrier, type CarrierListener, type SubmitSmsRequest, type SubmitSmsResult } from './carrier';
+import { CircuitBreaker, type CircuitState } from './circuit-breaker';
+
+export interface RoutedCarrier {
+  carrier: Carrier;
+  /** E.164 prefixes served ("+" = everything). */
+  prefixes: string[];
+  /** Lower is tried first among carriers whose matching prefix has the same length. */
+  priority: number;
+}
+
+export interface CarrierRouterOptions {
+  carriers: RoutedCarrier[];
+  /** Account id → carrier names it may use; accounts not listed use all. */
+  accountCarriers?: Record<string, string[]>;
+  /** A submit to one carrier taking longer than this counts as a failure and the next carrier is tried. */
+  attemptTimeoutMs?: number;
+  /** Consecutive failures that open a carrier's circuit, and how long it stays open before a probe. */
+  breaker?: { failureThreshold: number; coolDownMs: number };
+  now?: () => number;
+  log?: Logger;
+}
+
+export interface RouteAttempt {
+  carrier: string;
+  outcome: 'unavailable' | 'circuit_open' | 'failed' | 'timeout';
+  code?: string;
+}
+
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
+export const DEFAULT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 } as const;
+
+/**
+ * Picks carriers for a destination (longest matching prefix first, then priority) and fails over to
+ * the next on a retryable CarrierError, a timeout, an unavailable carrier or an open circuit. A
+ * non-retryable CarrierError (a bad number) is final and thrown as is. When no carrier takes the
+ * message the error is retryable `no_carrier_available`, so the caller's activity retries later; a
+ * destination no carrier serves is `no_route` (not retryable).
+ *
+ * The router is itself a Carrier: `start`/`stop` start and stop every carrier with one listener.
+ */
+export class CarrierRouter implements Carrier {
+  readonly name = 'router';
+  private readonly routes: RoutedCarrier[];
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private readonly accountCarriers: Record<string, string[]>;
+  private readonly attemptTimeoutMs: number;
+  private readonly log?: Logger;
+
+  constructor(options: CarrierRouterOptions) {
+    this.routes = options.carriers;
+    this.accountCarriers = options.accountCarriers ?? {};
+    this.attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    this.log = options.log;
+    const breaker = options.breaker ?? DEFAULT_BREAKER;
+    for (const r of this.routes) {
+      if (this.breakers.has(r.carrier.name)) throw new Error(`Duplicate carrier name '${r.carrier.name}'`);
+      this.breakers.set(r.carrier.name, new CircuitBreaker({ ...breaker, now: options.now }));
+    }
+  }
+
+  get carriers(): Carrier[] {
+    return this.routes.map((r) => r.carrier);
+  }
+
+  carrier(name: string): Carrier | undefined {
+    return this.routes.find((r) => r.carrier.name === name)?.carrier;
+  }
+
+  circuitState(name: string): CircuitState | undefined {
+    return this.breakers.get(name)?.state;
+  }
+
+  isAvailable(): boolean {
+    return this.routes.some((r) => r.carrier.isAvailable() && this.breakers.get(r.carrier.name)!.wouldAllow());
+  }
+
+  async start(listener: CarrierListener): Promise<void> {
+    await Promise.all(this.routes.map((r) => r.carrier.start(listener)));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled(this.routes.map((r) => r.carrier.stop()));
+  }
+
+  /** Carriers that may take a message to `to`, in the order they are tried. Throws `no_route` when none. */
+  route(to: string, accountId?: string): Carrier[] {
+    const allowed = accountId ? this.accountCarriers[accountId] : undefined;
+    const candidates = this.routes
+      .filter((r) => !allowed || allowed.includes(r.carrier.name))
+      .map((r, index) => ({ r, index, match: Math.max(-1, ...r.prefixes.filter((p) => to.startsWith(p)).map((p) => p.length)) }))
+      .filter((c) => c.match >= 0)
+      .sort((a, b) => b.match - a.match || a.r.priority - b.r.priority || a.index - b.index);
+    if (!candidates.length) {
+      throw new CarrierError(`No carrier serves ${to.slice(0, 4)}…`, this.name, 'no_route', false);
+    }
+    return candidates.map((c) => c.r.carrier);
+  }
+
+  async submit(request: SubmitSmsRequest): Promise<SubmitSmsResult> {
+    const attempts: RouteAttempt[] = [];
+    for (const carrier of this.route(request.to, request.accountId)) {
+      const breaker = this.breakers.get(carrier.name)!;
+      if (!carrier.isAvailable()) {
+        attempts.push({ carrier: carrier.name, outcome: 'unavailable' });
+        continue;
+      }
+      if (!breaker.tryAcquire()) {
+        attempts.push({ carrier: carrier.name, outcome: 'circuit_open' });
+        continue;
+      }
+      try {
+        const result = await this.withTimeout(carrier, carrier.submit(request));
+        breaker.onSuccess();
+        return result;
+      } catch (err) {
+        if (err instanceof CarrierError && !err.retryable) {
+          // The carrier answered (it is healthy); the message itself is refused everywhere.
+          breaker.onSuccess();
+          throw err;
+        }
+        breaker.onFailure();
+        const code = err instanceof CarrierError ? err.code : 'carrier_error';
+        attempts.push({ carrier: carrier.name, outcome: code === 'carrier_timeout' ? 'timeout' : 'failed', code });
+        this.log?.warn(
+          { carrier: carrier.name, messageId: request.messageId, code, err: err instanceof CarrierError ? undefined : err },
+          'Carrier submit failed; trying the next carrier',
+        );
+      }
+    }
+    const summary = attempts.map((a) => `${a.carrier}: ${a.code ?? a.outcome}`).join('; ');
+    throw new CarrierError(`No carrier took the message (${summary})`, this.name, 'no_carrier_available', true);
+  }
+
+  /**
+   * Bounds one carrier's submit. A submit that times out may still go through at that carrier later:
+   * failing over then risks a duplicate, which we accept over a message that never leaves.
+   */
+  private withTimeout(carrier: Carrier, submit: Promise<SubmitSmsResult>): Promise<SubmitSmsResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CarrierError(`${carrier.name}: no answer within ${this.attemptTimeoutMs} ms`, carrier.name, 'carrier_timeout', true)),
+        this.attemptTimeoutMs,
+      );
+    });
+    submit.catch(() => undefined); // a late failure after the timeout is not unhandled
+    return Promise.race([submit, timeout]).finally(() => clearTimeout(timer));
+  }
+}
