@@ -32,6 +32,14 @@ export const EnvSchema = z.object({
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Knowledge: crawl caps for url sources, per-request timeout, upload cap, chunk size, api-source timeout. */
+  KNOWLEDGE_CRAWL_MAX_PAGES: z.coerce.number().int().positive().default(50),
+  KNOWLEDGE_CRAWL_MAX_DEPTH: z.coerce.number().int().min(0).default(3),
+  KNOWLEDGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  KNOWLEDGE_MAX_FILE_BYTES: z.coerce.number().int().positive().default(20_000_000),
+  KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
+  KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
+  KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -79,6 +87,15 @@ export interface Config {
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number };
   webhooks: { timeoutMs: number };
+  knowledge: {
+    crawlMaxPages: number;
+    crawlMaxDepth: number;
+    fetchTimeoutMs: number;
+    maxFileBytes: number;
+    chunkMaxChars: number;
+    chunkOverlapChars: number;
+    apiTimeoutMs: number;
+  };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   sms: SmsCarriersConfig;
@@ -112,6 +129,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    knowledge: {
+      crawlMaxPages: e.KNOWLEDGE_CRAWL_MAX_PAGES,
+      crawlMaxDepth: e.KNOWLEDGE_CRAWL_MAX_DEPTH,
+      fetchTimeoutMs: e.KNOWLEDGE_FETCH_TIMEOUT_MS,
+      maxFileBytes: e.KNOWLEDGE_MAX_FILE_BYTES,
+      chunkMaxChars: e.KNOWLEDGE_CHUNK_MAX_CHARS,
+      chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
+      apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
+    },
     messaging: {
       prices: e.SMS_PRICES,
       priceCurrency: e.SMS_PRICE_CURRENCY,

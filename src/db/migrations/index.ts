@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as createFoundation from './20261121T235000-create-foundation';
+import * as createKnowledge from './20261122T010000-create-knowledge';
 import * as createSms from './20261122T020000-create-sms';
 
 /**
@@ -8,5 +9,6 @@ import * as createSms from './20261122T020000-create-sms';
  */
 export const migrations: Record<string, Migration> = {
   '20261121T235000-create-foundation': createFoundation,
+  '20261122T010000-create-knowledge': createKnowledge,
   '20261122T020000-create-sms': createSms,
 };

@@ -1,0 +1,95 @@
+import type { ColumnType } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './accounts';
+
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface KnowledgeBaseTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  metadata: Json<Record<string, string>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type KnowledgeFileFormat = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
+
+export interface KnowledgeFileTable {
+  id: string;
+  account_id: string;
+  filename: string;
+  content_type: string;
+  format: KnowledgeFileFormat;
+  bytes: number;
+  data: Buffer;
+  created_at: Timestamp;
+}
+
+export type KnowledgeSourceType = 'url' | 'document' | 'record' | 'api';
+export type KnowledgeSourceStatus = 'indexing' | 'ready' | 'failed';
+export type KnowledgeRefresh = 'daily' | 'weekly' | 'manual';
+
+export interface KnowledgeRecordInput {
+  title: string;
+  content: string;
+  url?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface KnowledgeSourceTable {
+  id: string;
+  account_id: string;
+  knowledge_base_id: string;
+  type: KnowledgeSourceType;
+  /** Live-mode sources must fetch over https. */
+  livemode: boolean;
+  url: string | null;
+  file_id: string | null;
+  /** Rows of a record source as last pushed (read by the sync, never by queries). */
+  records: Json<KnowledgeRecordInput[]> | null;
+  refresh: KnowledgeRefresh;
+  metadata: Json<Record<string, string>>;
+  timeout_ms: number | null;
+  status: KnowledgeSourceStatus;
+  error_code: string | null;
+  error_message: string | null;
+  /** Last version number handed to a sync (versions are built beside the live one). */
+  sync_seq: WithDefault<number>;
+  /** The version queries read; null until the first sync succeeds. */
+  active_version: number | null;
+  passage_count: WithDefault<number>;
+  /** Sum of passage lengths (in index terms) of the active version: BM25's average document length. */
+  total_length: WithDefault<number>;
+  last_synced_at: NullableTimestamp;
+  next_sync_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface KnowledgePassageTable {
+  source_id: string;
+  version: number;
+  ordinal: number;
+  knowledge_base_id: string;
+  title: string;
+  heading: string | null;
+  url: string | null;
+  content: string;
+  metadata: Json<Record<string, string>>;
+  /** Length in index terms (sum of term frequencies). */
+  length: number;
+}
+
+/**
+ * The inverted index: one row per (source version, term) holding the posting list as parallel arrays
+ * (passage ordinals, term frequencies, passage lengths). Compact, and a query reads a handful of rows.
+ */
+export interface KnowledgeTermTable {
+  source_id: string;
+  version: number;
+  term: string;
+  ords: number[];
+  tfs: number[];
+  lens: number[];
+}

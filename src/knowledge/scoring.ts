@@ -1,0 +1,61 @@
+/**
+ * Lexical relevance: Okapi BM25 with Lucene's idf, and the calibration that maps it to a score in [0, 1].
+ * The SQL in KnowledgeRetrievalService computes the same formula in Postgres; this file holds the
+ * constants and the JS twin used for api-source results (so both rank on one scale).
+ */
+export const BM25_K1 = 0.9;
+export const BM25_B = 0.4;
+
+/**
+ * Calibration: x = bm25 / bm25_max, where bm25_max = (k1 + 1) · Σ idf(t) over the query terms (the
+ * score of a passage that contains every query term with saturated frequency). Terms absent from the
+ * base keep their (maximal) idf in the denominator, so a question about something the base does not
+ * cover cannot reach a high x. The score is then a logistic fit of P(relevant | x) on judged data
+ * (SciFact, see docs/decisions.md): score = 1 / (1 + e^-(A·x + C)).
+ */
+export const CALIBRATION_A = 9.0;
+export const CALIBRATION_C = -4.5;
+
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+export function bm25Term(idfWeight: number, tf: number, len: number, avgLen: number): number {
+  return (idfWeight * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * len) / avgLen));
+}
+
+export function calibrate(bm25: number, sumIdf: number): number {
+  if (!(sumIdf > 0) || !(bm25 > 0)) return 0;
+  const x = Math.min(1, bm25 / ((BM25_K1 + 1) * sumIdf));
+  const p = 1 / (1 + Math.exp(-(CALIBRATION_A * x + CALIBRATION_C)));
+  return Math.round(p * 10_000) / 10_000;
+}
+
+/** A window of the passage (about `max` characters) with the most query words, on word boundaries. */
+export function makeSnippet(content: string, query: string, max = 320): string {
+  const text = content.replace(/\s+/g, ' ').trim();
+  if (text.length <= max) return text;
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].map((w) => w.slice(0, 5));
+  const lower = text.toLowerCase();
+  let best = 0;
+  let bestHits = -1;
+  for (let start = 0; start < text.length - max / 2; start += Math.max(20, Math.floor(max / 4))) {
+    const window = lower.slice(start, start + max);
+    const hits = words.reduce((n, w) => n + (window.includes(w) ? 1 : 0), 0);
+    if (hits > bestHits) {
+      bestHits = hits;
+      best = start;
+    }
+  }
+  let from = best;
+  if (from > 0) {
+    const space = text.indexOf(' ', from);
+    from = space >= 0 && space - from < 30 ? space + 1 : from;
+  }
+  let to = Math.min(text.length, from + max);
+  if (to < text.length) {
+    const space = text.lastIndexOf(' ', to);
+    if (space > from + max / 2) to = space;
+  }
+  return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`;
+}
