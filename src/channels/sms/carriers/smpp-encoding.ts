@@ -4,10 +4,10 @@
  * concatenated parts with an 8-bit-reference UDH.
  *
  * The split into parts is the segmenter's (src/channels/sms/segmenter.ts), so the parts sent are the
- * segments charged; this module only turns text into bytes and back.
+ * segments charged; this module only turns text into bytes. Inbound bodies are decoded by the smpp
+ * package (by data_coding) before the carrier sees them.
  */
-import { isGsm7, segmentSms } from '../segmenter';
-
+import { segmentSms } from '../segmenter';
 
 /** GSM 03.38 basic table: the character at index i is septet i (0x1B is the escape to the extension table). */
 const GSM_BASIC =
@@ -30,13 +30,11 @@ const GSM_EXTENSION: Record<string, number> = {
 
 const ESCAPE = 0x1b;
 const basicIndex = new Map<string, number>([...GSM_BASIC].map((c, i) => [c, i]));
-const extensionByCode = new Map<number, string>(Object.entries(GSM_EXTENSION).map(([c, s]) => [s, c]));
 
 export const DATA_CODING_GSM7 = 0x00;
 export const DATA_CODING_UCS2 = 0x08;
 /** At most this many concatenated parts (the UDH counts them in one octet). */
 export const MAX_PARTS = 255;
-export { isGsm7 };
 
 /** Septets of one character: one for the basic table, two (escape + code) for the extension table. */
 function gsmSeptets(ch: string): number[] {
@@ -54,29 +52,9 @@ export function encodeGsm7(text: string): Buffer {
   return Buffer.from(out);
 }
 
-/** Decodes unpacked GSM 03.38 septets; an unknown extension code decodes as a space (as handsets do). */
-export function decodeGsm7(bytes: Buffer): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const s = bytes[i]! & 0x7f;
-    if (s === ESCAPE) {
-      const next = bytes[++i];
-      out += next === undefined ? '' : (extensionByCode.get(next & 0x7f) ?? ' ');
-    } else {
-      out += GSM_BASIC[s];
-    }
-  }
-  return out;
-}
-
 export function encodeUcs2(text: string): Buffer {
   const le = Buffer.from(text, 'utf16le');
   return le.swap16();
-}
-
-export function decodeUcs2(bytes: Buffer): string {
-  const even = bytes.length % 2 === 0 ? bytes : bytes.subarray(0, bytes.length - 1);
-  return Buffer.from(even).swap16().toString('utf16le');
 }
 
 export interface EncodedSms {
