@@ -1,10 +1,12 @@
 import type { Services } from '../src/services/container';
 import { createWebhookActivities } from './webhook.activities';
+import { createKnowledgeActivities } from './knowledge.activities';
 
 /** Every activity the worker registers, built over the shared services. Each area adds its factory here. */
 export function createActivities(services: Services) {
   return {
     ...createWebhookActivities(services),
+    ...createKnowledgeActivities(services),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Metrics } from '../observability/metrics';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from './accounts.service';
 import { EventsService } from './events.service';
+import { createKnowledgeServices } from './knowledge-services';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -37,7 +38,8 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     metrics,
   });
-  return { accounts, events, webhookEndpoints, webhookDeliveries };
+  const knowledge = createKnowledgeServices({ config, db, workflows, events, log: deps.log });
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -14,3 +14,14 @@ export const webhookAttemptActivity: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 };
+
+/**
+ * Ingesting one source version (crawl, parse, chunk, index). Long: it heartbeats per page / batch, so a
+ * dead worker is noticed within the heartbeat timeout. AppErrors (source_unreachable, unsupported_file)
+ * are non-retryable; infrastructure faults are retried a few times.
+ */
+export const ingestionActivity: ActivityOptions = {
+  startToCloseTimeout: '30m',
+  heartbeatTimeout: '1m',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 4 },
+};

@@ -48,7 +48,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('passage_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('total_length', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('last_synced_at', 'timestamptz')
-    .addColumn('next_sync_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();

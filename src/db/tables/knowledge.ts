@@ -62,7 +62,6 @@ export interface KnowledgeSourceTable {
   /** Sum of passage lengths (in index terms) of the active version: BM25's average document length. */
   total_length: WithDefault<number>;
   last_synced_at: NullableTimestamp;
-  next_sync_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,5 +1,6 @@
 import { registerAccountRoutes } from './account.routes';
 import { registerEventRoutes } from './events.routes';
+import { registerKnowledgeRoutes } from './knowledge.routes';
 import type { RouteDeps } from './route-deps';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints.routes';
 
@@ -8,4 +9,5 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAccountRoutes(deps);
   registerEventRoutes(deps);
   registerWebhookEndpointRoutes(deps);
+  registerKnowledgeRoutes(deps);
 }

@@ -1,0 +1,27 @@
+import { Context } from '@temporalio/activity';
+import type { KnowledgeIngestionService } from '../src/services/knowledge-ingestion.service';
+import { asActivity } from './activity-errors';
+
+const workflowId = () => Context.current().info.workflowExecution!.workflowId;
+
+export function createKnowledgeActivities(deps: { knowledgeIngestion: KnowledgeIngestionService }) {
+  const svc = deps.knowledgeIngestion;
+  return {
+    /** Marks the source indexing and fixes the version this sync builds (null: the source is gone). */
+    async beginKnowledgeSync(input: { sourceId: string; version?: number }) {
+      return asActivity(() => svc.beginSync(input));
+    },
+    /** Fetches, parses, chunks and indexes the source into `version`, beside the live version. */
+    async indexKnowledgeSource(input: { sourceId: string; version: number }) {
+      return asActivity(() => svc.indexSource({ ...input, heartbeat: (d: unknown) => Context.current().heartbeat(d) }));
+    },
+    /** Swaps `version` in and emits knowledge.source.ready (once, whatever the retries). */
+    async publishKnowledgeSource(input: { sourceId: string; version: number; passages: number; totalLength: number }) {
+      return asActivity(() => svc.publishSync({ ...input, workflowId: workflowId() }));
+    },
+    /** Drops the partial version, marks the source failed and emits knowledge.source.failed. */
+    async failKnowledgeSync(input: { sourceId: string; version: number; code: string; message: string }) {
+      return asActivity(() => svc.failSync({ ...input, workflowId: workflowId() }));
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { createKnowledgeActivities } from '../activities/knowledge.activities';
+import { dbActivity, ingestionActivity } from './shared/activity-options';
+
+type KnowledgeActivities = ReturnType<typeof createKnowledgeActivities>;
+const { beginKnowledgeSync, publishKnowledgeSource, failKnowledgeSync } = proxyActivities<KnowledgeActivities>(dbActivity);
+const { indexKnowledgeSource } = proxyActivities<KnowledgeActivities>(ingestionActivity);
+
+export interface KnowledgeSyncInput {
+  sourceId: string;
+  /** The version to build, allocated by the API call that started the sync; scheduled runs allocate one. */
+  version?: number;
+  trigger: 'create' | 'reindex' | 'update' | 'schedule';
+}
+
+export interface KnowledgeSyncResult {
+  status: 'ready' | 'failed' | 'skipped';
+  version?: number;
+  passages?: number;
+  error?: { code: string; message: string };
+}
+
+function failureOf(err: unknown): { code: string; message: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type !== 'Error') {
+    return { code: cause.type, message: cause.message };
+  }
+  return { code: 'sync_failed', message: cause instanceof Error ? cause.message : 'The source could not be synced' };
+}
+
+/**
+ * One sync of one knowledge source: build a new version beside the live one (crawl / parse / chunk /
+ * index), then swap it in atomically and emit knowledge.source.ready; on failure drop the partial version,
+ * mark the source failed and emit knowledge.source.failed. The input carries ids only.
+ */
+export async function knowledgeSyncWorkflow(input: KnowledgeSyncInput): Promise<KnowledgeSyncResult> {
+  const begun = await beginKnowledgeSync({ sourceId: input.sourceId, version: input.version });
+  if (!begun) return { status: 'skipped' };
+  const { version } = begun;
+  try {
+    const indexed = await indexKnowledgeSource({ sourceId: input.sourceId, version });
+    await publishKnowledgeSource({ sourceId: input.sourceId, version, passages: indexed.passages, totalLength: indexed.totalLength });
+    return { status: 'ready', version, passages: indexed.passages };
+  } catch (err) {
+    const error = failureOf(err);
+    await failKnowledgeSync({ sourceId: input.sourceId, version, ...error });
+    return { status: 'failed', version, error };
+  }
+}
