@@ -1,4 +1,6 @@
 import type { Services } from '../src/services/container';
+import { createSmsActivities } from './sms.activities';
+import { createVerificationActivities } from './verification.activities';
 import { createWebhookActivities } from './webhook.activities';
 import { createKnowledgeActivities } from './knowledge.activities';
 
@@ -7,6 +9,8 @@ export function createActivities(services: Services) {
   return {
     ...createWebhookActivities(services),
     ...createKnowledgeActivities(services),
+    ...createSmsActivities(services),
+    ...createVerificationActivities(services),
   };
 }
 

@@ -1,3 +1,5 @@
 /** Every workflow the worker runs. Each area exports its workflows here. */
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 export { knowledgeSyncWorkflow } from './knowledge-sync.workflow';
+export { smsDeliveryWorkflow } from './sms-delivery.workflow';
+export { verificationWorkflow } from './verification.workflow';

@@ -32,6 +32,8 @@ export const errorPolicy = {
   conversation_closed: { status: 409, type: 'conflict_error', retryable: false },
   tool_result_expired: { status: 409, type: 'conflict_error', retryable: false },
   resource_conflict: { status: 409, type: 'conflict_error', retryable: false },
+  message_not_cancelable: { status: 409, type: 'conflict_error', retryable: false },
+  verification_not_pending: { status: 409, type: 'conflict_error', retryable: false },
   // 422
   idempotency_key_reused: { status: 422, type: 'unprocessable_error', retryable: false },
   source_unreachable: { status: 422, type: 'unprocessable_error', retryable: false },

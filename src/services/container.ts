@@ -7,6 +7,9 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from './accounts.service';
 import { EventsService } from './events.service';
 import { createKnowledgeServices } from './knowledge-services';
+import { MessagesService, type SmsCarriers } from './messages.service';
+import { PhoneNumbersService } from './phone-numbers.service';
+import { VerificationsService } from './verifications.service';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -16,6 +19,8 @@ export interface ServiceDeps {
   workflows: WorkflowGateway;
   log: Logger;
   metrics?: Metrics;
+  /** The SMS carrier router; tests pass a fake. */
+  smsCarriers?: SmsCarriers;
 }
 
 /**
@@ -38,8 +43,11 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     metrics,
   });
+  const phoneNumbers = new PhoneNumbersService({ db });
+  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config, log: deps.log, carriers: deps.smsCarriers });
+  const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const knowledge = createKnowledgeServices({ config, db, workflows, events, log: deps.log });
-  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries };
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -22,7 +22,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await admin.query(`create schema "${schema}"`);
   await admin.end();
   const database = connectPostgres({ url: TEST_DATABASE_URL, schema });
-  await migrateToLatestOrThrow(database.db);
+  await migrateToLatestOrThrow(database.db, { schema });
   return {
     ...database,
     schema,

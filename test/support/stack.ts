@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createActivities } from '../../activities';
 import { createServices, type Services } from '../../src/services/container';
+import type { SmsCarriers } from '../../src/services/messages.service';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig } from './config';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -36,13 +37,15 @@ export async function startTestStack(opts: {
   env: TestWorkflowEnvironment;
   worker?: boolean;
   config?: Partial<Config>;
+  /** The SMS carrier router (a fake, or the real one over the sandbox / SMSC simulator). */
+  smsCarriers?: SmsCarriers;
 }): Promise<TestStack> {
   const config = buildTestConfig(opts.config);
   const database = await createTestDatabase(opts.label);
   const log = silentLogger();
   const metrics = createMetrics();
   const gateway = new WorkflowGateway(opts.env.client, config.temporal.taskQueue);
-  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics });
+  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers });
   const app = createApp({ config, db: database.db, services, log, metrics, readiness: [] });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -60,6 +63,7 @@ export async function startTestStack(opts: {
       activities: createActivities(services),
     });
     running = worker.run();
+    await services.messages.startCarriers();
   }
 
   return {
@@ -81,6 +85,7 @@ export async function startTestStack(opts: {
       if (worker) {
         worker.shutdown();
         await running;
+        await services.messages.stopCarriers();
       }
       await database.destroy();
     },

@@ -25,3 +25,13 @@ export const ingestionActivity: ActivityOptions = {
   heartbeatTimeout: '1m',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '2m', maximumAttempts: 4 },
 };
+
+/**
+ * Submitting an SMS through the carrier router. A retryable carrier failure (every carrier down, circuit
+ * open) is retried with backoff for up to 3 days, so messages wait and go out when a carrier returns.
+ */
+export const smsSubmitActivity: ActivityOptions = {
+  startToCloseTimeout: '60s',
+  scheduleToCloseTimeout: '72h',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: ['resource_missing'] },
+};

@@ -4,3 +4,5 @@ export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delive
 export const knowledgeSyncWorkflowId = (sourceId: string, version: number) => `knowledge-sync:${sourceId}:v${version}`;
 export const knowledgeScheduledSyncWorkflowId = (sourceId: string) => `knowledge-sync:${sourceId}:scheduled`;
 export const knowledgeRefreshScheduleId = (sourceId: string) => `knowledge-refresh:${sourceId}`;
+export const smsDeliveryWorkflowId = (messageId: string) => `sms-delivery:${messageId}`;
+export const verificationWorkflowId = (verificationId: string) => `verification:${verificationId}`;

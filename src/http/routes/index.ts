@@ -1,6 +1,9 @@
 import { registerAccountRoutes } from './account.routes';
 import { registerEventRoutes } from './events.routes';
 import { registerKnowledgeRoutes } from './knowledge.routes';
+import { registerMessageRoutes } from './messages.routes';
+import { registerPhoneNumberRoutes } from './phone-numbers.routes';
+import { registerVerificationRoutes } from './verifications.routes';
 import type { RouteDeps } from './route-deps';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints.routes';
 
@@ -10,4 +13,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerEventRoutes(deps);
   registerWebhookEndpointRoutes(deps);
   registerKnowledgeRoutes(deps);
+  registerMessageRoutes(deps);
+  registerPhoneNumberRoutes(deps);
+  registerVerificationRoutes(deps);
 }
