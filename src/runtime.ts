@@ -3,6 +3,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { createActivities } from '../activities';
+import { createCarrierRouter } from './channels/sms/carrier-registry';
 import type { Config } from './config/env';
 import type { DB } from './db/schema';
 import { createApp } from './http/app';
@@ -38,7 +39,7 @@ export async function createRuntime(input: {
   const metrics = createMetrics();
   const temporal = await connectTemporal({ address: input.temporalAddress, namespace: config.temporal.namespace });
   const gateway = new WorkflowGateway(temporal.client, config.temporal.taskQueue);
-  const services = createServices({ config, db, workflows: gateway, log, metrics });
+  const services = createServices({ config, db, workflows: gateway, log, metrics, smsCarriers: createCarrierRouter(config, log) });
   let server: Server | undefined;
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
