@@ -4,6 +4,7 @@ import { openDatabase } from './db/open';
 import { ensureDevAccount } from './dev-account';
 import { createLogger } from './observability/logger';
 import { createRuntime } from './runtime';
+import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 
 /**
@@ -13,6 +14,7 @@ import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  installTemporalLogging(log);
   const database = await openDatabase(config, log);
 
   let devServer: DevServer | undefined;

@@ -2,11 +2,13 @@ import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
 import { createRuntime } from './runtime';
+import { installTemporalLogging } from './temporal/runtime-logging';
 
 /** The Temporal worker alone; migrates the database on start (one worker at a time may do so). */
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel, { role: 'worker' });
+  installTemporalLogging(log);
   if (!config.temporal.address || !config.database.url) throw new Error('main.worker needs TEMPORAL_ADDRESS and DATABASE_URL');
   const database = await openDatabase(config, log);
   const runtime = await createRuntime({ config, db: database.db, log, temporalAddress: config.temporal.address });

