@@ -3,8 +3,11 @@ import type { Json, NullableTimestamp, Timestamp } from './accounts';
 
 type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
-/** SPEC statuses plus `canceled` (a scheduled message canceled before it was sent). */
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'canceled';
+/**
+ * SPEC statuses of outbound messages plus `canceled` (a scheduled message canceled before it was sent);
+ * inbound messages are `received`.
+ */
+export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'canceled' | 'received';
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageType = 'transactional' | 'promotional';
 /** Who created an outbound message: the API, a keyword auto-reply (exempt from consent), a verification. */

@@ -1,0 +1,9 @@
+import type { VerificationsService } from '../src/services/verifications.service';
+import { asActivity } from './activity-errors';
+
+export function createVerificationActivities(deps: { verifications: VerificationsService }) {
+  return {
+    /** The verification's lifetime ended: expire it if still pending (verification.expired). */
+    expireVerification: (input: { verificationId: string }) => asActivity(() => deps.verifications.expireVerification(input)),
+  };
+}
