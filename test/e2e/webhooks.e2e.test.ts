@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import Stripe from 'stripe';
+import { silentLogger } from '../../src/observability/logger';
+import { createRuntime, type Runtime } from '../../src/runtime';
+import { buildTestConfig } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { apiClient } from '../support/http';
+import { startReceiver } from '../support/receiver';
+import { createDevServerEnv, workflowBundle } from '../support/temporal';
+
+const stripe = new Stripe('sk_test_unused');
+let env: TestWorkflowEnvironment;
+let database: TestDatabase;
+let runtime: Runtime;
+let baseUrl: string;
+
+before(async () => {
+  env = await createDevServerEnv();
+  database = await createTestDatabase(__filename);
+  runtime = await createRuntime({
+    config: buildTestConfig(),
+    db: database.db,
+    log: silentLogger(),
+    temporalAddress: env.address,
+    workflowBundle: await workflowBundle(),
+  });
+  await runtime.startWorker();
+  const server = await runtime.startApi(0, '127.0.0.1');
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  await runtime?.close();
+  await database?.destroy();
+  await env?.teardown();
+});
+
+describe('webhooks end to end (Temporal dev server, API, worker, local receiver)', () => {
+  it('delivers a signed test event that Stripe\'s verifier accepts', async () => {
+    const account = await runtime.services.accounts.createAccount({ name: 'e2e' });
+    const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
+    const call = apiClient(baseUrl, secret);
+    const receiver = await startReceiver();
+
+    const ready = await call('GET', '/readyz');
+    assert.deepEqual(ready.body, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/webhooks`, events: ['message.updated'] });
+    assert.equal(endpoint.status, 201);
+    assert.match(endpoint.body.signing_secret, /^whsec_/);
+
+    const sent = await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`);
+    assert.equal(sent.status, 200);
+    assert.equal(sent.body.type, 'webhook_endpoint.test');
+
+    await receiver.waitFor(1);
+    const [req] = receiver.requests;
+    const event = stripe.webhooks.constructEvent(req!.rawBody, String(req!.headers['service-signature']), endpoint.body.signing_secret, 300) as any;
+    assert.equal(event.id, sent.body.id);
+    assert.equal(event.object, 'event');
+    assert.equal(event.type, 'webhook_endpoint.test');
+    assert.equal(event.data.id, endpoint.body.id);
+
+    const stored = await call('GET', `/v1/events/${sent.body.id}`);
+    assert.deepEqual(stored.body, JSON.parse(req!.rawBody.toString()), 'the API shows the event exactly as delivered');
+
+    let deliveries;
+    for (let i = 0; i < 50; i++) {
+      deliveries = await call('GET', `/v1/events/${sent.body.id}/deliveries`);
+      if (deliveries.body.data[0]?.status === 'delivered') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(deliveries!.body.data[0].status, 'delivered');
+    assert.equal(deliveries!.body.data[0].attempts[0].status_code, 200);
+    await receiver.close();
+  });
+});
