@@ -365,7 +365,7 @@ export class MessagesService implements CarrierListener {
     if (!this.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
     let result: SubmitSmsResult;
     try {
-      result = await this.carriers.submit({ messageId: m.id, to: m.to, from: m.from, body: m.body, requestReceipt: true });
+      result = await this.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -411,16 +411,16 @@ export class MessagesService implements CarrierListener {
   }
 
   /**
-   * Folds the stored receipts of a message's parts into its status: any negative receipt makes it
-   * `undelivered`; every part delivered makes it `delivered`. Idempotent; never moves a status back.
+   * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
+   * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
    */
   async applyReceipts(input: { messageId: string }): Promise<{ status: MessageStatus; final: boolean }> {
     const { db } = this.deps;
     const m = await this.repo.getMessage(db, input.messageId);
     if (!m) throw notFound('message', input.messageId);
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
-    const { parts, receipts } = await this.repo.listReceiptsForMessage(db, m.id);
-    if (parts === 0 || receipts.length === 0) return { status: m.status, final: false };
+    const { receipts } = await this.repo.listReceiptsForMessage(db, m.id);
+    if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
     let row: MessageRow | undefined;
     if (negative) {
@@ -428,9 +428,11 @@ export class MessagesService implements CarrierListener {
         error_code: receiptErrorCode(negative.status),
         error_message: describeReceipt(negative),
       });
-    } else if (receipts.filter((r) => r.status === 'delivered').length >= parts) {
-      const deliveredAt = receipts.reduce((t, r) => (r.received_at > t ? r.received_at : t), receipts[0]!.received_at);
-      row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: deliveredAt });
+    } else {
+      // Some carriers confirm only the first part of a concatenated message: one delivered part is
+      // the handset's confirmation (a later negative receipt for another part cannot move it back).
+      const delivered = receipts.find((r) => r.status === 'delivered');
+      if (delivered) row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: delivered.received_at });
     }
     await this.repo.markReceiptsApplied(db, receipts);
     if (row) {
