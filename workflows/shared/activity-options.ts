@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /** Named activity option presets; every proxyActivities call uses one of these (STYLE §7). */
 export const dbActivity: ActivityOptions = {
@@ -10,7 +10,7 @@ export const dbActivity: ActivityOptions = {
  * One outbound HTTP attempt (webhook delivery). The activity records its own outcome and returns it, so
  * Temporal retries only infrastructure faults (a worker killed mid-attempt, the database unreachable).
  */
-export const webhookAttemptActivity: ActivityOptions = {
+export const webhookAttemptActivity: LocalActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 };
