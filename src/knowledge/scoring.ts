@@ -7,6 +7,26 @@ export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
 
 /**
+ * Postings a query reads at most (summed over its terms). Terms are served rarest first: a term whose
+ * list fits in its share is read whole; a longer (common, low-idf) list is read from its high-impact head
+ * only. Below this many postings in scope the ranking is exact BM25.
+ */
+export const POSTINGS_BUDGET = 6000;
+
+/** Water-filling: how many postings of each term to read, rarest terms first, within `budget`. */
+export function allocatePostings(dfs: number[], budget = POSTINGS_BUDGET): number[] {
+  const order = dfs.map((df, i) => ({ df, i })).sort((a, b) => a.df - b.df);
+  const out = new Array<number>(dfs.length).fill(0);
+  let remaining = budget;
+  order.forEach(({ df, i }, k) => {
+    const share = Math.floor(remaining / (order.length - k));
+    out[i] = Math.min(df, Math.max(share, 1));
+    remaining -= out[i]!;
+  });
+  return out;
+}
+
+/**
  * Calibration: x = bm25 / bm25_max, where bm25_max = (k1 + 1) · Σ idf(t) over the query terms (the
  * score of a passage that contains every query term with saturated frequency). Terms absent from the
  * base keep their (maximal) idf in the denominator, so a question about something the base does not

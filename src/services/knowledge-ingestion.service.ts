@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors';
 import { derivedId, IdPrefix } from '../domain/ids';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 import { chunkDocument } from '../knowledge/chunker';
+import { BM25_B, BM25_K1 } from '../knowledge/scoring';
 import { crawlSite } from '../knowledge/crawler';
 import { textToBlocks, type ParsedDocument } from '../knowledge/document';
 import { parseDocument } from '../knowledge/document-parsers';
@@ -80,7 +81,7 @@ export class KnowledgeIngestionService {
       }
     }
     if (batch.length) await flush();
-    const stats = await this.repo.buildTermIndex(db, source.id, input.version);
+    const stats = await this.repo.buildTermIndex(db, source.id, input.version, { k1: BM25_K1, b: BM25_B });
     return { passages: stats.passages, totalLength: stats.totalLength };
   }
 

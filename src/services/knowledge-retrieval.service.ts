@@ -3,7 +3,7 @@ import type { DB } from '../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../db/repos/knowledge.repo';
 import { AppError } from '../domain/errors';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
-import { BM25_B, BM25_K1, bm25Term, calibrate, idf, makeSnippet } from '../knowledge/scoring';
+import { allocatePostings, bm25Term, calibrate, idf, makeSnippet } from '../knowledge/scoring';
 import type { Logger } from '../observability/logger';
 import { sendOutbound } from './outbound-http';
 
@@ -15,7 +15,7 @@ export interface RetrieveInput {
   accountId: string;
   knowledgeBaseIds: string[];
   query: string;
-  /** Passages to return; default 5, at most 50. */
+  /** Passages to return; default 5, at most 100 (the API caps it at 50). */
   topK?: number;
   /** Only sources whose metadata matches. */
   filter?: MetadataFilter;
@@ -46,6 +46,8 @@ export interface RetrieveResult {
 
 export const TOP_K_DEFAULT = 5;
 export const TOP_K_MAX = 50;
+/** Internal callers (agents, evaluation) may ask for more candidates than the API allows. */
+export const RETRIEVE_MAX = 100;
 
 export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
   if (!filter) return true;
@@ -83,7 +85,7 @@ export class KnowledgeRetrievalService {
 
   async retrieve(input: RetrieveInput): Promise<RetrieveResult> {
     const { db } = this.deps;
-    const topK = Math.min(Math.max(1, input.topK ?? TOP_K_DEFAULT), TOP_K_MAX);
+    const topK = Math.min(Math.max(1, input.topK ?? TOP_K_DEFAULT), RETRIEVE_MAX);
     const minScore = input.minScore ?? 0;
     if (input.knowledgeBaseIds.length === 0) return { results: [], apiFailures: [] };
 
@@ -104,7 +106,7 @@ export class KnowledgeRetrievalService {
     const avgLen = n > 0 ? Math.max(1, indexed.reduce((a, s) => a + s.total_length, 0) / n) : 1;
 
     const [lexical, external] = await Promise.all([
-      indexed.length ? this.searchIndex(input.query, indexed, n, avgLen, topK) : Promise.resolve([]),
+      indexed.length ? this.searchIndex(input.query, indexed, n, topK) : Promise.resolve([]),
       apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
     const results = [...lexical, ...external.results]
@@ -114,45 +116,73 @@ export class KnowledgeRetrievalService {
     return { results, apiFailures: external.failures };
   }
 
-  /** BM25 in SQL over the posting lists of the scope's live versions; the top `topK` passages. */
-  private async searchIndex(query: string, scope: ScopeSource[], n: number, avgLen: number, topK: number): Promise<RetrievedPassage[]> {
+  /**
+   * BM25 in SQL over the posting lists of the scope's live versions, in two round trips: first the
+   * query's terms and their document frequencies (list lengths, no list read), then the scoring itself
+   * over the impact-ordered lists, each read whole or, for common terms past the postings budget, from
+   * its high-impact head. Returns the top `topK` passages.
+   */
+  private async searchIndex(query: string, scope: ScopeSource[], n: number, topK: number): Promise<RetrievedPassage[]> {
+    const { db } = this.deps;
     const cfg = sql.lit(TEXT_SEARCH_CONFIG);
-    const k1 = sql.lit(BM25_K1);
-    const b = sql.lit(BM25_B);
-    const { rows } = await sql<{
-      source_id: string; knowledge_base_id: string; s: number; sum_idf: number; title: string; heading: string | null;
-      url: string | null; content: string; metadata: Record<string, string>;
-    }>`
+    const stats = await sql<{ term: string; qtf: number; source_id: string | null; v: number | null; df: number | null }>`
       with q as (
-        select lexeme as term, coalesce(array_length(positions, 1), 1)::float8 as qtf
+        select lexeme as term, coalesce(array_length(positions, 1), 1)::int as qtf
         from unnest(to_tsvector(${cfg}::regconfig, ${query}))
       ),
-      scope as (select * from unnest(${scope.map((s) => s.id)}::text[], ${scope.map((s) => s.active_version!)}::int[]) as s(id, v)),
-      t as (
-        select k.term, k.source_id, k.ords, k.tfs, k.lens
-        from scope join knowledge_terms k on k.source_id = scope.id and k.version = scope.v
-        where k.term in (select term from q)
-      ),
-      df as (select term, sum(cardinality(ords))::float8 as df from t group by term),
-      w as (
-        select q.term, q.qtf * ln(1 + (${n}::float8 - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)) as idf
-        from q left join df using (term)
+      scope as (select * from unnest(${scope.map((s) => s.id)}::text[], ${scope.map((s) => s.active_version!)}::int[]) as s(id, v))
+      select q.term, q.qtf, k.source_id, k.version as v, k.df
+      from q left join (scope join knowledge_terms k on k.source_id = scope.id and k.version = scope.v) on k.term = q.term
+    `.execute(db);
+    const terms = new Map<string, { qtf: number; df: number; lists: { source_id: string; v: number; df: number }[] }>();
+    for (const r of stats.rows) {
+      const t = terms.get(r.term) ?? { qtf: r.qtf, df: 0, lists: [] };
+      if (r.source_id !== null) {
+        t.df += r.df!;
+        t.lists.push({ source_id: r.source_id, v: r.v!, df: r.df! });
+      }
+      terms.set(r.term, t);
+    }
+    const entries = [...terms.values()];
+    const weights = entries.map((t) => t.qtf * idf(n, t.df));
+    const sumIdf = weights.reduce((a, w) => a + w, 0);
+    const take = allocatePostings(entries.map((t) => t.df));
+    const reads = { term: [] as string[], source: [] as string[], v: [] as number[], n: [] as number[], w: [] as number[] };
+    [...terms.keys()].forEach((term, i) => {
+      const t = entries[i]!;
+      const fraction = t.df > 0 ? take[i]! / t.df : 0;
+      for (const l of t.lists) {
+        const count = fraction >= 1 ? l.df : Math.ceil(l.df * fraction);
+        if (count <= 0) continue;
+        reads.term.push(term);
+        reads.source.push(l.source_id);
+        reads.v.push(l.v);
+        reads.n.push(count);
+        reads.w.push(weights[i]!);
+      }
+    });
+    if (reads.term.length === 0) return [];
+    const { rows } = await sql<{
+      source_id: string; knowledge_base_id: string; s: number; title: string; heading: string | null;
+      url: string | null; content: string; metadata: Record<string, string>;
+    }>`
+      with r as (
+        select * from unnest(${reads.term}::text[], ${reads.source}::text[], ${reads.v}::int[], ${reads.n}::int[], ${reads.w}::float8[])
+          as r(term, source_id, v, n, w)
       ),
       hits as (
-        select t.source_id, u.ord,
-               sum(w.idf * u.tf * (${k1} + 1) / (u.tf + ${k1} * (1 - ${b} + ${b} * u.len / ${avgLen}::float8))) as s
-        from t join w using (term), unnest(t.ords, t.tfs, t.lens) as u(ord, tf, len)
-        group by t.source_id, u.ord
+        select r.source_id, r.v, u.ord, sum(r.w * u.imp) as s
+        from r join knowledge_terms k on k.source_id = r.source_id and k.version = r.v and k.term = r.term,
+             unnest(k.ords[1:r.n], k.imps[1:r.n]) as u(ord, imp)
+        group by r.source_id, r.v, u.ord
         order by s desc
         limit ${topK}
       )
-      select h.source_id, p.knowledge_base_id, h.s, (select sum(idf) from w) as sum_idf,
-             p.title, p.heading, p.url, p.content, p.metadata
+      select h.source_id, p.knowledge_base_id, h.s, p.title, p.heading, p.url, p.content, p.metadata
       from hits h
-      join scope on scope.id = h.source_id
-      join knowledge_passages p on p.source_id = h.source_id and p.version = scope.v and p.ordinal = h.ord
+      join knowledge_passages p on p.source_id = h.source_id and p.version = h.v and p.ordinal = h.ord
       order by h.s desc
-    `.execute(this.deps.db);
+    `.execute(db);
     return rows.map((r) => ({
       sourceId: r.source_id,
       knowledgeBaseId: r.knowledge_base_id,
@@ -161,7 +191,7 @@ export class KnowledgeRetrievalService {
       snippet: makeSnippet(r.content, query),
       content: r.content,
       url: r.url,
-      score: calibrate(r.s, r.sum_idf),
+      score: calibrate(r.s, sumIdf),
       origin: 'index' as const,
       metadata: r.metadata,
     }));
@@ -217,7 +247,7 @@ export class KnowledgeRetrievalService {
           select lexeme as term, coalesce(array_length(positions, 1), 1) as qtf from unnest(to_tsvector(${cfg}::regconfig, ${input.query}))
         )
         select q.term, q.qtf,
-          coalesce((select sum(cardinality(k.ords)) from knowledge_terms k
+          coalesce((select sum(k.df) from knowledge_terms k
                     join unnest(${indexed.map((s) => s.id)}::text[], ${indexed.map((s) => s.active_version ?? 0)}::int[]) as s(id, v)
                       on k.source_id = s.id and k.version = s.v
                     where k.term = q.term), 0)::float8 as df

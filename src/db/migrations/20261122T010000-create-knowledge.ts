@@ -77,9 +77,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('source_id', 'text', (c) => c.notNull().references('knowledge_sources.id').onDelete('cascade'))
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('term', 'text', (c) => c.notNull())
+    .addColumn('df', 'integer', (c) => c.notNull())
     .addColumn('ords', sql`integer[]`, (c) => c.notNull())
-    .addColumn('tfs', sql`integer[]`, (c) => c.notNull())
-    .addColumn('lens', sql`integer[]`, (c) => c.notNull())
+    .addColumn('imps', sql`real[]`, (c) => c.notNull())
     .addPrimaryKeyConstraint('knowledge_terms_pk', ['source_id', 'version', 'term'])
     .execute();
 }

@@ -199,28 +199,36 @@ export class KnowledgeRepo {
 
   /**
    * Tokenizes every passage of a version with the Postgres text-search parser (stemming, stop words), sets
-   * each passage's length, and writes the version's posting lists. Returns the passage count and total
-   * length (BM25's collection statistics for this source).
+   * each passage's length, and writes the version's posting lists with each posting's BM25 impact
+   * tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), using the version's own average length. Returns the
+   * passage count and total length.
    */
-  async buildTermIndex(db: Db, sourceId: string, version: number): Promise<{ passages: number; totalLength: number }> {
+  async buildTermIndex(db: Db, sourceId: string, version: number, bm25: { k1: number; b: number }): Promise<{ passages: number; totalLength: number }> {
     const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const k1 = sql.raw(`${Number(bm25.k1)}::float8`);
+    const b = sql.raw(`${Number(bm25.b)}::float8`);
     await sql`
       with tok as (
-        select p.ordinal, t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
+        select p.ordinal, t.lexeme, coalesce(array_length(t.positions, 1), 1)::float8 as tf
         from knowledge_passages p,
              unnest(to_tsvector(${cfg}::regconfig, p.title || ' ' || coalesce(p.heading, '') || ' ' || p.content)) t
         where p.source_id = ${sourceId} and p.version = ${version}
       ),
       lens as (select ordinal, sum(tf)::int as len from tok group by ordinal),
+      avg as (select greatest(avg(len), 1)::float8 as a from lens),
       upd as (
         update knowledge_passages p set length = lens.len from lens
         where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal = lens.ordinal
+      ),
+      post as (
+        select tok.lexeme, tok.ordinal, (tok.tf * (${k1} + 1) / (tok.tf + ${k1} * (1 - ${b} + ${b} * lens.len / avg.a)))::real as imp
+        from tok join lens using (ordinal) cross join avg
       )
-      insert into knowledge_terms (source_id, version, term, ords, tfs, lens)
-      select ${sourceId}, ${version}::int, tok.lexeme,
-             array_agg(tok.ordinal order by tok.ordinal), array_agg(tok.tf order by tok.ordinal), array_agg(lens.len order by tok.ordinal)
-      from tok join lens using (ordinal)
-      group by tok.lexeme
+      insert into knowledge_terms (source_id, version, term, df, ords, imps)
+      select ${sourceId}, ${version}::int, lexeme, count(*)::int,
+             array_agg(ordinal order by imp desc, ordinal), array_agg(imp order by imp desc, ordinal)
+      from post
+      group by lexeme
     `.execute(db);
     const stats = await sql<{ passages: number; total: number }>`
       select count(*)::int as passages, coalesce(sum(length), 0)::bigint as total

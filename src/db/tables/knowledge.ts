@@ -81,14 +81,15 @@ export interface KnowledgePassageTable {
 }
 
 /**
- * The inverted index: one row per (source version, term) holding the posting list as parallel arrays
- * (passage ordinals, term frequencies, passage lengths). Compact, and a query reads a handful of rows.
+ * The inverted index: one row per (source version, term) holding its posting list as parallel arrays,
+ * impact-ordered (highest BM25 term-frequency component first) so a query can read the head of a long
+ * list and skip its low-impact tail. `df` is the list's length, read without touching the arrays.
  */
 export interface KnowledgeTermTable {
   source_id: string;
   version: number;
   term: string;
+  df: number;
   ords: number[];
-  tfs: number[];
-  lens: number[];
+  imps: number[];
 }
