@@ -33,8 +33,8 @@ export function allocatePostings(dfs: number[], budget = POSTINGS_BUDGET): numbe
  * cover cannot reach a high x. The score is then a logistic fit of P(relevant | x) on judged data
  * (SciFact, see docs/decisions.md): score = 1 / (1 + e^-(A·x + C)).
  */
-export const CALIBRATION_A = 9.0;
-export const CALIBRATION_C = -4.5;
+export const CALIBRATION_A = 12.0;
+export const CALIBRATION_C = -6.9;
 
 export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
