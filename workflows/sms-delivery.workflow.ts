@@ -1,11 +1,11 @@
-import { ActivityFailure, condition, proxyActivities, setHandler, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyLocalActivities, setHandler, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
-import { dbActivity, smsSubmitActivity } from './shared/activity-options';
+import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 import { cancelMessageSignal, deliveryReceiptSignal } from './shared/sms-messages';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
-const { planMessageSend, applyDeliveryReceipts, failMessage } = proxyActivities<SmsActivities>(dbActivity);
-const { sendMessage } = proxyActivities<SmsActivities>(smsSubmitActivity);
+const { planMessageSend, applyDeliveryReceipts, failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity);
+const { sendMessage } = proxyLocalActivities<SmsActivities>(smsSubmitLocalActivity);
 
 export interface SmsDeliveryInput {
   messageId: string;
