@@ -2,4 +2,5 @@
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 export { knowledgeSyncWorkflow } from './knowledge-sync.workflow';
 export { smsDeliveryWorkflow } from './sms-delivery.workflow';
+export { smsBatchWorkflow } from './sms-batch.workflow';
 export { verificationWorkflow } from './verification.workflow';

@@ -5,6 +5,7 @@ import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from '../channels/sms/ke
 import { priceMessage } from '../channels/sms/pricing';
 import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
 import { segmentSms } from '../channels/sms/segmenter';
+import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
 import { MessageRepo, type MessageRow, type ReceiptRow } from '../db/repos/message.repo';
 import type { PageParams } from '../db/repos/pagination';
@@ -15,8 +16,9 @@ import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../http/route';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import type { smsBatchWorkflow } from '../../workflows/sms-batch.workflow';
 import type { smsDeliveryWorkflow } from '../../workflows/sms-delivery.workflow';
-import { smsDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { smsBatchWorkflowId, smsDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
 import type { EventsService } from './events.service';
 import { assertOutboundUrl } from './outbound-http';
 import type { PhoneNumbersService } from './phone-numbers.service';
@@ -26,6 +28,11 @@ export const MAX_BODY_CHARS = 1600;
 export const MAX_SEGMENTS = 10;
 /** How far ahead send_at may be. */
 export const MAX_SCHEDULE_DAYS = 35;
+/** Immediate messages share a workflow start: at most this many per batch, waiting at most this long. */
+export const SEND_BATCH = { maxSize: 64, maxWaitMs: 5 };
+
+/** Scheduled and promotional messages have a delivery workflow of their own (timers, cancel). */
+const hasOwnWorkflow = (m: { send_at: Date | null; type: MessageType }) => m.send_at !== null || m.type === 'promotional';
 
 /** What the messaging service needs from the carrier layer: the router (submit) and its lifecycle. */
 export interface SmsCarriers {
@@ -128,6 +135,7 @@ export class MessagesService implements CarrierListener {
   private readonly repo = new MessageRepo();
   private carriers?: SmsCarriers;
   private agentHook?: InboundAgentHook;
+  private readonly batcher: SendBatcher;
 
   constructor(
     private readonly deps: {
@@ -141,6 +149,13 @@ export class MessagesService implements CarrierListener {
     },
   ) {
     this.carriers = deps.carriers;
+    this.batcher = new SendBatcher(async (messageIds) => {
+      await deps.workflows.start<typeof smsBatchWorkflow>('smsBatchWorkflow', {
+        workflowId: smsBatchWorkflowId(messageIds[0]!),
+        args: [{ messageIds }],
+        memo: { messageIds: messageIds.slice(0, 10), messages: messageIds.length },
+      });
+    }, SEND_BATCH);
   }
 
   /** Starts the carriers (worker process only) with this service as their listener. */
@@ -256,7 +271,11 @@ export class MessagesService implements CarrierListener {
     });
     const row = inserted ?? (await this.repo.getMessage(db, id));
     try {
-      await workflows.start<typeof smsDeliveryWorkflow>('smsDeliveryWorkflow', {
+      // A repeated id (a keyword reply redone after a crash) was dispatched when it was first stored.
+      if (!hasOwnWorkflow({ send_at: m.sendAt, type: m.type })) {
+        if (inserted) await this.batcher.add(id);
+      }
+      else await workflows.start<typeof smsDeliveryWorkflow>('smsDeliveryWorkflow', {
         workflowId: smsDeliveryWorkflowId(id),
         args: [
           {
@@ -472,8 +491,12 @@ export class MessagesService implements CarrierListener {
     });
     const messageId = await this.repo.findMessageIdByCarrierId(db, receipt.carrier, receipt.carrierMessageId);
     if (!messageId) return;
-    const signaled = await workflows.signalIfRunning(smsDeliveryWorkflowId(messageId), 'deliveryReceipt');
-    // The workflow stopped waiting (receipt timeout): a late receipt still moves `sent` forward.
+    const m = await this.repo.getMessage(db, messageId);
+    if (!m) return;
+    // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
+    // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
+    // late receipt still moves `sent` forward, never back.
+    const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(messageId), 'deliveryReceipt'));
     if (!signaled) await this.applyReceipts({ messageId });
   }
 

@@ -324,15 +324,29 @@ describe('delivery', () => {
     assert.equal(carrier.submitsTo(to).length, 1);
   });
 
-  it('stays sent when no receipt comes before the timeout', async () => {
+  it('stays sent when no receipt comes before the timeout; a late receipt still delivers it', async () => {
     const { call } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'silent');
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x' });
-    await waitForStatus(call, res.body.id, 'sent');
+    // Scheduled, so the message has a workflow of its own waiting for the receipt.
+    const sendAt = new Date((await env.currentTimeMs()) + 60_000).toISOString();
+    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x', send_at: sendAt });
+    await waitForTimer(res.body.id);
+    await env.sleep('2m');
+    const sent = await waitForStatus(call, res.body.id, 'sent');
     await env.sleep('49h');
     assert.equal(await workflowClosed(res.body.id), 'COMPLETED');
     assert.equal((await call('GET', `/v1/messages/${res.body.id}`)).body.status, 'sent');
+    await carrier.sendReceipt(sent.carrier_message_id, 'delivered');
+    assert.equal((await call('GET', `/v1/messages/${res.body.id}`)).body.status, 'delivered');
+  });
+
+  it('sends a burst of immediate messages (batched workflows), one submit each', async () => {
+    const { call } = await newClient();
+    const tos = Array.from({ length: 20 }, () => freshNumber());
+    const created = await Promise.all(tos.map((to) => call('POST', '/v1/messages', { to, from: 'Acme', body: 'batch' })));
+    for (const res of created) await waitForStatus(call, res.body.id, 'delivered');
+    for (const to of tos) assert.equal(carrier.submitsTo(to).length, 1);
   });
 
   it('keeps a receipt that arrives before the submit result is recorded, and applies it', async () => {

@@ -5,4 +5,6 @@ export const knowledgeSyncWorkflowId = (sourceId: string, version: number) => `k
 export const knowledgeScheduledSyncWorkflowId = (sourceId: string) => `knowledge-sync:${sourceId}:scheduled`;
 export const knowledgeRefreshScheduleId = (sourceId: string) => `knowledge-refresh:${sourceId}`;
 export const smsDeliveryWorkflowId = (messageId: string) => `sms-delivery:${messageId}`;
+/** A batch of immediate messages, named after its first message. */
+export const smsBatchWorkflowId = (firstMessageId: string) => `sms-batch:${firstMessageId}`;
 export const verificationWorkflowId = (verificationId: string) => `verification:${verificationId}`;
