@@ -371,14 +371,11 @@ export class MessagesService implements CarrierListener {
     if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
 
     if (m.status === 'queued') {
-      if (m.origin !== 'auto_reply' && (await this.repo.isOptedOut(db, m.account_id, m.from, m.to))) {
-        await this.fail(m.id, 'recipient_opted_out', `${m.to} opted out of messages from ${m.from}`);
-        return { status: 'failed', awaitReceipt: false };
-      }
-      const sending = await this.repo.transitionMessage(db, m.id, 'sending', { held_until: null });
-      if (!sending) return this.sendMessage(input); // canceled meanwhile: re-read
-      m = sending;
-      await this.emitUpdated(m);
+      const claimed = await this.repo.claimForSending(db, m.id);
+      if (!claimed) return this.sendMessage(input); // canceled meanwhile: re-read
+      await this.emitUpdated(claimed);
+      if (claimed.status === 'failed') return { status: 'failed', awaitReceipt: false };
+      m = claimed;
     }
 
     if (!this.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
@@ -392,30 +389,21 @@ export class MessagesService implements CarrierListener {
       }
       throw err;
     }
-    await this.recordSubmit(m, result);
-    return this.reconcileAfterSubmit(m.id, !result.noReceipts);
-  }
-
-  private async recordSubmit(m: MessageRow, result: SubmitSmsResult) {
-    const { db, config } = this.deps;
-    const sent = await db.transaction().execute(async (tx) => {
-      await this.repo.insertParts(
-        tx,
-        result.carrierMessageIds.map((cid, part) => ({ carrier: result.carrier, carrier_message_id: cid, message_id: m.id, part })),
-      );
-      return this.repo.transitionMessage(tx, m.id, 'sent', {
-        carrier: result.carrier,
-        carrier_message_ids: result.carrierMessageIds,
-        price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
-        price_currency: config.messaging.priceCurrency,
-        sent_at: new Date(),
-      });
+    const { config } = this.deps;
+    const sent = await this.repo.recordSubmit(db, m.id, {
+      carrier: result.carrier,
+      carrier_message_ids: result.carrierMessageIds,
+      price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
+      price_currency: config.messaging.priceCurrency,
+      sent_at: new Date(),
     });
     if (sent) await this.emitUpdated(sent);
+    return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
   }
 
-  private async reconcileAfterSubmit(messageId: string, receipts: boolean): Promise<SendMessageResult> {
-    const applied = await this.applyReceipts({ messageId });
+  /** Receipts that arrived before the submit was recorded are folded in now. */
+  private async reconcileAfterSubmit(messageId: string, receipts: boolean, row?: MessageRow): Promise<SendMessageResult> {
+    const applied = await this.applyReceipts({ messageId }, row);
     return { status: applied.status, awaitReceipt: receipts && !applied.final };
   }
 
@@ -433,12 +421,12 @@ export class MessagesService implements CarrierListener {
    * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
    * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
    */
-  async applyReceipts(input: { messageId: string }): Promise<{ status: MessageStatus; final: boolean }> {
+  async applyReceipts(input: { messageId: string }, known?: MessageRow): Promise<{ status: MessageStatus; final: boolean }> {
     const { db } = this.deps;
-    const m = await this.repo.getMessage(db, input.messageId);
+    const m = known ?? (await this.repo.getMessage(db, input.messageId));
     if (!m) throw notFound('message', input.messageId);
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
-    const { receipts } = await this.repo.listReceiptsForMessage(db, m.id);
+    const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
     let row: MessageRow | undefined;
@@ -453,7 +441,6 @@ export class MessagesService implements CarrierListener {
       const delivered = receipts.find((r) => r.status === 'delivered');
       if (delivered) row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: delivered.received_at });
     }
-    await this.repo.markReceiptsApplied(db, receipts);
     if (row) {
       await this.emitUpdated(row);
       return { status: row.status, final: true };
@@ -482,22 +469,19 @@ export class MessagesService implements CarrierListener {
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
-    await this.repo.insertReceipt(db, {
+    const m = await this.repo.storeReceipt(db, {
       carrier: receipt.carrier,
       carrier_message_id: receipt.carrierMessageId,
       status: receipt.status,
       carrier_error_code: receipt.carrierErrorCode ?? null,
       received_at: receipt.at,
     });
-    const messageId = await this.repo.findMessageIdByCarrierId(db, receipt.carrier, receipt.carrierMessageId);
-    if (!messageId) return;
-    const m = await this.repo.getMessage(db, messageId);
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
     // late receipt still moves `sent` forward, never back.
-    const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(messageId), 'deliveryReceipt'));
-    if (!signaled) await this.applyReceipts({ messageId });
+    const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(m.id), 'deliveryReceipt'));
+    if (!signaled) await this.applyReceipts({ messageId: m.id }, m);
   }
 
   /**

@@ -52,7 +52,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('carrier_error_code', 'text')
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
-    .addColumn('applied_at', 'timestamptz')
     .addPrimaryKeyConstraint('sms_receipts_pk', ['carrier', 'carrier_message_id'])
     .execute();
 

@@ -91,63 +91,92 @@ export class MessageRepo {
       .executeTakeFirst();
   }
 
+  /**
+   * One round trip for the hot path: a queued message becomes `sending`, or `failed` with
+   * `recipient_opted_out` when its recipient opted out of the sender (keyword auto-replies exempt).
+   * Undefined when the message was not queued any more.
+   */
+  async claimForSending(db: Db, id: string) {
+    const optedOut = sql<boolean>`(origin <> 'auto_reply' and exists (
+      select 1 from sms_consents c where c.account_id = messages.account_id and c.recipient = messages."to"
+        and c.sender in (messages."from", '*') and c.opted_out))`;
+    return db
+      .updateTable('messages')
+      .set({
+        status: sql`case when ${optedOut} then 'failed' else 'sending' end`,
+        error_code: sql`case when ${optedOut} then 'recipient_opted_out' else null end`,
+        error_message: sql`case when ${optedOut} then messages."to" || ' opted out of messages from ' || messages."from" else null end`,
+        held_until: null,
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Records the carrier's acceptance in one statement: the part ids, then `sent` with the charge. */
+  async recordSubmit(
+    db: Db,
+    id: string,
+    sent: { carrier: string; carrier_message_ids: string[]; price: string; price_currency: string; sent_at: Date },
+  ) {
+    const parts = sent.carrier_message_ids.map((cid, part) => ({ carrier: sent.carrier, carrier_message_id: cid, message_id: id, part }));
+    return db
+      .with('parts', (qb) => qb.insertInto('message_parts').values(parts).onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doNothing()))
+      .updateTable('messages')
+      .set({
+        status: 'sent',
+        carrier: sent.carrier,
+        carrier_message_ids: JSON.stringify(sent.carrier_message_ids),
+        price: sent.price,
+        price_currency: sent.price_currency,
+        sent_at: sent.sent_at,
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .where('status', 'in', ALLOWED_FROM.sent)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Receipts already stored for any part of a message (one query; parts not recorded yet match none). */
+  async listReceiptsOfMessage(db: Db, messageId: string) {
+    return db
+      .selectFrom('message_parts as p')
+      .innerJoin('sms_receipts as r', (j) => j.onRef('r.carrier', '=', 'p.carrier').onRef('r.carrier_message_id', '=', 'p.carrier_message_id'))
+      .selectAll('r')
+      .where('p.message_id', '=', messageId)
+      .execute();
+  }
+
   async setHeldUntil(db: Db, id: string, heldUntil: Date | null) {
     await db.updateTable('messages').set({ held_until: heldUntil, updated_at: new Date() }).where('id', '=', id).where('status', '=', 'queued').execute();
   }
 
-  async insertParts(db: Db, rows: { carrier: string; carrier_message_id: string; message_id: string; part: number }[]) {
-    if (rows.length === 0) return;
-    await db.insertInto('message_parts').values(rows).onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doNothing()).execute();
-  }
-
-  async findMessageIdByCarrierId(db: Db, carrier: string, carrierMessageId: string) {
-    const row = await db
-      .selectFrom('message_parts')
-      .select('message_id')
-      .where('carrier', '=', carrier)
-      .where('carrier_message_id', '=', carrierMessageId)
+  /**
+   * Stores a receipt (a repeated one keeps the first unless that was `unknown`) and returns the message
+   * it belongs to, in one round trip; undefined while the submit is not recorded yet.
+   */
+  async storeReceipt(db: Db, row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date }) {
+    return db
+      .with('stored', (qb) =>
+        qb
+          .insertInto('sms_receipts')
+          .values(row)
+          .onConflict((oc) =>
+            oc
+              .columns(['carrier', 'carrier_message_id'])
+              .doUpdateSet({ status: row.status, carrier_error_code: row.carrier_error_code, received_at: row.received_at })
+              .where(sql.ref('sms_receipts.status'), '=', 'unknown'),
+          ),
+      )
+      .selectFrom('message_parts as p')
+      .innerJoin('messages as m', 'm.id', 'p.message_id')
+      .selectAll('m')
+      .where('p.carrier', '=', row.carrier)
+      .where('p.carrier_message_id', '=', row.carrier_message_id)
       .executeTakeFirst();
-    return row?.message_id;
-  }
-
-  /** Stores a receipt; a repeated one (same carrier id) keeps the first unless it was still unknown. */
-  async insertReceipt(db: Db, row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date }) {
-    await db
-      .insertInto('sms_receipts')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['carrier', 'carrier_message_id']).doUpdateSet({
-          status: row.status,
-          carrier_error_code: row.carrier_error_code,
-          received_at: row.received_at,
-          applied_at: null,
-        }).where(sql.ref('sms_receipts.status'), 'in', ['unknown']),
-      )
-      .execute();
-  }
-
-  /** Receipts for every part of a message, with the part count. */
-  async listReceiptsForMessage(db: Db, messageId: string) {
-    const parts = await db.selectFrom('message_parts').select(['carrier', 'carrier_message_id', 'part']).where('message_id', '=', messageId).execute();
-    if (parts.length === 0) return { parts: 0, receipts: [] as ReceiptRow[] };
-    const receipts = await db
-      .selectFrom('sms_receipts')
-      .selectAll()
-      .where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('carrier', 'carrier_message_id'), 'in', parts.map((p) => tuple(p.carrier, p.carrier_message_id))),
-      )
-      .execute();
-    return { parts: parts.length, receipts };
-  }
-
-  async markReceiptsApplied(db: Db, keys: { carrier: string; carrier_message_id: string }[]) {
-    if (keys.length === 0) return;
-    await db
-      .updateTable('sms_receipts')
-      .set({ applied_at: new Date() })
-      .where(({ eb, refTuple, tuple }) => eb(refTuple('carrier', 'carrier_message_id'), 'in', keys.map((k) => tuple(k.carrier, k.carrier_message_id))))
-      .where('applied_at', 'is', null)
-      .execute();
   }
 
   /** The account that last sent from `from` to `to` (routes inbound replies to sender IDs and short codes). */
@@ -176,17 +205,5 @@ export class MessageRepo {
     await db.deleteFrom('sms_consents').where('account_id', '=', accountId).where('sender', '=', sender).where('recipient', '=', recipient).execute();
   }
 
-  /** True when `recipient` opted out of `sender` (or of every sender of the account with STOPALL). */
-  async isOptedOut(db: Db, accountId: string, sender: string, recipient: string) {
-    const row = await db
-      .selectFrom('sms_consents')
-      .select('opted_out')
-      .where('account_id', '=', accountId)
-      .where('recipient', '=', recipient)
-      .where('sender', 'in', [sender, '*'])
-      .where('opted_out', '=', true)
-      .limit(1)
-      .executeTakeFirst();
-    return Boolean(row);
-  }
+
 }

@@ -54,15 +54,16 @@ export interface MessagePartTable {
   part: number;
 }
 
-/** Every delivery receipt as received, kept even when its message is not known yet. */
+/**
+ * Every delivery receipt as received, kept even when its message is not known yet (the submit result
+ * not recorded): recording the submit folds the waiting receipts in.
+ */
 export interface SmsReceiptTable {
   carrier: string;
   carrier_message_id: string;
   status: string;
   carrier_error_code: string | null;
   received_at: Timestamp;
-  /** When it was folded into its message's status (null: waiting for the submit to be recorded). */
-  applied_at: NullableTimestamp;
 }
 
 /** Consent per (account, sender, recipient); sender `*` holds a STOPALL. */
