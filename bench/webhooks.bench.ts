@@ -3,28 +3,16 @@
  * the real stack: Temporal dev server, worker, Postgres. Prints deliveries/s and event-to-delivery latency.
  */
 import { createHash } from 'node:crypto';
-import { silentLogger } from '../src/observability/logger';
-import { createRuntime } from '../src/runtime';
-import { buildTestConfig } from '../test/support/config';
-import { createTestDatabase } from '../test/support/db';
 import { startReceiver } from '../test/support/receiver';
-import { createDevServerEnv, workflowBundle } from '../test/support/temporal';
+import { startDevRuntime } from '../test/support/runtime';
 import { machineInfo, percentile, round, runPool } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 async function main() {
-  const env = await createDevServerEnv();
-  const database = await createTestDatabase('bench_webhooks');
-  const runtime = await createRuntime({
-    config: buildTestConfig(),
-    db: database.db,
-    log: silentLogger(),
-    temporalAddress: env.address,
-    workflowBundle: await workflowBundle(),
-  });
-  await runtime.startWorker();
+  const dev = await startDevRuntime({ label: 'bench_webhooks' });
+  const { runtime } = dev;
   const receivers = [await startReceiver(), await startReceiver()];
   try {
     const account = await runtime.services.accounts.createAccount({ name: 'bench' });
@@ -81,9 +69,7 @@ async function main() {
     );
   } finally {
     await Promise.all(receivers.map((r) => r.close()));
-    await runtime.close();
-    await database.destroy();
-    await env.teardown();
+    await dev.close();
   }
 }
 

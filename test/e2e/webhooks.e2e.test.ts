@@ -1,41 +1,24 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Stripe from 'stripe';
-import { silentLogger } from '../../src/observability/logger';
-import { createRuntime, type Runtime } from '../../src/runtime';
-import { buildTestConfig } from '../support/config';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import type { Runtime } from '../../src/runtime';
 import { apiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
-import { createDevServerEnv, workflowBundle } from '../support/temporal';
+import { startDevRuntime, type DevRuntime } from '../support/runtime';
 
 const stripe = new Stripe('sk_test_unused');
-let env: TestWorkflowEnvironment;
-let database: TestDatabase;
+let dev: DevRuntime;
 let runtime: Runtime;
 let baseUrl: string;
 
 before(async () => {
-  env = await createDevServerEnv();
-  database = await createTestDatabase(__filename);
-  runtime = await createRuntime({
-    config: buildTestConfig(),
-    db: database.db,
-    log: silentLogger(),
-    temporalAddress: env.address,
-    workflowBundle: await workflowBundle(),
-  });
-  await runtime.startWorker();
-  const server = await runtime.startApi(0, '127.0.0.1');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dev = await startDevRuntime({ label: __filename, api: true });
+  runtime = dev.runtime;
+  baseUrl = dev.baseUrl!;
 });
 
 after(async () => {
-  await runtime?.close();
-  await database?.destroy();
-  await env?.teardown();
+  await dev?.close();
 });
 
 describe('webhooks end to end (Temporal dev server, API, worker, local receiver)', () => {

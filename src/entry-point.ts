@@ -1,0 +1,40 @@
+import { loadConfig } from './config/env';
+import { openDatabase } from './db/open';
+import { createLogger } from './observability/logger';
+import { createRuntime } from './runtime';
+import { installTemporalLogging } from './temporal/runtime-logging';
+
+/**
+ * Runs one role of the scaled-out deployment against an existing Temporal cluster and Postgres server:
+ * the API (`src/main.api.ts`) or the worker (`src/main.worker.ts`, which also migrates the database).
+ */
+export function runRole(role: 'api' | 'worker'): void {
+  const main = async () => {
+    const config = loadConfig();
+    const log = createLogger(config.logLevel, { role });
+    installTemporalLogging(log);
+    if (!config.temporal.address || !config.database.url) {
+      throw new Error(`the ${role} entry point needs TEMPORAL_ADDRESS and DATABASE_URL (npm start runs everything in one process)`);
+    }
+    const database = await openDatabase(config, log, { migrate: role === 'worker' });
+    const runtime = await createRuntime({ config, db: database.db, log, temporalAddress: config.temporal.address });
+    if (role === 'worker') {
+      await runtime.startWorker();
+      log.info({ taskQueue: config.temporal.taskQueue }, 'Worker polling');
+    } else {
+      await runtime.startApi();
+      log.info({ port: config.http.port }, 'API listening');
+    }
+    const stop = async () => {
+      await runtime.close();
+      await database.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  };
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
