@@ -1,8 +1,24 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, log, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
-import { smsSubmitLocalActivity } from './shared/activity-options';
+import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 
-const { sendMessage } = proxyLocalActivities<ReturnType<typeof createSmsActivities>>(smsSubmitLocalActivity);
+type SmsActivities = ReturnType<typeof createSmsActivities>;
+const { sendMessage } = proxyLocalActivities<SmsActivities>(smsSubmitLocalActivity);
+const { failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity);
+
+/** One message of the batch; its failure never stops the others. */
+async function sendOne(messageId: string): Promise<string> {
+  try {
+    return (await sendMessage({ messageId })).status;
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+      await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
+      return 'failed';
+    }
+    log.error('Message send failed', { messageId, error: String(err) });
+    return 'error';
+  }
+}
 
 export interface SmsBatchInput {
   /** Messages to send now (no send_at, not promotional), in the order the API accepted them. */
@@ -19,6 +35,6 @@ export interface SmsBatchResult {
  * are down. Delivery receipts are then folded in by the carrier listener as they arrive.
  */
 export async function smsBatchWorkflow(input: SmsBatchInput): Promise<SmsBatchResult> {
-  const results = await Promise.all(input.messageIds.map((messageId) => sendMessage({ messageId })));
-  return { statuses: Object.fromEntries(input.messageIds.map((id, i) => [id, results[i]!.status])) };
+  const results = await Promise.all(input.messageIds.map(sendOne));
+  return { statuses: Object.fromEntries(input.messageIds.map((id, i) => [id, results[i]!])) };
 }
