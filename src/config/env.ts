@@ -32,14 +32,6 @@ export const EnvSchema = z.object({
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  /** Knowledge: crawl caps for url sources, per-request timeout, upload cap, chunk size, api-source timeout. */
-  KNOWLEDGE_CRAWL_MAX_PAGES: z.coerce.number().int().positive().default(50),
-  KNOWLEDGE_CRAWL_MAX_DEPTH: z.coerce.number().int().min(0).default(3),
-  KNOWLEDGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  KNOWLEDGE_MAX_FILE_BYTES: z.coerce.number().int().positive().default(20_000_000),
-  KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
-  KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
-  KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -66,6 +58,14 @@ export const EnvSchema = z.object({
   SMS_CARRIERS: jsonEnv(CarriersConfigSchema).optional(),
   /** JSON object: account id → names of the carriers it may use. */
   SMS_ACCOUNT_CARRIERS: jsonEnv(AccountCarriersConfigSchema).optional(),
+  /** Knowledge: crawl caps for url sources, per-request timeout, upload cap, chunk size, api-source timeout. */
+  KNOWLEDGE_CRAWL_MAX_PAGES: z.coerce.number().int().positive().default(50),
+  KNOWLEDGE_CRAWL_MAX_DEPTH: z.coerce.number().int().min(0).default(3),
+  KNOWLEDGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  KNOWLEDGE_MAX_FILE_BYTES: z.coerce.number().int().positive().default(20_000_000),
+  KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
+  KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
+  KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -87,6 +87,9 @@ export interface Config {
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number };
   webhooks: { timeoutMs: number };
+  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
+  verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
+  sms: SmsCarriersConfig;
   knowledge: {
     crawlMaxPages: number;
     crawlMaxDepth: number;
@@ -96,9 +99,6 @@ export interface Config {
     chunkOverlapChars: number;
     apiTimeoutMs: number;
   };
-  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
-  verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
-  sms: SmsCarriersConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -129,6 +129,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    messaging: {
+      prices: e.SMS_PRICES,
+      priceCurrency: e.SMS_PRICE_CURRENCY,
+      helpText: e.SMS_HELP_TEXT,
+      receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
+    },
+    verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
+    sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
     knowledge: {
       crawlMaxPages: e.KNOWLEDGE_CRAWL_MAX_PAGES,
       crawlMaxDepth: e.KNOWLEDGE_CRAWL_MAX_DEPTH,
@@ -138,13 +146,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
       apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
     },
-    messaging: {
-      prices: e.SMS_PRICES,
-      priceCurrency: e.SMS_PRICE_CURRENCY,
-      helpText: e.SMS_HELP_TEXT,
-      receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
-    },
-    verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
-    sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
   };
 }
