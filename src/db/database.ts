@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
@@ -34,6 +35,7 @@ export function connectPostgres(opts: PostgresOptions): Database {
 /** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a folder: `npm start` with no DATABASE_URL. */
 export async function connectPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
+  mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   return { db, kind: 'pglite', close: () => db.destroy() };
