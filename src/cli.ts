@@ -3,18 +3,27 @@ import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
 import { AccountsService } from './services/accounts.service';
+import { PhoneNumbersService } from './services/phone-numbers.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
   npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
-  npm run cli -- keys revoke --account <acct_id> --key <key_id>`;
+  npm run cli -- keys revoke --account <acct_id> --key <key_id>
+  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]`;
 
 /** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
 async function main() {
   const [resource, action, ...rest] = process.argv.slice(2);
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, account: { type: 'string' }, mode: { type: 'string' }, key: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      account: { type: 'string' },
+      mode: { type: 'string' },
+      key: { type: 'string' },
+      number: { type: 'string' },
+      'help-text': { type: 'string' },
+    },
   });
   const config = loadConfig();
   const database = await openDatabase(config, createLogger('warn'));
@@ -31,6 +40,14 @@ async function main() {
     } else if (resource === 'keys' && action === 'revoke' && values.account && values.key) {
       const key = await accounts.revokeApiKey({ accountId: values.account, keyId: values.key });
       console.log(JSON.stringify({ id: key.id, revoked: true }));
+    } else if (resource === 'numbers' && action === 'add' && values.account && values.number) {
+      await accounts.getAccount({ accountId: values.account });
+      const number = await new PhoneNumbersService({ db: database.db }).provisionPhoneNumber({
+        accountId: values.account,
+        number: values.number,
+        helpText: values['help-text'],
+      });
+      console.log(JSON.stringify(number, null, 2));
     } else {
       console.error(usage);
       process.exitCode = 2;
