@@ -4,7 +4,6 @@ import type { DB } from '../db/schema';
 import { KnowledgeRepo, type PassageInsert } from '../db/repos/knowledge.repo';
 import { AppError } from '../domain/errors';
 import { derivedId, IdPrefix } from '../domain/ids';
-import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 import { chunkDocument } from '../knowledge/chunker';
 import { BM25_B, BM25_K1 } from '../knowledge/scoring';
 import { crawlSite } from '../knowledge/crawler';
@@ -13,7 +12,7 @@ import { parseDocument } from '../knowledge/document-parsers';
 import type { Logger } from '../observability/logger';
 import type { EventsService } from './events.service';
 import { toSourceObject } from './knowledge-sources.service';
-import { sendOutbound } from './outbound-http';
+import { postSignedJson } from './outbound-http';
 
 const INSERT_BATCH = 500;
 
@@ -123,10 +122,9 @@ export class KnowledgeIngestionService {
     const body = JSON.stringify({ query: '', top_k: 1, knowledge_base_id: source.knowledge_base_id, source_id: source.id, probe: true });
     let status: number;
     try {
-      const res = await sendOutbound({
+      const res = await postSignedJson({
         url: source.url!,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signatureHeader(account.signing_secret, body) },
+        secret: account.signing_secret,
         body,
         timeoutMs: source.timeout_ms ?? this.deps.knowledge.apiTimeoutMs,
         allowPrivate: this.deps.allowPrivateNetwork,

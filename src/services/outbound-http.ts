@@ -3,6 +3,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { AppError } from '../domain/errors';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 
 /**
  * Every request the service makes to a caller-owned URL (webhooks, status callbacks, tool endpoints,
@@ -153,5 +154,29 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
     });
     if (req.body !== undefined) r.end(req.body);
     else r.end();
+  });
+}
+
+/**
+ * A JSON POST signed with `Service-Signature` over the exact body sent: webhook deliveries, status
+ * callbacks, tool calls and api knowledge sources all use it.
+ */
+export function postSignedJson(req: {
+  url: string;
+  secret: string;
+  body: string;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  headers?: Record<string, string>;
+  maxBodyBytes?: number;
+}): Promise<OutboundResponse> {
+  return sendOutbound({
+    url: req.url,
+    method: 'POST',
+    body: req.body,
+    timeoutMs: req.timeoutMs,
+    allowPrivate: req.allowPrivate,
+    maxBodyBytes: req.maxBodyBytes,
+    headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signatureHeader(req.secret, req.body), ...req.headers },
   });
 }

@@ -2,10 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { EventRepo } from '../db/repos/event.repo';
 import { notFound } from '../domain/errors';
-import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 import type { Metrics } from '../observability/metrics';
 import { toEventObject } from './events.service';
-import { OutboundNetworkError, sendOutbound } from './outbound-http';
+import { OutboundNetworkError, postSignedJson } from './outbound-http';
 
 export interface AttemptWebhookDeliveryInput {
   deliveryId: string;
@@ -56,18 +55,14 @@ export class WebhookDeliveryService {
     let error: string | null = null;
     let latencyMs = 0;
     try {
-      const res = await sendOutbound({
+      const res = await postSignedJson({
         url: d.url,
+        secret,
         body,
         timeoutMs: this.deps.timeoutMs,
         allowPrivate: this.deps.allowPrivateNetwork,
         maxBodyBytes: 2048,
-        headers: {
-          'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signatureHeader(secret, body),
-          'webhook-id': d.id,
-          'webhook-attempt': String(input.attempt),
-        },
+        headers: { 'webhook-id': d.id, 'webhook-attempt': String(input.attempt) },
       });
       statusCode = res.status;
       latencyMs = res.latencyMs;

