@@ -1,45 +1,33 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { apiClient } from '../support/http';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
-
-before(async () => {
-  env = await createTimeSkippingEnv();
-  stack = await startTestStack({ label: __filename, env, worker: false });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, worker: false });
 
 const endpointBody = (n = 0) => ({ url: `https://example.com/hooks/${n}`, events: ['message.updated'] });
 
 describe('authentication', () => {
   it('answers 401 authentication_error for a missing, malformed or unknown key', async () => {
-    const missing = await apiClient(stack.baseUrl)('GET', '/v1/webhook_endpoints');
+    const missing = await apiClient(ctx.stack.baseUrl)('GET', '/v1/webhook_endpoints');
     assert.equal(missing.status, 401);
     assert.equal(missing.body.error.type, 'authentication_error');
     assert.equal(missing.body.error.code, 'api_key_missing');
     assert.ok(missing.body.error.request_id);
 
-    const malformed = await apiClient(stack.baseUrl)('GET', '/v1/webhook_endpoints', undefined, { authorization: 'Basic abc' });
+    const malformed = await apiClient(ctx.stack.baseUrl)('GET', '/v1/webhook_endpoints', undefined, { authorization: 'Basic abc' });
     assert.equal(malformed.status, 401);
     assert.equal(malformed.body.error.code, 'api_key_invalid');
 
-    const unknown = await apiClient(stack.baseUrl, 'sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')('GET', '/v1/webhook_endpoints');
+    const unknown = await apiClient(ctx.stack.baseUrl, 'sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')('GET', '/v1/webhook_endpoints');
     assert.equal(unknown.status, 401);
     assert.equal(unknown.body.error.type, 'authentication_error');
     assert.equal(unknown.body.error.code, 'api_key_invalid');
   });
 
   it('keeps accounts apart: another account\'s id is a 404 for read, update and delete', async () => {
-    const a = apiClient(stack.baseUrl, (await stack.newAccount('A')).apiKey);
-    const b = apiClient(stack.baseUrl, (await stack.newAccount('B')).apiKey);
+    const a = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount('A')).apiKey);
+    const b = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount('B')).apiKey);
     const created = await a('POST', '/v1/webhook_endpoints', endpointBody());
     assert.equal(created.status, 201);
     const id = created.body.id;
@@ -65,7 +53,7 @@ describe('authentication', () => {
 
 describe('validation', () => {
   it('answers 400 naming the parameter, and stores nothing', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const missing = await call('POST', '/v1/webhook_endpoints', { events: ['*'] });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error.type, 'invalid_request_error');
@@ -95,7 +83,7 @@ describe('validation', () => {
   });
 
   it('refuses private addresses and plain http for live keys', async () => {
-    const live = apiClient(stack.baseUrl, (await stack.newAccount('live', 'live')).apiKey);
+    const live = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount('live', 'live')).apiKey);
     const http = await live('POST', '/v1/webhook_endpoints', { url: 'http://example.com/hook', events: ['*'] });
     assert.equal(http.status, 422);
     assert.equal(http.body.error.code, 'url_not_allowed');
@@ -105,7 +93,7 @@ describe('validation', () => {
 
 describe('idempotency', () => {
   it('replays the identical response for the same key and body', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const first = await call('POST', '/v1/webhook_endpoints', endpointBody(1), { 'Idempotency-Key': 'same-key' });
     const second = await call('POST', '/v1/webhook_endpoints', endpointBody(1), { 'Idempotency-Key': 'same-key' });
     assert.equal(first.status, 201);
@@ -118,7 +106,7 @@ describe('idempotency', () => {
   });
 
   it('answers 422 idempotency_key_reused for the same key with another body', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     await call('POST', '/v1/webhook_endpoints', endpointBody(1), { 'Idempotency-Key': 'k1' });
     const reused = await call('POST', '/v1/webhook_endpoints', endpointBody(2), { 'Idempotency-Key': 'k1' });
     assert.equal(reused.status, 422);
@@ -128,25 +116,25 @@ describe('idempotency', () => {
   });
 
   it('scopes keys per account', async () => {
-    const a = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
-    const b = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const a = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
+    const b = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const ra = await a('POST', '/v1/webhook_endpoints', endpointBody(1), { 'Idempotency-Key': 'shared' });
     const rb = await b('POST', '/v1/webhook_endpoints', endpointBody(1), { 'Idempotency-Key': 'shared' });
     assert.notEqual(ra.body.id, rb.body.id);
   });
 
   it('answers 409 idempotency_key_in_use while the first request is running', async () => {
-    const { accountId, apiKey } = await stack.newAccount();
-    await stack.database.db
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    await ctx.stack.database.db
       .insertInto('idempotency_keys')
       .values({ account_id: accountId, key: 'busy', request_method: 'POST', request_path: '/v1/webhook_endpoints', request_hash: 'x', state: 'in_progress', response_status: null, response_body: null })
       .execute();
-    const call = apiClient(stack.baseUrl, apiKey);
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
     // Same request hash as the in-flight one: compute by letting a first request claim a second key.
     const body = JSON.stringify(endpointBody(3));
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update('POST').update('\0').update('/v1/webhook_endpoints').update('\0').update(body).digest('hex');
-    await stack.database.db.updateTable('idempotency_keys').set({ request_hash: hash }).where('key', '=', 'busy').execute();
+    await ctx.stack.database.db.updateTable('idempotency_keys').set({ request_hash: hash }).where('key', '=', 'busy').execute();
     const res = await call('POST', '/v1/webhook_endpoints', body, { 'Idempotency-Key': 'busy' });
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'idempotency_key_in_use');
@@ -155,7 +143,7 @@ describe('idempotency', () => {
 
 describe('pagination', () => {
   it('walks 45 objects with limit=20 in 3 pages with no gaps or repeats, and back with ending_before', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const created: string[] = [];
     for (let i = 0; i < 45; i++) created.push((await call('POST', '/v1/webhook_endpoints', endpointBody(i))).body.id);
 
@@ -186,7 +174,7 @@ describe('pagination', () => {
 
 describe('operational routes', () => {
   it('sets Request-Id on every response, serves OpenAPI 3.1, docs, health and metrics', async () => {
-    const call = apiClient(stack.baseUrl);
+    const call = apiClient(ctx.stack.baseUrl);
     const health = await call('GET', '/healthz');
     assert.equal(health.status, 200);
     assert.match(health.headers.get('request-id') ?? '', /^req_/);
@@ -196,12 +184,12 @@ describe('operational routes', () => {
     assert.ok(spec.body.paths['/v1/webhook_endpoints'].post.requestBody);
     assert.ok(spec.body.paths['/v1/events/{id}'].get);
 
-    const docs = await fetch(`${stack.baseUrl}/docs`);
+    const docs = await fetch(`${ctx.stack.baseUrl}/docs`);
     assert.match(await docs.text(), /swagger-ui/);
-    const asset = await fetch(`${stack.baseUrl}/docs/assets/swagger-ui-bundle.js`);
+    const asset = await fetch(`${ctx.stack.baseUrl}/docs/assets/swagger-ui-bundle.js`);
     assert.equal(asset.status, 200);
 
-    const metrics = await fetch(`${stack.baseUrl}/metrics`);
+    const metrics = await fetch(`${ctx.stack.baseUrl}/metrics`);
     assert.match(await metrics.text(), /http_requests_total/);
 
     const missingRoute = await call('GET', '/v1/nothing-here');

@@ -1,35 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { isQuietTime } from '../../src/channels/sms/quiet-hours';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { smsDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
 import { apiClient, type ApiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
 const carrier = new FakeSmsCarrier();
-
-before(async () => {
-  env = await createTimeSkippingEnv();
-  stack = await startTestStack({ label: __filename, env, smsCarriers: carrier });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, smsCarriers: carrier });
 
 let numberSeq = 0;
 /** A fresh valid US mobile-style number per call, so tests never share a recipient. */
 const freshNumber = () => `+1415555${String(1000 + ++numberSeq).padStart(4, '0')}`;
 
 async function newClient() {
-  const account = await stack.newAccount();
-  return { ...account, call: apiClient(stack.baseUrl, account.apiKey) };
+  const account = await ctx.stack.newAccount();
+  return { ...account, call: apiClient(ctx.stack.baseUrl, account.apiKey) };
 }
 
 async function waitForStatus(call: ApiClient, id: string, status: string | string[]) {
@@ -45,7 +33,7 @@ async function waitForStatus(call: ApiClient, id: string, status: string | strin
 
 /** Resolves once the message's workflow is parked on a durable timer (send_at or quiet hours). */
 async function waitForTimer(messageId: string) {
-  const handle = env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
+  const handle = ctx.env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
   for (let i = 0; i < 400; i++) {
     const history = await handle.fetchHistory().catch(() => undefined);
     if (history?.events?.some((e) => e.timerStartedEventAttributes)) return;
@@ -59,7 +47,7 @@ async function waitForTimer(messageId: string) {
  * a workflow result under time skipping: an idle test server then jumps years ahead.
  */
 async function workflowClosed(messageId: string) {
-  const handle = env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
+  const handle = ctx.env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
   for (let i = 0; i < 400; i++) {
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') return d.status.name;
@@ -69,7 +57,7 @@ async function workflowClosed(messageId: string) {
 }
 
 const eventsOfType = (accountId: string, type: string) =>
-  stack.database.db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).orderBy('created_at').execute();
+  ctx.stack.database.db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).orderBy('created_at').execute();
 
 describe('sending', () => {
   it('creates a queued message (201) with every SPEC field, then delivers and charges it', async () => {
@@ -111,7 +99,7 @@ describe('sending', () => {
   it('accepts one of the account\'s numbers as from, and lists and retrieves its phone numbers', async () => {
     const { call, accountId } = await newClient();
     const own = freshNumber();
-    const pn = await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
+    const pn = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
     const list = await call('GET', '/v1/phone_numbers');
     assert.deepEqual(list.body.data.map((p: any) => p.number), [own]);
     const one = await call('GET', `/v1/phone_numbers/${pn.id}`);
@@ -182,7 +170,7 @@ describe('validation', () => {
       assert.equal(res.body.segments, 10);
       await call('POST', `/v1/messages/${res.body.id}/cancel`);
     }
-    const rows = await stack.database.db.selectFrom('messages').select('status').where('account_id', '=', accountId).execute();
+    const rows = await ctx.stack.database.db.selectFrom('messages').select('status').where('account_id', '=', accountId).execute();
     assert.deepEqual(rows.map((r) => r.status), ['canceled', 'canceled']);
     assert.equal(carrier.submitsTo(to).length, 0);
   });
@@ -227,7 +215,7 @@ describe('scheduling', () => {
     const to = freshNumber();
     carrier.behaviors.set(to, 'receipt-first');
     // Workflow time runs ahead of the wall clock once a test has skipped time: schedule against it.
-    const sendAt = new Date((await env.currentTimeMs()) + 2 * 3_600_000).toISOString();
+    const sendAt = new Date((await ctx.env.currentTimeMs()) + 2 * 3_600_000).toISOString();
     const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'later', send_at: sendAt });
     assert.equal(res.status, 201);
     assert.equal(res.body.send_at, sendAt);
@@ -235,9 +223,9 @@ describe('scheduling', () => {
     assert.equal((await call('GET', `/v1/messages/${res.body.id}`)).body.status, 'queued');
     assert.equal(carrier.submitsTo(to).length, 0);
 
-    await env.sleep('1h');
+    await ctx.env.sleep('1h');
     assert.equal((await call('GET', `/v1/messages/${res.body.id}`)).body.status, 'queued');
-    await env.sleep('61m');
+    await ctx.env.sleep('61m');
     await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(await workflowClosed(res.body.id), 'COMPLETED');
     assert.equal(carrier.submitsTo(to).length, 1);
@@ -246,7 +234,7 @@ describe('scheduling', () => {
   it('cancels a scheduled message: canceled, never submitted, and not cancelable twice', async () => {
     const { call, accountId } = await newClient();
     const to = freshNumber();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'never', send_at: new Date((await env.currentTimeMs()) + 3_600_000).toISOString() });
+    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'never', send_at: new Date((await ctx.env.currentTimeMs()) + 3_600_000).toISOString() });
     await waitForTimer(res.body.id);
     const canceled = await call('POST', `/v1/messages/${res.body.id}/cancel`);
     assert.equal(canceled.status, 200);
@@ -270,7 +258,7 @@ describe('scheduling', () => {
     const candidates = ['+447400123456', '+919812345678', '+819012345678', '+61412345678', '+5511987654321', '+64211234567', '+14155550100'];
     const countries: Record<string, string> = { '+44': 'GB', '+91': 'IN', '+81': 'JP', '+61': 'AU', '+55': 'BR', '+64': 'NZ', '+14': 'US' };
     const country = (n: string) => countries[n.slice(0, 3)]!;
-    const now = new Date(await env.currentTimeMs());
+    const now = new Date(await ctx.env.currentTimeMs());
     const quiet = candidates.find((n) => isQuietTime(now, country(n)));
     assert.ok(quiet, 'some candidate country is always in quiet hours');
     carrier.behaviors.set(quiet, 'receipt-first');
@@ -279,7 +267,7 @@ describe('scheduling', () => {
     const promo = await call('POST', '/v1/messages', { to: quiet, from: 'Acme', body: 'SALE', type: 'promotional' });
     assert.equal(promo.status, 201);
     await waitForTimer(promo.body.id);
-    const held = await stack.database.db.selectFrom('messages').select(['status', 'held_until']).where('id', '=', promo.body.id).executeTakeFirstOrThrow();
+    const held = await ctx.stack.database.db.selectFrom('messages').select(['status', 'held_until']).where('id', '=', promo.body.id).executeTakeFirstOrThrow();
     assert.equal(held.status, 'queued');
     assert.ok(held.held_until && !isQuietTime(held.held_until, country(quiet)));
     assert.ok(held.held_until.getTime() > now.getTime());
@@ -288,7 +276,7 @@ describe('scheduling', () => {
     await waitForStatus(call, transactional.body.id, 'delivered');
 
     assert.equal((await call('GET', `/v1/messages/${promo.body.id}`)).body.status, 'queued');
-    await env.sleep(held.held_until.getTime() - (await env.currentTimeMs()) + 60_000);
+    await ctx.env.sleep(held.held_until.getTime() - (await ctx.env.currentTimeMs()) + 60_000);
     await waitForStatus(call, promo.body.id, 'delivered');
     assert.equal(carrier.submitsTo(quiet).filter((s) => s.body === 'SALE').length, 1);
   });
@@ -329,12 +317,12 @@ describe('delivery', () => {
     const to = freshNumber();
     carrier.behaviors.set(to, 'silent');
     // Scheduled, so the message has a workflow of its own waiting for the receipt.
-    const sendAt = new Date((await env.currentTimeMs()) + 60_000).toISOString();
+    const sendAt = new Date((await ctx.env.currentTimeMs()) + 60_000).toISOString();
     const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x', send_at: sendAt });
     await waitForTimer(res.body.id);
-    await env.sleep('2m');
+    await ctx.env.sleep('2m');
     const sent = await waitForStatus(call, res.body.id, 'sent');
-    await env.sleep('49h');
+    await ctx.env.sleep('49h');
     assert.equal(await workflowClosed(res.body.id), 'COMPLETED');
     assert.equal((await call('GET', `/v1/messages/${res.body.id}`)).body.status, 'sent');
     await carrier.sendReceipt(sent.carrier_message_id, 'delivered');
@@ -373,7 +361,7 @@ describe('delivery', () => {
     const statuses = (await eventsOfType(accountId, 'message.updated')).map((e) => e.data.status);
     assert.deepEqual(statuses, ['sending', 'sent', 'delivered']);
     // Nor does a receipt for a message that failed before sending.
-    await stack.services.messages.failMessage({ messageId: m.id, errorCode: 'x', errorMessage: 'x' });
+    await ctx.stack.services.messages.failMessage({ messageId: m.id, errorCode: 'x', errorMessage: 'x' });
     assert.equal((await call('GET', `/v1/messages/${m.id}`)).body.status, 'delivered');
   });
 
@@ -381,7 +369,7 @@ describe('delivery', () => {
     const receiver = await startReceiver();
     try {
       const { call, accountId } = await newClient();
-      const account = await stack.services.accounts.getAccount({ accountId });
+      const account = await ctx.stack.services.accounts.getAccount({ accountId });
       const res = await call('POST', '/v1/messages', { to: freshNumber(), from: 'Acme', body: 'x', reference: 'ref-7', status_callback: `${receiver.url}/status` });
       await waitForStatus(call, res.body.id, 'delivered');
       await receiver.waitFor(3);
@@ -406,7 +394,7 @@ describe('inbound and consent', () => {
   it('stores inbound messages and emits message.received', async () => {
     const { call, accountId } = await newClient();
     const own = freshNumber();
-    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
     const customer = freshNumber();
     await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1' });
     await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1' });
@@ -424,8 +412,8 @@ describe('inbound and consent', () => {
     const { call, accountId } = await newClient();
     const own = freshNumber();
     const other = freshNumber();
-    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
-    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: other });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: other });
     const customer = freshNumber();
 
     await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: ' stop ', receivedAt: new Date(), carrierMessageId: 'stop-1' });
@@ -452,7 +440,7 @@ describe('inbound and consent', () => {
   it('STOPALL opts out of every sender of the account; HELP is answered with the help text', async () => {
     const { call, accountId } = await newClient();
     const own = freshNumber();
-    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own, helpText: 'Acme support: call 555-0100.' });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own, helpText: 'Acme support: call 555-0100.' });
     const customer = freshNumber();
     await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'help', receivedAt: new Date(), carrierMessageId: 'help-1' });
     const helpReply = await call('GET', `/v1/messages?to=${encodeURIComponent(customer)}`);

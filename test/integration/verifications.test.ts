@@ -1,31 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { verificationWorkflowId } from '../../workflows/shared/workflow-ids';
 import { apiClient } from '../support/http';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
 const carrier = new FakeSmsCarrier();
-
-before(async () => {
-  env = await createTimeSkippingEnv();
-  stack = await startTestStack({ label: __filename, env, smsCarriers: carrier });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, smsCarriers: carrier });
 
 let seq = 0;
 const freshNumber = () => `+1415555${String(3000 + ++seq)}`;
 
 async function setup() {
-  const account = await stack.newAccount();
-  return { ...account, call: apiClient(stack.baseUrl, account.apiKey) };
+  const account = await ctx.stack.newAccount();
+  return { ...account, call: apiClient(ctx.stack.baseUrl, account.apiKey) };
 }
 
 /** The code as the handset would read it, from the SMS the fake carrier received. */
@@ -39,7 +27,7 @@ async function codeSentTo(to: string): Promise<string> {
 }
 
 const eventsOfType = (accountId: string, type: string) =>
-  stack.database.db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).execute();
+  ctx.stack.database.db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).execute();
 
 describe('verifications', () => {
   it('sends a code by SMS and approves the right one (verification.approved)', async () => {
@@ -54,7 +42,7 @@ describe('verifications', () => {
 
     const code = await codeSentTo(to);
     // The code is stored hashed and never shown through the API, not even on the message.
-    const row = await stack.database.db.selectFrom('verifications').selectAll().where('id', '=', v.id).executeTakeFirstOrThrow();
+    const row = await ctx.stack.database.db.selectFrom('verifications').selectAll().where('id', '=', v.id).executeTakeFirstOrThrow();
     assert.ok(!row.code_hash.includes(code));
     const message = await call('GET', `/v1/messages/${v.message_id}`);
     assert.ok(!message.body.body.includes(code));
@@ -73,14 +61,14 @@ describe('verifications', () => {
     assert.equal(approved.length, 1);
     assert.equal((approved[0]!.data as any).id, v.id);
     // Approval ends the expiry timer: no verification.expired later.
-    const handle = env.client.workflow.getHandle(verificationWorkflowId(v.id));
+    const handle = ctx.env.client.workflow.getHandle(verificationWorkflowId(v.id));
     let state = (await handle.describe()).status.name;
     for (let i = 0; i < 200 && state === 'RUNNING'; i++) {
       await new Promise((r) => setTimeout(r, 25));
       state = (await handle.describe()).status.name;
     }
     assert.equal(state, 'COMPLETED');
-    await env.sleep('11m');
+    await ctx.env.sleep('11m');
     assert.equal((await eventsOfType(accountId, 'verification.expired')).length, 0);
   });
 
@@ -89,9 +77,9 @@ describe('verifications', () => {
     const to = freshNumber();
     const v = (await call('POST', '/v1/verifications', { to, channel: 'sms' })).body;
     const code = await codeSentTo(to);
-    await env.sleep('9m');
+    await ctx.env.sleep('9m');
     assert.equal((await call('GET', `/v1/verifications/${v.id}`)).body.status, 'pending');
-    await env.sleep('2m');
+    await ctx.env.sleep('2m');
     let status = '';
     for (let i = 0; i < 200 && status !== 'expired'; i++) {
       status = (await call('GET', `/v1/verifications/${v.id}`)).body.status;

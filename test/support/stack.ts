@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { after, before } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Config } from '../../src/config/env';
@@ -12,7 +13,7 @@ import type { SmsCarriers } from '../../src/services/messages.service';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig } from './config';
 import { createTestDatabase, type TestDatabase } from './db';
-import { workflowBundle } from './temporal';
+import { createDevServerEnv, createTimeSkippingEnv, workflowBundle } from './temporal';
 
 export interface TestStack {
   config: Config;
@@ -90,4 +91,23 @@ export async function startTestStack(opts: {
       await database.destroy();
     },
   };
+}
+
+/**
+ * Registers this test file's `before`/`after` hooks: a Temporal environment (time-skipping test server
+ * unless `temporal: 'dev-server'`) and a test stack on it. Read `ctx.env` and `ctx.stack` inside tests.
+ */
+export function useTestStack(
+  opts: Omit<Parameters<typeof startTestStack>[0], 'env'> & { temporal?: 'time-skipping' | 'dev-server' },
+): { env: TestWorkflowEnvironment; stack: TestStack } {
+  const ctx = {} as { env: TestWorkflowEnvironment; stack: TestStack };
+  before(async () => {
+    ctx.env = opts.temporal === 'dev-server' ? await createDevServerEnv() : await createTimeSkippingEnv();
+    ctx.stack = await startTestStack({ ...opts, env: ctx.env });
+  });
+  after(async () => {
+    await ctx.stack?.close();
+    await ctx.env?.teardown();
+  });
+  return ctx;
 }

@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
 import { apiClient, type ApiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
-
-before(async () => {
-  env = await createTimeSkippingEnv();
-  stack = await startTestStack({ label: __filename, env, config: { webhooks: { timeoutMs: 300 } } });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, config: { webhooks: { timeoutMs: 300 } } });
 
 async function setup(respond: Parameters<typeof startReceiver>[0]) {
-  const { accountId, apiKey } = await stack.newAccount();
-  const call: ApiClient = apiClient(stack.baseUrl, apiKey);
+  const { accountId, apiKey } = await ctx.stack.newAccount();
+  const call: ApiClient = apiClient(ctx.stack.baseUrl, apiKey);
   const receiver = await startReceiver(respond);
   const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/hook`, events: ['message.updated'] })).body;
   return { accountId, call, receiver, endpoint };
@@ -40,10 +28,10 @@ const minutes = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 60_0
 describe('webhook delivery workflow (time-skipping)', () => {
   it('delivers on the 6th attempt to a receiver that fails 5 times, on the backoff schedule', async () => {
     const { accountId, call, receiver, endpoint } = await setup((_r, i) => ({ status: i < 5 ? 503 : 200 }));
-    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_1', object: 'message', status: 'delivered' } });
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_1', object: 'message', status: 'delivered' } });
     const { id: deliveryId } = await deliveryOf(call, event.id);
 
-    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    const result = await ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
     assert.deepEqual(result, { status: 'delivered', attempts: 6 });
 
     const delivery = await deliveryOf(call, event.id);
@@ -66,10 +54,10 @@ describe('webhook delivery workflow (time-skipping)', () => {
 
   it('marks the delivery failed after about 3 days when the receiver never answers', async () => {
     const { accountId, call, receiver } = await setup(() => new Promise(() => undefined));
-    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_2' } });
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_2' } });
     const { id: deliveryId } = await deliveryOf(call, event.id);
 
-    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    const result = await ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
     assert.deepEqual(result, { status: 'failed', attempts: 10 });
     const delivery = await deliveryOf(call, event.id);
     assert.equal(delivery.status, 'failed');
@@ -82,32 +70,32 @@ describe('webhook delivery workflow (time-skipping)', () => {
 
   it('stops retrying once the endpoint is disabled', async () => {
     const { accountId, call, receiver, endpoint } = await setup(() => ({ status: 500 }));
-    const event = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
     await receiver.waitFor(1);
     const { id: deliveryId } = await deliveryOf(call, event.id);
     const disabled = await call('POST', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: false });
     assert.equal(disabled.body.enabled, false);
 
-    const result = await env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+    const result = await ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
     assert.equal(result.status, 'cancelled');
     assert.equal(receiver.requests.length, 1);
     assert.equal((await deliveryOf(call, event.id)).status, 'cancelled');
 
-    const later = await stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
+    const later = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
     const deliveries = await call('GET', `/v1/events/${later.id}/deliveries`);
     assert.equal(deliveries.body.data.length, 0, 'a disabled endpoint gets no new deliveries');
     await receiver.close();
   });
 
   it('delivers only to endpoints subscribed to the type or to *', async () => {
-    const { accountId, apiKey } = await stack.newAccount();
-    const call = apiClient(stack.baseUrl, apiKey);
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
     const receiver = await startReceiver();
     const all = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/all`, events: ['*'] })).body;
     const msgs = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/msgs`, events: ['message.updated', 'message.received'] })).body;
     await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/runs`, events: ['run.completed'] });
 
-    const event = await stack.services.events.emit({ accountId, type: 'message.received', data: { id: 'msg_5' } });
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.received', data: { id: 'msg_5' } });
     const deliveries = (await call('GET', `/v1/events/${event.id}/deliveries`)).body.data;
     assert.deepEqual(deliveries.map((d: any) => d.endpoint_id).sort(), [all.id, msgs.id].sort());
     await receiver.waitFor(2);
