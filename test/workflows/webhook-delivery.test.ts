@@ -68,24 +68,32 @@ describe('webhook delivery workflow (time-skipping)', () => {
     await receiver.close();
   });
 
-  it('stops retrying once the endpoint is disabled', async () => {
-    const { accountId, call, receiver, endpoint } = await setup(() => ({ status: 500 }));
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
-    await receiver.waitFor(1);
-    const { id: deliveryId } = await deliveryOf(call, event.id);
-    const disabled = await call('POST', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: false });
-    assert.equal(disabled.body.enabled, false);
+  for (const how of ['disabled', 'deleted'] as const) {
+    it(`stops retrying once the endpoint is ${how}`, async () => {
+      const { accountId, call, receiver, endpoint } = await setup(() => ({ status: 500 }));
+      const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
+      await receiver.waitFor(1);
+      const { id: deliveryId } = await deliveryOf(call, event.id);
+      if (how === 'disabled') {
+        const disabled = await call('POST', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: false });
+        assert.equal(disabled.body.enabled, false);
+      } else {
+        const deleted = await call('DELETE', `/v1/webhook_endpoints/${endpoint.id}`);
+        assert.deepEqual(deleted.body, { id: endpoint.id, object: 'webhook_endpoint', deleted: true });
+        assert.equal((await call('GET', `/v1/webhook_endpoints/${endpoint.id}`)).status, 404);
+      }
 
-    const result = await ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
-    assert.equal(result.status, 'cancelled');
-    assert.equal(receiver.requests.length, 1);
-    assert.equal((await deliveryOf(call, event.id)).status, 'cancelled');
+      const result = await ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).result();
+      assert.equal(result.status, 'cancelled');
+      assert.equal(receiver.requests.length, 1);
+      assert.equal((await deliveryOf(call, event.id)).status, 'cancelled');
 
-    const later = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
-    const deliveries = await call('GET', `/v1/events/${later.id}/deliveries`);
-    assert.equal(deliveries.body.data.length, 0, 'a disabled endpoint gets no new deliveries');
-    await receiver.close();
-  });
+      const later = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
+      const deliveries = await call('GET', `/v1/events/${later.id}/deliveries`);
+      assert.equal(deliveries.body.data.length, 0, `a ${how} endpoint gets no new deliveries`);
+      await receiver.close();
+    });
+  }
 
   it('delivers only to endpoints subscribed to the type or to *', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount();
