@@ -13,7 +13,10 @@ export const BM25_B = 0.4;
  */
 export const POSTINGS_BUDGET = 6000;
 
-/** Water-filling: how many postings of each term to read, rarest terms first, within `budget`. */
+/**
+ * Water-filling: how many postings of each term to read, rarest terms first, within `budget`. The query of
+ * KnowledgeRetrievalService.searchIndex does the same in SQL (ties between equal dfs go to query order).
+ */
 export function allocatePostings(dfs: number[], budget = POSTINGS_BUDGET): number[] {
   const order = dfs.map((df, i) => ({ df, i })).sort((a, b) => a.df - b.df);
   const out = new Array<number>(dfs.length).fill(0);

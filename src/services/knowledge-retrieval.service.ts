@@ -3,7 +3,7 @@ import type { DB } from '../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../db/repos/knowledge.repo';
 import { AppError } from '../domain/errors';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
-import { allocatePostings, bm25Term, calibrate, idf, makeSnippet } from '../knowledge/scoring';
+import { POSTINGS_BUDGET, bm25Term, calibrate, idf, makeSnippet } from '../knowledge/scoring';
 import type { Logger } from '../observability/logger';
 import { sendOutbound } from './outbound-http';
 
@@ -117,71 +117,76 @@ export class KnowledgeRetrievalService {
   }
 
   /**
-   * BM25 in SQL over the posting lists of the scope's live versions, in two round trips: first the
-   * query's terms and their document frequencies (list lengths, no list read), then the scoring itself
-   * over the impact-ordered lists, each read whole or, for common terms past the postings budget, from
-   * its high-impact head. Returns the top `topK` passages.
+   * BM25 in SQL over the posting lists of the scope's live versions, in one round trip: each (query term,
+   * source) list is looked up once by primary key (a forced index probe, whatever the table statistics
+   * say), the terms' document frequencies and idf weights come from those lists, the postings budget is
+   * shared out rarest terms first (the water-filling of `allocatePostings`), and each list is read whole
+   * or, for common terms past the budget, from its high-impact head (fetched again by its row address,
+   * which is stable within the statement). Postings are summed per passage on
+   * integer keys (the source's position in the scope, the ordinal). Returns the top `topK` passages.
    */
   private async searchIndex(query: string, scope: ScopeSource[], n: number, topK: number): Promise<RetrievedPassage[]> {
     const { db } = this.deps;
     const cfg = sql.lit(TEXT_SEARCH_CONFIG);
-    const stats = await sql<{ term: string; qtf: number; source_id: string | null; v: number | null; df: number | null }>`
-      with q as (
-        select lexeme as term, coalesce(array_length(positions, 1), 1)::int as qtf
-        from unnest(to_tsvector(${cfg}::regconfig, ${query}))
-      ),
-      scope as (select * from unnest(${scope.map((s) => s.id)}::text[], ${scope.map((s) => s.active_version!)}::int[]) as s(id, v))
-      select q.term, q.qtf, k.source_id, k.version as v, k.df
-      from q left join (scope join knowledge_terms k on k.source_id = scope.id and k.version = scope.v) on k.term = q.term
-    `.execute(db);
-    const terms = new Map<string, { qtf: number; df: number; lists: { source_id: string; v: number; df: number }[] }>();
-    for (const r of stats.rows) {
-      const t = terms.get(r.term) ?? { qtf: r.qtf, df: 0, lists: [] };
-      if (r.source_id !== null) {
-        t.df += r.df!;
-        t.lists.push({ source_id: r.source_id, v: r.v!, df: r.df! });
-      }
-      terms.set(r.term, t);
-    }
-    const entries = [...terms.values()];
-    const weights = entries.map((t) => t.qtf * idf(n, t.df));
-    const sumIdf = weights.reduce((a, w) => a + w, 0);
-    const take = allocatePostings(entries.map((t) => t.df));
-    const reads = { term: [] as string[], source: [] as string[], v: [] as number[], n: [] as number[], w: [] as number[] };
-    [...terms.keys()].forEach((term, i) => {
-      const t = entries[i]!;
-      const fraction = t.df > 0 ? take[i]! / t.df : 0;
-      for (const l of t.lists) {
-        const count = fraction >= 1 ? l.df : Math.ceil(l.df * fraction);
-        if (count <= 0) continue;
-        reads.term.push(term);
-        reads.source.push(l.source_id);
-        reads.v.push(l.v);
-        reads.n.push(count);
-        reads.w.push(weights[i]!);
-      }
-    });
-    if (reads.term.length === 0) return [];
     const { rows } = await sql<{
-      source_id: string; knowledge_base_id: string; s: number; title: string; heading: string | null;
+      source_id: string; knowledge_base_id: string; s: number; sum_idf: number; title: string; heading: string | null;
       url: string | null; content: string; metadata: Record<string, string>;
     }>`
-      with r as (
-        select * from unnest(${reads.term}::text[], ${reads.source}::text[], ${reads.v}::int[], ${reads.n}::int[], ${reads.w}::float8[])
-          as r(term, source_id, v, n, w)
+      with recursive
+      q as materialized (
+        select t.lexeme as term, coalesce(array_length(t.positions, 1), 1)::int as qtf, t.qi::int as qi
+        from unnest(to_tsvector(${cfg}::regconfig, ${query})) with ordinality as t(lexeme, positions, weights, qi)
+      ),
+      scope as materialized (
+        select * from unnest(${scope.map((s) => s.id)}::text[], ${scope.map((s) => s.active_version!)}::int[]) with ordinality as s(id, v, si)
+      ),
+      lists as materialized (
+        select q.qi, s.si, k.df, k.tid
+        from q cross join scope s
+        cross join lateral (
+          select k.df, k.ctid as tid from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+      ),
+      terms as materialized (
+        select q.qi, q.qtf, coalesce(sum(l.df), 0)::int as df,
+               row_number() over (order by coalesce(sum(l.df), 0), q.qi)::int as rank,
+               count(*) over ()::int as m
+        from q left join lists l on l.qi = q.qi
+        group by q.qi, q.qtf
+      ),
+      alloc (rank, qi, take, remaining) as (
+        select 0, 0, 0, ${POSTINGS_BUDGET}::int
+        union all
+        select t.rank, t.qi, x.take, a.remaining - x.take
+        from alloc a join terms t on t.rank = a.rank + 1,
+             lateral (select least(t.df, greatest(a.remaining / (t.m - t.rank + 1), 1)) as take) x
+      ),
+      weighted as materialized (
+        select t.qi, t.df, a.take, t.qtf * ln(1 + (${n}::float8 - t.df + 0.5) / (t.df + 0.5)) as w
+        from terms t join alloc a on a.qi = t.qi and a.rank = t.rank
       ),
       hits as (
-        select r.source_id, r.v, u.ord, sum(r.w * u.imp) as s
-        from r join knowledge_terms k on k.source_id = r.source_id and k.version = r.v and k.term = r.term,
-             unnest(k.ords[1:r.n], k.imps[1:r.n]) as u(ord, imp)
-        group by r.source_id, r.v, u.ord
-        order by s desc
+        select l.si, u.ord, sum(wt.w * u.imp) as s
+        from lists l join weighted wt on wt.qi = l.qi,
+             lateral (select case when wt.take >= wt.df then l.df else ceil(l.df * (wt.take::float8 / wt.df))::int end as cnt) c,
+             lateral (select k.ords, k.imps from knowledge_terms k where k.ctid = l.tid) k,
+             unnest(k.ords[1:c.cnt], k.imps[1:c.cnt]) as u(ord, imp)
+        group by l.si, u.ord
+        order by s desc, l.si, u.ord
         limit ${topK}
       )
-      select h.source_id, p.knowledge_base_id, h.s, p.title, p.heading, p.url, p.content, p.metadata
+      select s.id as source_id, p.knowledge_base_id, h.s, (select sum(w) from weighted) as sum_idf,
+             p.title, p.heading, p.url, p.content, p.metadata
       from hits h
-      join knowledge_passages p on p.source_id = h.source_id and p.version = h.v and p.ordinal = h.ord
-      order by h.s desc
+      join scope s on s.si = h.si
+      cross join lateral (
+        select * from knowledge_passages p
+        where p.source_id = s.id and p.version = s.v and p.ordinal = h.ord
+        limit 1
+      ) p
+      order by h.s desc, h.si, h.ord
     `.execute(db);
     return rows.map((r) => ({
       sourceId: r.source_id,
@@ -191,7 +196,7 @@ export class KnowledgeRetrievalService {
       snippet: makeSnippet(r.content, query),
       content: r.content,
       url: r.url,
-      score: calibrate(r.s, sumIdf),
+      score: calibrate(r.s, r.sum_idf),
       origin: 'index' as const,
       metadata: r.metadata,
     }));
