@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { apiClient, type ApiClient } from '../support/http';
+
+/**
+ * The embedded deployment as `npm start` runs it (src/main.ts): PGlite for Postgres, the Temporal dev
+ * server started by the service, API and worker in one process. Exercises the SQL of every area on
+ * PGlite, not only on the Postgres server the rest of the suite uses.
+ */
+const repo = path.resolve(__dirname, '../..');
+let dataDir: string;
+let child: ChildProcess;
+let output = '';
+let call: ApiClient;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+before(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'converse-start-'));
+  const [port, grpc, ui] = [await freePort(), await freePort(), await freePort()];
+  child = spawn(process.execPath, ['--import', 'tsx', path.join(repo, 'src/main.ts')], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      TEMPORAL_GRPC_PORT: String(grpc),
+      TEMPORAL_UI_PORT: String(ui),
+      LOG_LEVEL: 'warn',
+      TEMPORAL_TASK_QUEUE: 'converse-e2e',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (b) => (output += b));
+  child.stderr!.on('data', (b) => (output += b));
+  await until('the start banner', async () => (output.includes('Converse is running') ? true : undefined), 120_000);
+  const key = readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
+  assert.ok(output.includes(key), 'the banner prints the test API key');
+  assert.match(output, new RegExp(`Temporal UI  http://127.0.0.1:${ui}`));
+  call = apiClient(`http://127.0.0.1:${port}`, key);
+});
+
+after(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start (embedded PGlite and Temporal dev server)', () => {
+  it('is ready, answers with the dev key, indexes and queries a knowledge base, and delivers an SMS', async () => {
+    const ready = await call('GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal((await call('GET', '/v1/account')).status, 200);
+
+    const kb = (await call('POST', '/v1/knowledge_bases', { name: 'Help center' })).body;
+    const source = await call('POST', `/v1/knowledge_bases/${kb.id}/sources`, {
+      type: 'record',
+      records: [
+        { title: 'Refunds', content: 'Refunds are issued within 14 days to the original payment method.' },
+        { title: 'Shipping', content: 'Standard shipping takes 3 to 5 business days.' },
+      ],
+    });
+    assert.equal(source.status, 202);
+    await until('the source to be ready', async () => {
+      const s = await call('GET', `/v1/knowledge_bases/${kb.id}/sources/${source.body.id}`);
+      return s.body.status === 'ready' ? s.body : undefined;
+    });
+    const query = await call('POST', `/v1/knowledge_bases/${kb.id}/query`, { query: 'how long do refunds take?' });
+    assert.equal(query.status, 200);
+    assert.equal(query.body.results[0].title, 'Refunds');
+
+    const message = await call('POST', '/v1/messages', { to: '+14155550142', from: 'Acme', body: 'Your order has shipped.' });
+    assert.equal(message.status, 201);
+    const delivered = await until('the message to be delivered', async () => {
+      const m = await call('GET', `/v1/messages/${message.body.id}`);
+      return m.body.status === 'delivered' ? m.body : undefined;
+    });
+    assert.equal(delivered.segments, 1);
+    assert.ok(delivered.price);
+  });
+});
