@@ -2,10 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../db/repos/knowledge.repo';
 import { AppError } from '../domain/errors';
-import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
 import { POSTINGS_BUDGET, bm25Term, calibrate, idf, makeSnippet } from '../knowledge/scoring';
 import type { Logger } from '../observability/logger';
-import { sendOutbound } from './outbound-http';
+import { postSignedJson } from './outbound-http';
 
 /** Equality (`"en"`), or `{in: [...]}`, or `{eq: "en"}`, per metadata key; keys combine with AND. */
 export type MetadataFilterValue = string | number | boolean | { in: (string | number | boolean)[] } | { eq: string | number | boolean };
@@ -215,10 +214,9 @@ export class KnowledgeRetrievalService {
       apis.map(async (source) => {
         const body = JSON.stringify({ query: input.query, top_k: topK, knowledge_base_id: source.knowledge_base_id, source_id: source.id });
         try {
-          const res = await sendOutbound({
+          const res = await postSignedJson({
             url: source.url!,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signatureHeader(account.signing_secret, body) },
+            secret: account.signing_secret,
             body,
             timeoutMs: source.timeout_ms ?? this.deps.apiTimeoutMs,
             allowPrivate: this.deps.allowPrivateNetwork,

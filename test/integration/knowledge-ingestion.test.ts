@@ -1,32 +1,20 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { apiClient, type ApiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createDevServerEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 import { startSite, waitForSource } from './knowledge-helpers';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/knowledge');
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
-
-before(async () => {
-  env = await createDevServerEnv();
-  stack = await startTestStack({ label: __filename, env });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });
 
 async function setup() {
-  const { apiKey, accountId } = await stack.newAccount();
-  const call = apiClient(stack.baseUrl, apiKey);
+  const { apiKey, accountId } = await ctx.stack.newAccount();
+  const call = apiClient(ctx.stack.baseUrl, apiKey);
   const kb = (await call('POST', '/v1/knowledge_bases', { name: 'Test base' })).body.id as string;
   return { call, kb, apiKey, accountId };
 }
@@ -36,7 +24,7 @@ const query = (call: ApiClient, kb: string, q: string, extra: object = {}) => ca
 async function upload(apiKey: string, filename: string, data: Buffer, type = 'application/octet-stream') {
   const form = new FormData();
   form.append('file', new Blob([data], { type }), filename);
-  const res = await fetch(`${stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  const res = await fetch(`${ctx.stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -91,7 +79,7 @@ describe('url sources', () => {
     assert.equal(failed.error.code, 'source_unreachable');
     assert.equal(failed.version, null);
     assert.equal(failed.passage_count, 0);
-    const events = await stack.database.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).execute();
+    const events = await ctx.stack.database.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).execute();
     assert.deepEqual(events.map((e) => e.type), ['knowledge.source.failed']);
     assert.equal((events[0]!.data as any).error.code, 'source_unreachable');
     // Nothing is searchable and nothing is indexing: an empty answer, not a 409.
@@ -120,7 +108,7 @@ describe('url sources', () => {
       const afterSwap = await query(call, kb, 'how much does the plan cost');
       assert.equal(afterSwap.body.results.length, 1);
       assert.match(afterSwap.body.results[0].snippet, /beta plan/);
-      const passages = await stack.database.db.selectFrom('knowledge_passages').select('version').where('source_id', '=', src).execute();
+      const passages = await ctx.stack.database.db.selectFrom('knowledge_passages').select('version').where('source_id', '=', src).execute();
       assert.deepEqual([...new Set(passages.map((p) => p.version))], [2]);
     } finally {
       release();
@@ -174,7 +162,7 @@ describe('document sources', () => {
       assert.equal(res.body.error.type, 'unprocessable_error');
     }
     assert.deepEqual((await call('GET', '/v1/files')).body.data, []);
-    const missing = await fetch(`${stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: new FormData() });
+    const missing = await fetch(`${ctx.stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: new FormData() });
     assert.equal(missing.status, 400);
   });
 });

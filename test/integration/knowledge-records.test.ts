@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, it } from 'node:test';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { apiClient, type ApiClient } from '../support/http';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createDevServerEnv } from '../support/temporal';
+import { useTestStack } from '../support/stack';
 import { knowledgeRefreshScheduleId } from '../../workflows/shared/workflow-ids';
 import { startSite, waitForSource } from './knowledge-helpers';
 
-let env: TestWorkflowEnvironment;
-let stack: TestStack;
-
-before(async () => {
-  env = await createDevServerEnv();
-  stack = await startTestStack({ label: __filename, env });
-});
-after(async () => {
-  await stack?.close();
-  await env?.teardown();
-});
+const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });
 
 const faq = [
   { title: 'Refund policy', content: 'Refunds are issued within 14 days of purchase to the original payment method.', url: 'https://help.example.com/refunds', metadata: { topic: 'billing' } },
@@ -35,8 +23,8 @@ async function newBase(call: ApiClient, name = 'Help center') {
 
 describe('record sources', () => {
   it('indexes pushed rows, answers queries with calibrated scores and citations, and replaces rows on a new push', async () => {
-    const { apiKey, accountId } = await stack.newAccount();
-    const call = apiClient(stack.baseUrl, apiKey);
+    const { apiKey, accountId } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
     const kb = await newBase(call);
     const added = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records: faq, metadata: { locale: 'en' } });
     assert.equal(added.status, 202);
@@ -78,13 +66,13 @@ describe('record sources', () => {
     const fresh = await call('POST', `/v1/knowledge_bases/${kb}/query`, { query: 'do gift cards expire' });
     assert.equal(fresh.body.results[0].title, 'Gift cards');
 
-    const events = await stack.database.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).orderBy('created_at').execute();
+    const events = await ctx.stack.database.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).orderBy('created_at').execute();
     assert.deepEqual(events.map((e) => e.type), ['knowledge.source.ready', 'knowledge.source.ready']);
     assert.equal((events[0]!.data as { id: string }).id, added.body.id);
   });
 
   it('filters on source metadata by equality and `in`, combined, and honours top_k and min_score', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const kb = await newBase(call);
     const rows = (locale: string) => [
       { title: `Opening hours ${locale}`, content: `Our store opening hours (${locale}) are 9 to 17 on weekdays.` },
@@ -130,7 +118,7 @@ describe('record sources', () => {
     const gate = new Promise<void>((r) => (release = r));
     const site = await startSite({ '/docs/': { body: '<html><head><title>Slow</title></head><body><p>Slow page about parcels.</p></body></html>', before: () => gate } });
     try {
-      const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+      const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
       const kb = await newBase(call);
       const empty = await call('POST', `/v1/knowledge_bases/${kb}/query`, { query: 'parcels' });
       assert.equal(empty.status, 200);
@@ -153,9 +141,9 @@ describe('record sources', () => {
   });
 
   it('keeps a refresh schedule per source: created, updated, removed with the source and with the base', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const kb = await newBase(call);
-    const schedules = env.client.schedule;
+    const schedules = ctx.env.client.schedule;
     const src = (await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records: faq })).body.id as string;
     await waitForSource(call, kb, src, 'ready');
     const described = await schedules.getHandle(knowledgeRefreshScheduleId(src)).describe();
@@ -190,8 +178,8 @@ describe('record sources', () => {
   });
 
   it('validates sources and keeps accounts apart', async () => {
-    const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
-    const other = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
+    const other = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
     const kb = await newBase(call);
     const missing = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record' });
     assert.equal(missing.status, 400);
