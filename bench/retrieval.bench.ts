@@ -6,11 +6,11 @@
  * a fresh Postgres schema, the app on a loopback port and a worker.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { apiClient } from '../test/support/http';
 import { startTestStack } from '../test/support/stack';
 import { createDevServerEnv } from '../test/support/temporal';
+import { machineInfo, percentile, round } from './support';
 
 const DATA = path.resolve(__dirname, '../../shared/data/scifact');
 const RECORDS_PER_SOURCE = 1000;
@@ -20,10 +20,6 @@ type Doc = { _id: string; title: string; text: string };
 const readJsonl = <T>(file: string): T[] =>
   fs.readFileSync(path.join(DATA, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function main() {
   const corpus = readJsonl<Doc>('corpus.jsonl');
@@ -129,16 +125,16 @@ async function main() {
       }
     }
     const n = testQueries.length;
-    const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` };
+    const machine = machineInfo();
     console.log(
       JSON.stringify({
         bench: 'retrieval',
         dataset: 'scifact',
         queries: n,
         passages: ingested.passages,
-        ndcg_at_10: round(ndcg / n),
-        recall_at_100: round(recall / n),
-        mrr_at_10: round(mrr / n),
+        ndcg_at_10: round(ndcg / n, 4),
+        recall_at_100: round(recall / n, 4),
+        mrr_at_10: round(mrr / n, 4),
         query_latency_ms: { p50, p95, top_k: 10 },
         ingestion_passages_per_s: round(ingested.passages / ingested.seconds, 1),
         calibration: bins.map((b, i) => ({ score: `${i / 10}-${(i + 1) / 10}`, results: b.n, relevant_rate: b.n ? round(b.relevant / b.n, 3) : null })),
