@@ -34,7 +34,13 @@ export function createApp(deps: AppDeps): Express {
     res.on('finish', () => {
       const route = req.routeTemplate ?? 'unmatched';
       deps.metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
-      end({ method: req.method, route });
+      const seconds = end({ method: req.method, route });
+      if (req.path.startsWith('/v1/')) {
+        deps.log.info(
+          { requestId: req.requestId, accountId: req.principal?.accountId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
+          'Request handled',
+        );
+      }
     });
     next();
   });
