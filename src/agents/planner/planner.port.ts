@@ -1,0 +1,114 @@
+/**
+ * The planner port: one step of an agent run's reasoning. Given the agent's instructions, the
+ * conversation so far (already redacted), the passages retrieved for the latest customer message and the
+ * results of tool calls made so far in this run, a planner decides the next step: call tools, reply, or
+ * hand off. Providers: `local` (deterministic, no network), `openai` (chat-completions compatible) and
+ * `anthropic` (Messages API). The run, not the planner, enforces guardrails (confidence floor,
+ * retrieval_required, approvals, redaction); a planner only proposes.
+ */
+
+export type Channel = 'sms' | 'chat' | 'email' | 'voice';
+
+/** JSON Schema of a tool's arguments (type: object, properties, required, …). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface PlannerTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface PlannerPassage {
+  /** 1-based reference used in citations: the reply cites passage `ref` as [ref]. */
+  ref: number;
+  sourceId: string;
+  title: string;
+  /** The passage text (or its snippet), already redacted. */
+  text: string;
+  url: string | null;
+  /** Calibrated relevance in [0, 1] (same scale as the knowledge query API's `score`). */
+  score: number;
+}
+
+export interface PlannerTurn {
+  role: 'customer' | 'agent' | 'human';
+  content: string;
+}
+
+export interface PlannerToolResult {
+  /** call_… id of the call this result belongs to. */
+  callId: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /**
+   * ok: 2xx body in `result`; error: non-2xx or {error} or invalid arguments (`error` says why);
+   * timed_out: no answer within timeout_ms; rejected: an approver said no; expired: no approval or async
+   * result in time.
+   */
+  status: 'ok' | 'error' | 'timed_out' | 'rejected' | 'expired';
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
+export interface PlannerInput {
+  instructions: string;
+  channel: Channel;
+  locale: string | null;
+  /** Facts the agent may use without a tool call (conversation.context). */
+  context: Record<string, unknown>;
+  /** Earlier turns of the conversation, oldest first (excluding `message`). */
+  transcript: PlannerTurn[];
+  /** The customer message this run answers. */
+  message: string;
+  passages: PlannerPassage[];
+  tools: PlannerTool[];
+  /** Results of tool calls made earlier in this run, in call order. */
+  toolResults: PlannerToolResult[];
+  /** Whether the agent may only answer knowledge questions from passages. */
+  retrievalRequired: boolean;
+}
+
+export interface PlannerUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export type HandoffReason =
+  | 'low_confidence'
+  | 'no_supporting_source'
+  | 'restricted_topic'
+  | 'approval_rejected'
+  | 'approval_expired'
+  | 'tool_failed'
+  | 'customer_requested'
+  | 'out_of_scope';
+
+export type PlannerDecision =
+  | {
+      type: 'tool_calls';
+      calls: Array<{ tool: string; arguments: Record<string, unknown> }>;
+      usage: PlannerUsage;
+    }
+  | {
+      type: 'reply';
+      content: string;
+      /** `ref`s of the passages the reply is grounded in (empty: not grounded in knowledge). */
+      citations: number[];
+      /** Whether the reply rests on a successful tool result (grounded without passages). */
+      groundedInTools: boolean;
+      /** The planner's own estimate in [0, 1]; the run combines it with retrieval scores. */
+      confidence: number;
+      usage: PlannerUsage;
+    }
+  | {
+      type: 'handoff';
+      reason: HandoffReason;
+      summary: string;
+      suggestedReply: string;
+      usage: PlannerUsage;
+    };
+
+export interface Planner {
+  readonly provider: 'local' | 'openai' | 'anthropic';
+  plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision>;
+}
