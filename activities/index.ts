@@ -1,4 +1,4 @@
-import type { Services } from '../src/services/container';
+import type { Services } from '../src/app/container';
 import { createSmsActivities } from './sms.activities';
 import { createVerificationActivities } from './verification.activities';
 import { createWebhookActivities } from './webhook.activities';

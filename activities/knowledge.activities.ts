@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { KnowledgeIngestionService } from '../src/services/knowledge-ingestion.service';
+import type { KnowledgeIngestionService } from '../src/knowledge/knowledge-ingestion.service';
 import { asActivity } from './activity-errors';
 
 const workflowId = () => Context.current().info.workflowExecution!.workflowId;

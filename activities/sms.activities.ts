@@ -1,4 +1,4 @@
-import type { MessagesService } from '../src/services/messages.service';
+import type { MessagesService } from '../src/messaging/messages.service';
 import { asActivity } from './activity-errors';
 
 /** The SMS delivery workflow's steps, over MessagesService. */

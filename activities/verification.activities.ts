@@ -1,4 +1,4 @@
-import type { VerificationsService } from '../src/services/verifications.service';
+import type { VerificationsService } from '../src/verifications/verifications.service';
 import { asActivity } from './activity-errors';
 
 export function createVerificationActivities(deps: { verifications: VerificationsService }) {

@@ -1,4 +1,4 @@
-import type { AttemptWebhookDeliveryInput, WebhookDeliveryService } from '../src/services/webhook-delivery.service';
+import type { AttemptWebhookDeliveryInput, WebhookDeliveryService } from '../src/webhooks/webhook-delivery.service';
 import { asActivity } from './activity-errors';
 
 export function createWebhookActivities(deps: { webhookDeliveries: WebhookDeliveryService }) {

@@ -6,7 +6,7 @@
 import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/channels/sms/carriers/carrier-config';
 import { connectPostgres } from '../src/db/database';
 import { silentLogger } from '../src/observability/logger';
-import { createRuntime } from '../src/runtime';
+import { createRuntime } from '../src/app/runtime';
 import { buildTestConfig, TEST_DATABASE_URL } from '../test/support/config';
 import { workflowBundle } from '../test/support/temporal';
 

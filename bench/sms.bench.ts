@@ -9,7 +9,7 @@ import { fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { silentLogger } from '../src/observability/logger';
-import { createRuntime } from '../src/runtime';
+import { createRuntime } from '../src/app/runtime';
 import { createTestDatabase } from '../test/support/db';
 import { apiClient } from '../test/support/http';
 import { SmscSimulator, waitUntil } from '../test/support/smsc-simulator';

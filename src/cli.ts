@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
-import { AccountsService } from './services/accounts.service';
-import { PhoneNumbersService } from './services/phone-numbers.service';
+import { AccountsService } from './accounts/accounts.service';
+import { PhoneNumbersService } from './numbers/phone-numbers.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>

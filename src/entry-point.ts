@@ -1,7 +1,7 @@
 import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
-import { createRuntime } from './runtime';
+import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 
 /**

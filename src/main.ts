@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
-import { ensureDevAccount } from './dev-account';
+import { ensureDevAccount } from './accounts/dev-account';
 import { createLogger } from './observability/logger';
-import { createRuntime } from './runtime';
+import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 

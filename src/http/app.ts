@@ -5,15 +5,15 @@ import { registerConsoleRoutes } from '../console/console.routes';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { Services } from '../services/container';
+import type { Services } from '../app/container';
 import { authenticate } from './middleware/auth';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { registerApiRoutes } from './routes';
-import { registerSystemRoutes, type ReadinessCheck } from './routes/system.routes';
+import { registerApiRoutes } from '../app/routes';
+import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {
   config: Config;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
-import type { Runtime } from '../../src/runtime';
+import type { Runtime } from '../../src/app/runtime';
 import { apiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { startDevRuntime, type DevRuntime } from '../support/runtime';

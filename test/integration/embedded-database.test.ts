@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { connectPglite } from '../../src/db/database';
 import { migrateToLatestOrThrow } from '../../src/db/migrate';
-import { AccountsService } from '../../src/services/accounts.service';
+import { AccountsService } from '../../src/accounts/accounts.service';
 
 describe('embedded PostgreSQL (PGlite) for npm start without DATABASE_URL', () => {
   it('runs every migration and keeps data across restarts', async () => {

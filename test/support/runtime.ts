@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Config } from '../../src/config/env';
 import { silentLogger } from '../../src/observability/logger';
-import { createRuntime, type Runtime } from '../../src/runtime';
+import { createRuntime, type Runtime } from '../../src/app/runtime';
 import { buildTestConfig } from './config';
 import { createTestDatabase, type TestDatabase } from './db';
 import { createDevServerEnv, workflowBundle } from './temporal';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chunkDocument } from '../../src/knowledge/chunker';
-import { inScope, scopePrefix } from '../../src/knowledge/crawler';
-import { extractHtml } from '../../src/knowledge/html-extract';
-import { extractMarkdown } from '../../src/knowledge/markdown-extract';
-import { allocatePostings, calibrate } from '../../src/knowledge/scoring';
-import { matchesFilter } from '../../src/services/knowledge-retrieval.service';
+import { chunkDocument } from '../../src/knowledge/ingest/chunker';
+import { inScope, scopePrefix } from '../../src/knowledge/ingest/crawler';
+import { extractHtml } from '../../src/knowledge/ingest/html-extract';
+import { extractMarkdown } from '../../src/knowledge/ingest/markdown-extract';
+import { allocatePostings, calibrate } from '../../src/knowledge/index/scoring';
+import { matchesFilter } from '../../src/knowledge/knowledge-retrieval.service';
 
 describe('chunking', () => {
   it('starts a passage at each heading, packs blocks up to the bound and overlaps within a section', () => {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/domain/errors';
-import { assertOutboundUrl, isPrivateAddress, OutboundNetworkError, sendOutbound } from '../../src/services/outbound-http';
+import { assertOutboundUrl, isPrivateAddress, OutboundNetworkError, sendOutbound } from '../../src/platform/outbound-http';
 
 const code = (fn: () => unknown) => {
   try {

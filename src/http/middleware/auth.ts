@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
-import type { AccountsService } from '../../services/accounts.service';
+import type { AccountsService } from '../../accounts/accounts.service';
 
 /** Bearer API key → req.principal. Routes declared public skip the requirement (defineRoute checks). */
 export function authenticate(accounts: AccountsService): RequestHandler {

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import { AccountRepo } from './account.repo';
+import { AppError, notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+import { newSigningSecret } from '../domain/signature';
+import type { Principal } from '../http/route';
+
+export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,}$/;
+
+/**
+ * Accounts and their secret API keys. Keys are stored as sha256 hashes; the secret is returned once,
+ * at creation. Authentication results are cached briefly so the hot path costs no query.
+ */
+export class AccountsService {
+  private readonly repo = new AccountRepo();
+  private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+
+  constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number }) {}
+
+  async createAccount(input: { name: string }) {
+    return this.repo.insertAccount(this.deps.db, {
+      id: newId(IdPrefix.account),
+      name: input.name,
+      signing_secret: newSigningSecret(),
+    });
+  }
+
+  async getAccount(input: { accountId: string }) {
+    const account = await this.repo.getAccountById(this.deps.db, input.accountId);
+    if (!account) throw notFound('account', input.accountId);
+    return account;
+  }
+
+  async findAccountByName(input: { name: string }) {
+    return this.repo.getAccountByName(this.deps.db, input.name);
+  }
+
+  async createApiKey(input: { accountId: string; mode: 'test' | 'live'; name?: string }) {
+    await this.getAccount({ accountId: input.accountId });
+    const secret = `sk_${input.mode}_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+    const row = await this.repo.insertApiKey(this.deps.db, {
+      id: newId(IdPrefix.apiKey),
+      account_id: input.accountId,
+      mode: input.mode,
+      secret_hash: hashApiKey(secret),
+      last4: secret.slice(-4),
+      name: input.name ?? 'default',
+    });
+    return { key: row, secret };
+  }
+
+  async revokeApiKey(input: { accountId: string; keyId: string }) {
+    const row = await this.repo.revokeApiKey(this.deps.db, input.accountId, input.keyId);
+    if (!row) throw notFound('api key', input.keyId);
+    this.cache.clear();
+    return row;
+  }
+
+  /** Resolves a bearer secret to its account; 401 for anything else. */
+  async authenticate(secret: string): Promise<Principal> {
+    if (!API_KEY_PATTERN.test(secret)) {
+      throw new AppError('api_key_invalid', 'Invalid API key: expected sk_test_… or sk_live_…');
+    }
+    const hash = hashApiKey(secret);
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > Date.now()) return hit.principal;
+    const key = await this.repo.getActiveApiKeyByHash(this.deps.db, hash);
+    if (!key) throw new AppError('api_key_invalid', `Invalid API key provided: sk_…${secret.slice(-4)}`);
+    const principal: Principal = { accountId: key.account_id, keyId: key.id, mode: key.mode };
+    this.cache.set(hash, { principal, expires: Date.now() + (this.deps.cacheTtlMs ?? 30_000) });
+    return principal;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import { AccountsService } from '../accounts/accounts.service';
+import { EventsService } from '../webhooks/events.service';
+import { createKnowledgeServices } from '../knowledge/knowledge-services';
+import { MessagesService, type SmsCarriers } from '../messaging/messages.service';
+import { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import { VerificationsService } from '../verifications/verifications.service';
+import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
+import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Kysely<DB>;
+  workflows: WorkflowGateway;
+  log: Logger;
+  metrics?: Metrics;
+  /** The SMS carrier router; tests pass a fake. */
+  smsCarriers?: SmsCarriers;
+}
+
+/**
+ * Builds every service once, wired to its dependencies. HTTP routes and activities both use these.
+ * Each area adds its services here.
+ */
+export function createServices(deps: ServiceDeps) {
+  const { config, db, workflows, metrics } = deps;
+  const accounts = new AccountsService({ db });
+  const events = new EventsService({ db, workflows, metrics });
+  const webhookEndpoints = new WebhookEndpointsService({
+    db,
+    workflows,
+    events,
+    allowPrivateNetwork: config.network.allowPrivate,
+  });
+  const webhookDeliveries = new WebhookDeliveryService({
+    db,
+    timeoutMs: config.webhooks.timeoutMs,
+    allowPrivateNetwork: config.network.allowPrivate,
+    metrics,
+  });
+  const phoneNumbers = new PhoneNumbersService({ db });
+  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config, log: deps.log, carriers: deps.smsCarriers });
+  const verifications = new VerificationsService({ db, workflows, events, messages, config });
+  const knowledge = createKnowledgeServices({ config, db, workflows, events, log: deps.log });
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, verifications };
+}
+
+export type Services = ReturnType<typeof createServices>;

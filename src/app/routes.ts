@@ -1,0 +1,19 @@
+import { registerAccountRoutes } from '../accounts/account.routes';
+import { registerEventRoutes } from '../webhooks/events.routes';
+import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
+import { registerMessageRoutes } from '../messaging/messages.routes';
+import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
+import { registerVerificationRoutes } from '../verifications/verifications.routes';
+import type { RouteDeps } from '../http/route-deps';
+import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
+
+/** Every /v1 resource. Each area adds its register function here. */
+export function registerApiRoutes(deps: RouteDeps): void {
+  registerAccountRoutes(deps);
+  registerEventRoutes(deps);
+  registerWebhookEndpointRoutes(deps);
+  registerKnowledgeRoutes(deps);
+  registerMessageRoutes(deps);
+  registerPhoneNumberRoutes(deps);
+  registerVerificationRoutes(deps);
+}

@@ -1,0 +1,96 @@
+import type { Server } from 'node:http';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { createActivities } from '../../activities';
+import { createCarrierRouter } from '../channels/sms/carrier-registry';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import { createApp } from '../http/app';
+import type { Logger } from '../observability/logger';
+import { createMetrics, type Metrics } from '../observability/metrics';
+import { createServices, type Services } from './container';
+import { connectTemporal, WorkflowGateway } from '../temporal/workflow-gateway';
+import { connectWorkerConnection, createWorker } from '../temporal/worker';
+
+export interface Runtime {
+  services: Services;
+  metrics: Metrics;
+  gateway: WorkflowGateway;
+  /** Starts the HTTP API; resolves with its server once listening. */
+  startApi(port?: number, host?: string): Promise<Server>;
+  /** Starts the Temporal worker; resolves once it polls. */
+  startWorker(): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires config, database, Temporal and services into the two entry points (API and worker). Both
+ * run in one process for `npm start`; main.api.ts and main.worker.ts run them apart.
+ */
+export async function createRuntime(input: {
+  config: Config;
+  db: Kysely<DB>;
+  log: Logger;
+  temporalAddress: string;
+  workflowBundle?: { code: string };
+}): Promise<Runtime> {
+  const { config, db, log } = input;
+  const metrics = createMetrics();
+  const temporal = await connectTemporal({ address: input.temporalAddress, namespace: config.temporal.namespace });
+  const gateway = new WorkflowGateway(temporal.client, config.temporal.taskQueue);
+  const services = createServices({ config, db, workflows: gateway, log, metrics, smsCarriers: createCarrierRouter(config, log) });
+  let server: Server | undefined;
+  let worker: Worker | undefined;
+  let workerConnection: NativeConnection | undefined;
+  let workerRun: Promise<void> | undefined;
+
+  return {
+    services,
+    metrics,
+    gateway,
+    async startApi(port = config.http.port, host = config.http.host) {
+      const app = createApp({
+        config,
+        db,
+        services,
+        log,
+        metrics,
+        readiness: [
+          { name: 'postgres', check: async () => void (await sql`select 1`.execute(db)) },
+          { name: 'temporal', check: async () => void (await temporal.connection.workflowService.getSystemInfo({})) },
+        ],
+      });
+      server = await new Promise<Server>((resolve) => {
+        const s = app.listen(port, host, () => resolve(s));
+      });
+      return server;
+    },
+    async startWorker() {
+      workerConnection = await connectWorkerConnection(input.temporalAddress);
+      // Carriers live in the worker: receipts and inbound SMS reach the messaging service from here.
+      await services.messages.startCarriers();
+      worker = await createWorker({
+        connection: workerConnection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        activities: createActivities(services),
+        workflowBundle: input.workflowBundle,
+      });
+      workerRun = worker.run();
+      workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
+      return worker;
+    },
+    async close() {
+      if (server) {
+        server.closeAllConnections?.();
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun?.catch(() => undefined);
+      if (worker) await services.messages.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));
+      await workerConnection?.close();
+      await temporal.connection.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { AppError } from '../domain/errors';
+
+export interface PageParams {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+  created_after?: string;
+  created_before?: string;
+}
+
+export interface Page<Row> {
+  data: Row[];
+  has_more: boolean;
+}
+
+/**
+ * Cursor pagination over (created_at, id), newest first unless `order` is asc. `starting_after` and
+ * `ending_before` name an object of the same list; an id that is not in the table is a 400.
+ * `qb` must already be scoped to the account and filtered; the table must have `id` and `created_at`.
+ */
+export async function paginate<Row extends { id: string; created_at: Date }>(
+  db: Kysely<any>,
+  table: string,
+  qb: SelectQueryBuilder<any, any, Row>,
+  page: PageParams,
+  order: 'asc' | 'desc' = 'desc',
+): Promise<Page<Row>> {
+  if (page.starting_after && page.ending_before) {
+    throw new AppError('parameter_invalid', 'Pass at most one of starting_after and ending_before', {
+      param: 'ending_before',
+    });
+  }
+  let q = qb as SelectQueryBuilder<any, any, Row>;
+  const col = (c: string) => sql.ref(`${table}.${c}`);
+  if (page.created_after) q = q.where(col('created_at') as any, '>', new Date(page.created_after));
+  if (page.created_before) q = q.where(col('created_at') as any, '<', new Date(page.created_before));
+
+  const cursorId = page.starting_after ?? page.ending_before;
+  const backwards = Boolean(page.ending_before);
+  if (cursorId) {
+    const cursor = await db
+      .selectFrom(table)
+      .select('id')
+      .where('id', '=', cursorId)
+      .executeTakeFirst();
+    if (!cursor) {
+      const param = page.starting_after ? 'starting_after' : 'ending_before';
+      throw new AppError('parameter_invalid', `Invalid ${param}: no object '${cursorId}' in this list`, { param });
+    }
+    // Walking towards older rows in desc order (or newer in asc order) means "less than" the cursor.
+    const less = (order === 'desc') !== backwards;
+    // Compared in SQL: timestamptz keeps microseconds, a JS Date would round the cursor to milliseconds.
+    q = q.where(
+      sql<boolean>`(${col('created_at')}, ${col('id')}) ${sql.raw(less ? '<' : '>')} (select c.created_at, c.id from ${sql.table(table)} c where c.id = ${cursor.id})`,
+    );
+  }
+  const dir = (order === 'desc') !== backwards ? 'desc' : 'asc';
+  const rows = (await q
+    .orderBy(col('created_at') as any, dir)
+    .orderBy(col('id') as any, dir)
+    .limit(page.limit + 1)
+    .execute()) as Row[];
+  const has_more = rows.length > page.limit;
+  const data = rows.slice(0, page.limit);
+  if (backwards) data.reverse();
+  return { data, has_more };
+}

@@ -1,0 +1,60 @@
+import express, { type Express } from 'express';
+import swaggerUiDist from 'swagger-ui-dist';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Metrics } from '../observability/metrics';
+import { generateOpenApiDocument } from './openapi';
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+const docsPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Converse API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui' });</script>
+</body></html>`;
+
+/** Unauthenticated operational routes: health, readiness, metrics, OpenAPI and its browsable docs. */
+export function registerSystemRoutes(
+  app: Express,
+  deps: { registry: OpenAPIRegistry; metrics: Metrics; readiness: ReadinessCheck[]; publicBaseUrl: string },
+) {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    let ok = true;
+    await Promise.all(
+      deps.readiness.map(async (c) => {
+        try {
+          await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out')), 3000))]);
+          checks[c.name] = 'ok';
+        } catch (err) {
+          ok = false;
+          checks[c.name] = `error: ${(err as Error).message}`;
+        }
+      }),
+    );
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', deps.metrics.registry.contentType);
+    res.send(await deps.metrics.registry.metrics());
+  });
+
+  let document: unknown;
+  app.get('/v1/openapi.json', (_req, res) => {
+    document ??= generateOpenApiDocument(deps.registry, deps.publicBaseUrl);
+    res.json(document);
+  });
+  app.use('/docs/assets', express.static(swaggerUiDist.getAbsoluteFSPath(), { index: false }));
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage);
+  });
+}

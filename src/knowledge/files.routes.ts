@@ -1,0 +1,58 @@
+import multer from 'multer';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { AppError } from '../domain/errors';
+import { defineRoute } from '../http/route';
+import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
+import type { RouteDeps } from '../http/route-deps';
+
+export const FileSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('file'),
+    filename: z.string(),
+    bytes: z.number().int(),
+    content_type: z.string(),
+    format: z.enum(['pdf', 'docx', 'html', 'markdown', 'text']),
+    created_at: z.string(),
+  })
+  .openapi('File');
+
+function receiveFile(upload: multer.Multer, req: Request, res: Response): Promise<Express.Multer.File> {
+  return new Promise((resolve, reject) => {
+    upload.single('file')(req, res, (err: unknown) => {
+      if (err instanceof multer.MulterError) {
+        if (err.code === 'LIMIT_FILE_SIZE') return reject(new AppError('parameter_invalid', 'The file is larger than the upload limit', { param: 'file' }));
+        return reject(new AppError('parameter_unknown', `Unexpected multipart field: ${err.field ?? err.code}`, { param: err.field ?? 'file' }));
+      }
+      if (err) return reject(err);
+      const extra = Object.keys((req.body as Record<string, unknown> | undefined) ?? {}).find((k) => k !== 'purpose');
+      if (extra) return reject(new AppError('parameter_unknown', `Received unknown parameter: ${extra}`, { param: extra }));
+      if (!req.file) return reject(new AppError('parameter_missing', 'Missing required parameter: file (multipart/form-data field)', { param: 'file' }));
+      resolve(req.file);
+    });
+  });
+}
+
+/** `POST /v1/files` (multipart, field `file`), `GET /v1/files`, `GET /v1/files/{id}`. */
+export function registerFileRoutes({ router, registry, services, config }: RouteDeps) {
+  const tag = 'Files';
+  const svc = services.knowledgeFiles;
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.knowledge.maxFileBytes, files: 1, fields: 5 }, defParamCharset: 'utf8' });
+
+  defineRoute(router, registry, {
+    method: 'post', path: '/v1/files', tag, raw: true, status: 201, response: FileSchema,
+    summary: 'Upload a document (multipart/form-data, field `file`): PDF, DOCX, HTML, Markdown or plain text',
+    description: 'Anything else, or a file that cannot be parsed, is refused with 422 unsupported_file and nothing is stored.',
+  }, async ({ req, res, principal }) => {
+    const file = await receiveFile(upload, req, res);
+    const created = await svc.uploadFile({ accountId: principal.accountId, filename: file.originalname || 'upload', contentType: file.mimetype, data: file.buffer });
+    res.status(201).json(created);
+  });
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/files', summary: 'List uploaded files', tag, query: PageQuerySchema, response: listOf(FileSchema, 'FileList') },
+    ({ query, principal }) => svc.listFiles({ accountId: principal.accountId, page: query }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/files/{id}', summary: 'Retrieve an uploaded file', tag, params: IdParamsSchema, response: FileSchema },
+    ({ params, principal }) => svc.getFile({ accountId: principal.accountId, fileId: params.id }));
+}

@@ -1,0 +1,94 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import { KnowledgeRepo } from './knowledge.repo';
+import type { PageParams } from '../db/pagination';
+import { notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+import type { KnowledgeRetrievalService, MetadataFilter } from './knowledge-retrieval.service';
+import type { KnowledgeSourcesService } from './knowledge-sources.service';
+
+type BaseRow = NonNullable<Awaited<ReturnType<KnowledgeRepo['getBaseById']>>>;
+
+export const toKnowledgeBaseObject = (row: BaseRow, sourceCount: number) => ({
+  id: row.id,
+  object: 'knowledge_base' as const,
+  name: row.name,
+  description: row.description,
+  metadata: row.metadata,
+  source_count: sourceCount,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
+export interface QueryKnowledgeBaseInput {
+  accountId: string;
+  knowledgeBaseId: string;
+  query: string;
+  top_k?: number;
+  filter?: MetadataFilter;
+  min_score?: number;
+}
+
+/** Knowledge bases and their direct query (ranked passages, no generated answer). */
+export class KnowledgeBasesService {
+  private readonly repo = new KnowledgeRepo();
+
+  constructor(
+    private readonly deps: { db: Kysely<DB>; sources: KnowledgeSourcesService; retrieval: KnowledgeRetrievalService },
+  ) {}
+
+  async createBase(input: { accountId: string; name: string; description?: string; metadata?: Record<string, string> }) {
+    const row = await this.repo.insertBase(this.deps.db, {
+      id: newId(IdPrefix.knowledgeBase),
+      account_id: input.accountId,
+      name: input.name,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+    });
+    return toKnowledgeBaseObject(row, 0);
+  }
+
+  private async getBaseRow(accountId: string, id: string) {
+    const row = await this.repo.getBaseById(this.deps.db, accountId, id);
+    if (!row) throw notFound('knowledge base', id);
+    return row;
+  }
+
+  async getBase(input: { accountId: string; knowledgeBaseId: string }) {
+    const row = await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+    const counts = await this.repo.countSourcesByBase(this.deps.db, [row.id]);
+    return toKnowledgeBaseObject(row, counts.get(row.id) ?? 0);
+  }
+
+  async listBases(input: { accountId: string; page: PageParams }) {
+    const page = await this.repo.listBases(this.deps.db, input.accountId, input.page);
+    const counts = await this.repo.countSourcesByBase(this.deps.db, page.data.map((b) => b.id));
+    return { object: 'list' as const, data: page.data.map((b) => toKnowledgeBaseObject(b, counts.get(b.id) ?? 0)), has_more: page.has_more };
+  }
+
+  /** Deletes the base with its sources, their refresh schedules, passages and index. */
+  async deleteBase(input: { accountId: string; knowledgeBaseId: string }) {
+    const row = await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+    await this.deps.sources.deleteSchedulesOfBase(row.id);
+    await this.repo.deleteBase(this.deps.db, input.accountId, row.id);
+    return { id: row.id, object: 'knowledge_base', deleted: true as const };
+  }
+
+  async queryBase(input: QueryKnowledgeBaseInput) {
+    await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+    const { results } = await this.deps.retrieval.retrieve({
+      accountId: input.accountId,
+      knowledgeBaseIds: [input.knowledgeBaseId],
+      query: input.query,
+      topK: input.top_k,
+      filter: input.filter,
+      minScore: input.min_score,
+    });
+    return {
+      object: 'knowledge_query' as const,
+      knowledge_base_id: input.knowledgeBaseId,
+      query: input.query,
+      results: results.map((r) => ({ source_id: r.sourceId, title: r.heading ? `${r.title} › ${r.heading}` : r.title, snippet: r.snippet, url: r.url, score: r.score })),
+    };
+  }
+}

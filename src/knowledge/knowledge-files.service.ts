@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import { KnowledgeRepo } from './knowledge.repo';
+import type { PageParams } from '../db/pagination';
+import { notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+import { detectFormat, parseDocument } from './ingest/document-parsers';
+
+type FileRow = NonNullable<Awaited<ReturnType<KnowledgeRepo['getFileById']>>>;
+
+export const toFileObject = (row: FileRow) => ({
+  id: row.id,
+  object: 'file' as const,
+  filename: row.filename,
+  bytes: row.bytes,
+  content_type: row.content_type,
+  format: row.format,
+  created_at: row.created_at.toISOString(),
+});
+
+/**
+ * Uploaded documents. An upload is parsed before it is stored, so a file that is not PDF, DOCX, HTML,
+ * Markdown or text, or that cannot be read, is refused with 422 unsupported_file and nothing is kept.
+ */
+export class KnowledgeFilesService {
+  private readonly repo = new KnowledgeRepo();
+
+  constructor(private readonly deps: { db: Kysely<DB> }) {}
+
+  async uploadFile(input: { accountId: string; filename: string; contentType: string; data: Buffer }) {
+    const format = detectFormat({ filename: input.filename, contentType: input.contentType, data: input.data });
+    await parseDocument({ format, filename: input.filename, data: input.data });
+    const row = await this.repo.insertFile(this.deps.db, {
+      id: newId(IdPrefix.file),
+      account_id: input.accountId,
+      filename: input.filename,
+      content_type: input.contentType || 'application/octet-stream',
+      format,
+      bytes: input.data.length,
+      data: input.data,
+    });
+    return toFileObject(row);
+  }
+
+  async getFile(input: { accountId: string; fileId: string }) {
+    const row = await this.repo.getFileById(this.deps.db, input.accountId, input.fileId);
+    if (!row) throw notFound('file', input.fileId);
+    return toFileObject(row);
+  }
+
+  async listFiles(input: { accountId: string; page: PageParams }) {
+    const page = await this.repo.listFiles(this.deps.db, input.accountId, input.page);
+    return { object: 'list' as const, data: page.data.map(toFileObject), has_more: page.has_more };
+  }
+}

@@ -1,0 +1,171 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import { KnowledgeRepo, type PassageInsert } from './knowledge.repo';
+import { AppError } from '../domain/errors';
+import { derivedId, IdPrefix } from '../domain/ids';
+import { chunkDocument } from './ingest/chunker';
+import { BM25_B, BM25_K1 } from './index/scoring';
+import { crawlSite } from './ingest/crawler';
+import { textToBlocks, type ParsedDocument } from './ingest/document';
+import { parseDocument } from './ingest/document-parsers';
+import type { Logger } from '../observability/logger';
+import type { EventsService } from '../webhooks/events.service';
+import { toSourceObject } from './knowledge-sources.service';
+import { postSignedJson } from '../platform/outbound-http';
+
+const INSERT_BATCH = 500;
+
+/**
+ * The ingestion use cases the sync workflow's activities call: begin (fix the version), index (fetch,
+ * parse, chunk, write passages and posting lists for that version), publish (atomic swap + ready event),
+ * fail (drop the partial version + failed event). Each is idempotent under activity retries.
+ */
+export class KnowledgeIngestionService {
+  private readonly repo = new KnowledgeRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      events: EventsService;
+      knowledge: Config['knowledge'];
+      allowPrivateNetwork: boolean;
+      log?: Logger;
+    },
+  ) {}
+
+  async beginSync(input: { sourceId: string; version?: number }): Promise<{ version: number } | null> {
+    const { db } = this.deps;
+    if (input.version !== undefined) {
+      const ok = await this.repo.markIndexing(db, input.sourceId, input.version);
+      // A newer sync was requested meanwhile: it will build a fresher version, this one is redundant.
+      return ok ? { version: input.version } : null;
+    }
+    const version = await this.repo.allocateSyncVersion(db, input.sourceId);
+    return version === undefined ? null : { version };
+  }
+
+  async indexSource(input: { sourceId: string; version: number; heartbeat?: (detail: unknown) => void }) {
+    try {
+      return await this.buildVersion(input);
+    } catch (err) {
+      // The source was deleted while it was being indexed: nothing to retry.
+      if ((err as { code?: string }).code === '23503') throw new AppError('resource_missing', `No such knowledge source: '${input.sourceId}'`);
+      throw err;
+    }
+  }
+
+  private async buildVersion(input: { sourceId: string; version: number; heartbeat?: (detail: unknown) => void }) {
+    const { db, knowledge } = this.deps;
+    const source = await this.repo.getSourceSummary(db, input.sourceId);
+    if (!source) throw new AppError('resource_missing', `No such knowledge source: '${input.sourceId}'`);
+    const docs = await this.loadDocuments(source, input.heartbeat);
+    await this.repo.clearVersion(db, source.id, input.version);
+    let ordinal = 0;
+    let batch: PassageInsert[] = [];
+    const flush = async () => {
+      await this.repo.insertPassages(db, { sourceId: source.id, version: input.version, baseId: source.knowledge_base_id, firstOrdinal: ordinal, passages: batch });
+      ordinal += batch.length;
+      batch = [];
+      input.heartbeat?.({ passages: ordinal });
+    };
+    for (const doc of docs) {
+      const chunks = chunkDocument(
+        { ...doc, metadata: { ...source.metadata, ...(doc.metadata ?? {}) } },
+        { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
+      );
+      for (const c of chunks) {
+        batch.push(c);
+        if (batch.length >= INSERT_BATCH) await flush();
+      }
+    }
+    if (batch.length) await flush();
+    const stats = await this.repo.buildTermIndex(db, source.id, input.version, { k1: BM25_K1, b: BM25_B });
+    return { passages: stats.passages, totalLength: stats.totalLength };
+  }
+
+  private async loadDocuments(
+    source: NonNullable<Awaited<ReturnType<KnowledgeRepo['getSourceSummary']>>>,
+    heartbeat?: (detail: unknown) => void,
+  ): Promise<ParsedDocument[]> {
+    const { db, knowledge } = this.deps;
+    switch (source.type) {
+      case 'url': {
+        const { pages } = await crawlSite({
+          startUrl: source.url!,
+          maxPages: knowledge.crawlMaxPages,
+          maxDepth: knowledge.crawlMaxDepth,
+          timeoutMs: knowledge.fetchTimeoutMs,
+          allowPrivate: this.deps.allowPrivateNetwork,
+          onPage: (url, count) => heartbeat?.({ url, count }),
+        });
+        return pages;
+      }
+      case 'document': {
+        const file = await this.repo.getFileData(db, source.file_id!);
+        if (!file) throw new AppError('resource_missing', `No such file: '${source.file_id}'`);
+        return [await parseDocument({ format: file.format, filename: file.filename, data: file.data })];
+      }
+      case 'record': {
+        const records = await this.repo.getSourceRecords(db, source.id);
+        return records.map((r) => ({ title: r.title, url: r.url, blocks: textToBlocks(r.content), metadata: r.metadata }));
+      }
+      case 'api':
+        await this.probeApiSource(source);
+        return [];
+    }
+  }
+
+  /** An api source is indexed by nothing: its sync checks that the endpoint answers a signed probe. */
+  private async probeApiSource(source: { id: string; account_id: string; knowledge_base_id: string; url: string | null; timeout_ms: number | null }) {
+    const account = await this.deps.db.selectFrom('accounts').select('signing_secret').where('id', '=', source.account_id).executeTakeFirstOrThrow();
+    const body = JSON.stringify({ query: '', top_k: 1, knowledge_base_id: source.knowledge_base_id, source_id: source.id, probe: true });
+    let status: number;
+    try {
+      const res = await postSignedJson({
+        url: source.url!,
+        secret: account.signing_secret,
+        body,
+        timeoutMs: source.timeout_ms ?? this.deps.knowledge.apiTimeoutMs,
+        allowPrivate: this.deps.allowPrivateNetwork,
+      });
+      status = res.status;
+    } catch (err) {
+      throw new AppError('source_unreachable', `The api source did not answer: ${(err as Error).message}`, { param: 'url' });
+    }
+    if (status < 200 || status >= 300) throw new AppError('source_unreachable', `The api source answered HTTP ${status}`, { param: 'url' });
+  }
+
+  async publishSync(input: { sourceId: string; version: number; passages: number; totalLength: number; workflowId: string }) {
+    const { db } = this.deps;
+    const live = await this.repo.publishVersion(db, input);
+    const row = await this.repo.getSourceById(db, (await this.accountOf(input.sourceId)) ?? '', input.sourceId);
+    if (!live || !row) return { published: false };
+    await this.deps.events.emit({
+      accountId: row.account_id,
+      type: 'knowledge.source.ready',
+      data: toSourceObject(row),
+      eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.ready', String(input.version)),
+    });
+    return { published: true };
+  }
+
+  async failSync(input: { sourceId: string; version: number; code: string; message: string; workflowId: string }) {
+    const { db } = this.deps;
+    const accountId = await this.accountOf(input.sourceId);
+    if (!accountId) return;
+    await this.repo.failVersion(db, input);
+    const row = await this.repo.getSourceById(db, accountId, input.sourceId);
+    if (!row) return;
+    await this.deps.events.emit({
+      accountId,
+      type: 'knowledge.source.failed',
+      data: { ...toSourceObject(row), error: { code: input.code, message: input.message } },
+      eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.failed', String(input.version)),
+    });
+  }
+
+  private async accountOf(sourceId: string) {
+    return (await this.repo.getSourceSummary(this.deps.db, sourceId))?.account_id;
+  }
+}

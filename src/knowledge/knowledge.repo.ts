@@ -1,0 +1,287 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+import type { KnowledgeFileFormat, KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
+import { paginate, type PageParams } from '../db/pagination';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Text search configuration of the lexical index (stemming and stop words). */
+export const TEXT_SEARCH_CONFIG = 'english';
+
+export interface PassageInsert {
+  title: string;
+  heading: string | null;
+  url: string | null;
+  content: string;
+  metadata: Record<string, string>;
+}
+
+export class KnowledgeRepo {
+  // ── bases ────────────────────────────────────────────────────────────────
+  async insertBase(db: Db, row: { id: string; account_id: string; name: string; description: string | null; metadata: Record<string, string> }) {
+    return db
+      .insertInto('knowledge_bases')
+      .values({ ...row, metadata: JSON.stringify(row.metadata) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async getBaseById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('knowledge_bases').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async listBases(db: Kysely<DB>, accountId: string, page: PageParams) {
+    return paginate(db, 'knowledge_bases', db.selectFrom('knowledge_bases').selectAll().where('account_id', '=', accountId), page);
+  }
+
+  async deleteBase(db: Db, accountId: string, id: string) {
+    await db.deleteFrom('knowledge_bases').where('account_id', '=', accountId).where('id', '=', id).execute();
+  }
+
+  async countSourcesByBase(db: Db, baseIds: string[]) {
+    if (baseIds.length === 0) return new Map<string, number>();
+    const rows = await db
+      .selectFrom('knowledge_sources')
+      .select(['knowledge_base_id', sql<number>`count(*)::int`.as('n')])
+      .where('knowledge_base_id', 'in', baseIds)
+      .groupBy('knowledge_base_id')
+      .execute();
+    return new Map(rows.map((r) => [r.knowledge_base_id, r.n]));
+  }
+
+  // ── files ────────────────────────────────────────────────────────────────
+  async insertFile(db: Db, row: { id: string; account_id: string; filename: string; content_type: string; format: KnowledgeFileFormat; bytes: number; data: Buffer }) {
+    await db.insertInto('knowledge_files').values(row).execute();
+    return this.getFileById(db, row.account_id, row.id).then((f) => f!);
+  }
+
+  async getFileById(db: Db, accountId: string, id: string) {
+    return db
+      .selectFrom('knowledge_files')
+      .select(['id', 'account_id', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async getFileData(db: Db, id: string) {
+    return db.selectFrom('knowledge_files').select(['id', 'filename', 'format', 'data']).where('id', '=', id).executeTakeFirst();
+  }
+
+  async listFiles(db: Kysely<DB>, accountId: string, page: PageParams) {
+    const q = db
+      .selectFrom('knowledge_files')
+      .select(['id', 'account_id', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
+      .where('account_id', '=', accountId);
+    return paginate(db, 'knowledge_files', q, page);
+  }
+
+  // ── sources ──────────────────────────────────────────────────────────────
+  async insertSource(
+    db: Db,
+    row: {
+      id: string; account_id: string; knowledge_base_id: string; type: KnowledgeSourceType; livemode: boolean;
+      url: string | null; file_id: string | null; records: KnowledgeRecordInput[] | null; refresh: KnowledgeRefresh;
+      metadata: Record<string, string>; timeout_ms: number | null;
+    },
+  ) {
+    return db
+      .insertInto('knowledge_sources')
+      .values({
+        ...row,
+        records: row.records ? JSON.stringify(row.records) : null,
+        metadata: JSON.stringify(row.metadata),
+        status: 'indexing',
+        sync_seq: 1,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async getSourceById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('knowledge_sources').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A source without its records (they can be large). */
+  async getSourceSummary(db: Db, id: string) {
+    return db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'account_id', 'knowledge_base_id', 'type', 'livemode', 'url', 'file_id', 'refresh', 'metadata', 'timeout_ms', 'status', 'sync_seq', 'active_version'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async getSourceRecords(db: Db, id: string) {
+    const row = await db.selectFrom('knowledge_sources').select('records').where('id', '=', id).executeTakeFirst();
+    return row?.records ?? [];
+  }
+
+  async listSources(db: Kysely<DB>, accountId: string, baseId: string, page: PageParams) {
+    const q = db.selectFrom('knowledge_sources').selectAll().where('account_id', '=', accountId).where('knowledge_base_id', '=', baseId);
+    return paginate(db, 'knowledge_sources', q, page);
+  }
+
+  async listSourceIdsOfBase(db: Db, baseId: string) {
+    return (await db.selectFrom('knowledge_sources').select('id').where('knowledge_base_id', '=', baseId).execute()).map((r) => r.id);
+  }
+
+  async updateSource(
+    db: Db,
+    id: string,
+    patch: { refresh?: KnowledgeRefresh; metadata?: Record<string, string>; records?: KnowledgeRecordInput[]; timeout_ms?: number | null },
+  ) {
+    const { metadata, records, ...rest } = patch;
+    return db
+      .updateTable('knowledge_sources')
+      .set({
+        ...rest,
+        ...(metadata ? { metadata: JSON.stringify(metadata) } : {}),
+        ...(records ? { records: JSON.stringify(records) } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async deleteSource(db: Db, id: string) {
+    await db.deleteFrom('knowledge_sources').where('id', '=', id).execute();
+  }
+
+  /** Hands out the next version number and shows the source as indexing. */
+  async allocateSyncVersion(db: Db, id: string): Promise<number | undefined> {
+    const row = await db
+      .updateTable('knowledge_sources')
+      .set({ sync_seq: sql`sync_seq + 1`, status: 'indexing', updated_at: new Date() })
+      .where('id', '=', id)
+      .returning('sync_seq')
+      .executeTakeFirst();
+    return row?.sync_seq;
+  }
+
+  async markIndexing(db: Db, id: string, version: number) {
+    const row = await db
+      .updateTable('knowledge_sources')
+      .set({ status: 'indexing', updated_at: new Date() })
+      .where('id', '=', id)
+      .where('sync_seq', '=', version)
+      .returning('id')
+      .executeTakeFirst();
+    return Boolean(row);
+  }
+
+  // ── index ────────────────────────────────────────────────────────────────
+  async clearVersion(db: Db, sourceId: string, version: number) {
+    await db.deleteFrom('knowledge_terms').where('source_id', '=', sourceId).where('version', '=', version).execute();
+    await db.deleteFrom('knowledge_passages').where('source_id', '=', sourceId).where('version', '=', version).execute();
+  }
+
+  async insertPassages(db: Db, input: { sourceId: string; version: number; baseId: string; firstOrdinal: number; passages: PassageInsert[] }) {
+    if (input.passages.length === 0) return;
+    await db
+      .insertInto('knowledge_passages')
+      .values(
+        input.passages.map((p, i) => ({
+          source_id: input.sourceId,
+          version: input.version,
+          ordinal: input.firstOrdinal + i,
+          knowledge_base_id: input.baseId,
+          title: p.title,
+          heading: p.heading,
+          url: p.url,
+          content: p.content,
+          metadata: JSON.stringify(p.metadata),
+          length: 0,
+        })),
+      )
+      .execute();
+  }
+
+  /**
+   * Tokenizes every passage of a version with the Postgres text-search parser (stemming, stop words), sets
+   * each passage's length, and writes the version's posting lists with each posting's BM25 impact
+   * tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), using the version's own average length. Returns the
+   * passage count and total length.
+   */
+  async buildTermIndex(db: Db, sourceId: string, version: number, bm25: { k1: number; b: number }): Promise<{ passages: number; totalLength: number }> {
+    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const k1 = sql.raw(`${Number(bm25.k1)}::float8`);
+    const b = sql.raw(`${Number(bm25.b)}::float8`);
+    await sql`
+      with tok as (
+        select p.ordinal, t.lexeme, coalesce(array_length(t.positions, 1), 1)::float8 as tf
+        from knowledge_passages p,
+             unnest(to_tsvector(${cfg}::regconfig, p.title || ' ' || coalesce(p.heading, '') || ' ' || p.content)) t
+        where p.source_id = ${sourceId} and p.version = ${version}
+      ),
+      lens as (select ordinal, sum(tf)::int as len from tok group by ordinal),
+      avg as (select greatest(avg(len), 1)::float8 as a from lens),
+      upd as (
+        update knowledge_passages p set length = lens.len from lens
+        where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal = lens.ordinal
+      ),
+      post as (
+        select tok.lexeme, tok.ordinal, (tok.tf * (${k1} + 1) / (tok.tf + ${k1} * (1 - ${b} + ${b} * lens.len / avg.a)))::real as imp
+        from tok join lens using (ordinal) cross join avg
+      )
+      insert into knowledge_terms (source_id, version, term, df, ords, imps)
+      select ${sourceId}, ${version}::int, lexeme, count(*)::int,
+             array_agg(ordinal order by imp desc, ordinal), array_agg(imp order by imp desc, ordinal)
+      from post
+      group by lexeme
+    `.execute(db);
+    const stats = await sql<{ passages: number; total: number }>`
+      select count(*)::int as passages, coalesce(sum(length), 0)::bigint as total
+      from knowledge_passages where source_id = ${sourceId} and version = ${version}
+    `.execute(db);
+    const row = stats.rows[0]!;
+    return { passages: row.passages, totalLength: Number(row.total) };
+  }
+
+  /**
+   * The atomic swap: the version becomes the one queries read, and older versions are deleted, in one
+   * transaction. A stale build (older than the live version) changes nothing. Returns whether it went live.
+   */
+  async publishVersion(db: Kysely<DB>, input: { sourceId: string; version: number; passages: number; totalLength: number }) {
+    return db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('knowledge_sources')
+        .set({
+          active_version: input.version,
+          passage_count: input.passages,
+          total_length: input.totalLength,
+          status: sql`case when sync_seq = ${input.version} then 'ready' else status end`,
+          error_code: sql`case when sync_seq = ${input.version} then null else error_code end`,
+          error_message: sql`case when sync_seq = ${input.version} then null else error_message end`,
+          last_synced_at: new Date(),
+          updated_at: new Date(),
+        })
+        .where('id', '=', input.sourceId)
+        .where((eb) => eb.or([eb('active_version', 'is', null), eb('active_version', '<=', input.version)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (!row) return false;
+      await tx.deleteFrom('knowledge_terms').where('source_id', '=', input.sourceId).where('version', '<', input.version).execute();
+      await tx.deleteFrom('knowledge_passages').where('source_id', '=', input.sourceId).where('version', '<', input.version).execute();
+      return true;
+    });
+  }
+
+  /** Records a failed sync; the live version (if any) stays searchable. */
+  async failVersion(db: Kysely<DB>, input: { sourceId: string; version: number; code: string; message: string }) {
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('knowledge_sources')
+        .set({
+          status: sql`case when sync_seq = ${input.version} then 'failed' else status end`,
+          error_code: input.code,
+          error_message: input.message.slice(0, 1000),
+          last_synced_at: new Date(),
+          updated_at: new Date(),
+        })
+        .where('id', '=', input.sourceId)
+        .execute();
+      await this.clearVersion(tx, input.sourceId, input.version);
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { MAX_BODY_CHARS } from './messages.service';
+import { defineRoute } from '../http/route';
+import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
+import type { RouteDeps } from '../http/route-deps';
+
+const timestamp = z.iso.datetime({ offset: true });
+const StatusSchema = z.enum(['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'canceled', 'received']);
+
+export const MessageSchema = z
+  .object({
+    id: z.string().describe('msg_ prefix'),
+    object: z.literal('message'),
+    channel: z.string(),
+    direction: z.enum(['outbound', 'inbound']),
+    type: z.enum(['transactional', 'promotional']),
+    to: z.string(),
+    from: z.string(),
+    body: z.string(),
+    status: StatusSchema,
+    segments: z.number().int(),
+    encoding: z.string().describe('GSM-7 or UCS-2'),
+    price: z.string().nullable().describe('decimal string, set once charged (carrier acceptance)'),
+    price_currency: z.string().nullable(),
+    error_code: z.string().nullable().describe('set when undelivered or failed; see docs/sms-error-codes.md'),
+    error_message: z.string().nullable(),
+    reference: z.string().nullable(),
+    status_callback: z.string().nullable(),
+    send_at: z.string().nullable(),
+    carrier: z.string().nullable(),
+    carrier_message_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    sent_at: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+  })
+  .openapi('Message');
+
+const CreateBodySchema = z.strictObject({
+  to: z.string().max(32).describe('E.164 recipient'),
+  from: z.string().max(32).describe('sender ID (≤ 11 chars), short code or one of the account\'s numbers'),
+  body: z.string().max(MAX_BODY_CHARS).describe(`at most ${MAX_BODY_CHARS} characters and 10 segments`),
+  channel: z.literal('sms').optional(),
+  type: z.enum(['transactional', 'promotional']).optional(),
+  status_callback: z.string().max(2048).optional(),
+  reference: z.string().max(255).optional(),
+  send_at: timestamp.optional().describe('RFC 3339, not in the past, at most 35 days ahead'),
+});
+
+const ListQuerySchema = PageQuerySchema.extend({
+  to: z.string().max(32).optional(),
+  from: z.string().max(32).optional(),
+  status: StatusSchema.optional(),
+  direction: z.enum(['inbound', 'outbound']).optional(),
+});
+
+export function registerMessageRoutes({ router, registry, services }: RouteDeps) {
+  const tag = 'SMS';
+  const svc = services.messages;
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/messages', summary: 'Send an SMS', tag, body: CreateBodySchema, response: MessageSchema, status: 201 },
+    ({ body, principal }) => svc.createMessage({ principal, ...body }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/messages', summary: 'List messages, newest first', tag, query: ListQuerySchema, response: listOf(MessageSchema, 'MessageList') },
+    ({ query, principal }) => {
+      const { to, from, status, direction, ...page } = query;
+      return svc.listMessages({ accountId: principal.accountId, page, to, from, status, direction });
+    });
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/messages/{id}', summary: 'Retrieve a message', tag, params: IdParamsSchema, response: MessageSchema },
+    ({ params, principal }) => svc.getMessage({ accountId: principal.accountId, messageId: params.id }));
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/messages/{id}/cancel', summary: 'Cancel a message still queued (waiting for send_at or quiet hours)', tag, params: IdParamsSchema, response: MessageSchema },
+    ({ params, principal }) => svc.cancelMessage({ accountId: principal.accountId, messageId: params.id }));
+}

@@ -1,0 +1,23 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+import { paginate, type PageParams } from '../db/pagination';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export class PhoneNumberRepo {
+  async insertPhoneNumber(db: Db, row: { id: string; account_id: string; number: string; country: string | null; help_text: string | null; agent_id: string | null }) {
+    return db.insertInto('phone_numbers').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async getPhoneNumberById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async getPhoneNumberByNumber(db: Db, number: string) {
+    return db.selectFrom('phone_numbers').selectAll().where('number', '=', number).executeTakeFirst();
+  }
+
+  async listPhoneNumbers(db: Kysely<DB>, accountId: string, page: PageParams) {
+    return paginate(db, 'phone_numbers', db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId), page);
+  }
+}

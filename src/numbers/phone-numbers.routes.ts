@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
+import type { RouteDeps } from '../http/route-deps';
+
+const PhoneNumberSchema = z
+  .object({
+    id: z.string().describe('pn_ prefix'),
+    object: z.literal('phone_number'),
+    number: z.string(),
+    country: z.string().nullable(),
+    agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
+    help_text: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('PhoneNumber');
+
+/** Read-only: numbers are provisioned by operators (`npm run cli -- numbers add`) or in the console. */
+export function registerPhoneNumberRoutes({ router, registry, services }: RouteDeps) {
+  const tag = 'SMS';
+  const svc = services.phoneNumbers;
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/phone_numbers', summary: "List the account's phone numbers", tag, query: PageQuerySchema, response: listOf(PhoneNumberSchema, 'PhoneNumberList') },
+    ({ query, principal }) => svc.listPhoneNumbers({ accountId: principal.accountId, page: query }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/phone_numbers/{id}', summary: 'Retrieve a phone number', tag, params: IdParamsSchema, response: PhoneNumberSchema },
+    ({ params, principal }) => svc.getPhoneNumber({ accountId: principal.accountId, phoneNumberId: params.id }));
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import { parseRecipient } from '../channels/sms/addresses';
+import { PhoneNumberRepo } from './phone-number.repo';
+import type { PageParams } from '../db/pagination';
+import type { DB } from '../db/schema';
+import { AppError, notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+
+type PhoneNumberRow = NonNullable<Awaited<ReturnType<PhoneNumberRepo['getPhoneNumberById']>>>;
+
+export const toPhoneNumberObject = (row: PhoneNumberRow) => ({
+  id: row.id,
+  object: 'phone_number' as const,
+  number: row.number,
+  country: row.country,
+  agent_id: row.agent_id,
+  help_text: row.help_text,
+  created_at: row.created_at.toISOString(),
+});
+
+/**
+ * The account's phone numbers. They are provisioned by operators (CLI, console) and read-only through
+ * the API; outbound messages may use one as `from`, inbound messages to one belong to its account.
+ */
+export class PhoneNumbersService {
+  private readonly repo = new PhoneNumberRepo();
+
+  constructor(private readonly deps: { db: Kysely<DB> }) {}
+
+  async provisionPhoneNumber(input: { accountId: string; number: string; helpText?: string; agentId?: string }) {
+    const parsed = parseRecipient(input.number);
+    if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid number: ${parsed.reason}`, { param: 'number' });
+    if (await this.repo.getPhoneNumberByNumber(this.deps.db, parsed.number)) {
+      throw new AppError('resource_conflict', `${parsed.number} is already provisioned`, { param: 'number' });
+    }
+    const row = await this.repo.insertPhoneNumber(this.deps.db, {
+      id: newId(IdPrefix.phoneNumber),
+      account_id: input.accountId,
+      number: parsed.number,
+      country: parsed.country,
+      help_text: input.helpText ?? null,
+      agent_id: input.agentId ?? null,
+    });
+    return toPhoneNumberObject(row);
+  }
+
+  async getPhoneNumber(input: { accountId: string; phoneNumberId: string }) {
+    const row = await this.repo.getPhoneNumberById(this.deps.db, input.accountId, input.phoneNumberId);
+    if (!row) throw notFound('phone number', input.phoneNumberId);
+    return toPhoneNumberObject(row);
+  }
+
+  async listPhoneNumbers(input: { accountId: string; page: PageParams }) {
+    const page = await this.repo.listPhoneNumbers(this.deps.db, input.accountId, input.page);
+    return { object: 'list' as const, data: page.data.map(toPhoneNumberObject), has_more: page.has_more };
+  }
+
+  /** The number's row whoever owns it (inbound routing). */
+  async findNumber(input: { number: string }) {
+    return this.repo.getPhoneNumberByNumber(this.deps.db, input.number);
+  }
+
+  /** The number's row when `accountId` owns it. */
+  async findAccountNumber(input: { accountId: string; number: string }) {
+    const row = await this.repo.getPhoneNumberByNumber(this.deps.db, input.number);
+    return row && row.account_id === input.accountId ? row : undefined;
+  }
+}

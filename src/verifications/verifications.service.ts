@@ -1,0 +1,146 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { classifySender, parseRecipient } from '../channels/sms/addresses';
+import type { Config } from '../config/env';
+import { VerificationRepo } from './verification.repo';
+import type { DB } from '../db/schema';
+import type { VerificationTable } from '../db/tables/sms';
+import type { Selectable } from 'kysely';
+import { AppError, notFound } from '../domain/errors';
+import { derivedId, IdPrefix, newId } from '../domain/ids';
+import type { Principal } from '../http/route';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import type { verificationWorkflow } from '../../workflows/verification.workflow';
+import { verificationWorkflowId } from '../../workflows/shared/workflow-ids';
+import type { EventsService } from '../webhooks/events.service';
+import type { MessagesService } from '../messaging/messages.service';
+
+type VerificationRow = Selectable<VerificationTable>;
+
+export const toVerificationObject = (v: VerificationRow) => ({
+  id: v.id,
+  object: 'verification' as const,
+  to: v.to,
+  channel: v.channel,
+  status: v.status,
+  attempts: v.attempts,
+  max_attempts: v.max_attempts,
+  message_id: v.message_id,
+  expires_at: v.expires_at.toISOString(),
+  created_at: v.created_at.toISOString(),
+  updated_at: v.updated_at.toISOString(),
+});
+export type VerificationObject = ReturnType<typeof toVerificationObject>;
+
+/** HMAC of the code keyed by the verification id: the code is never stored, and hashes differ per id. */
+const hashCode = (verificationId: string, code: string) => createHmac('sha256', verificationId).update(code).digest('hex');
+
+/**
+ * One-time codes sent by SMS. A verification is `pending` until the right code is checked
+ * (`approved`, verification.approved), its lifetime ends (`expired` by the workflow timer,
+ * verification.expired) or too many wrong codes were checked (`max_attempts_reached`).
+ */
+export class VerificationsService {
+  private readonly repo = new VerificationRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      events: EventsService;
+      messages: MessagesService;
+      config: Config;
+    },
+  ) {}
+
+  async createVerification(input: { principal: Principal; to: string; channel?: 'sms'; from?: string }): Promise<VerificationObject> {
+    const { db, config } = this.deps;
+    const to = parseRecipient(input.to);
+    if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
+    const from = input.from ?? config.verify.from;
+    if (input.from && !classifySender(input.from)) throw new AppError('parameter_invalid', 'Invalid from: not a sender ID, short code or E.164 number', { param: 'from' });
+    const { codeLength, ttlSeconds, maxAttempts } = config.verify;
+    const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
+    const id = newId(IdPrefix.verification);
+    await this.repo.insertVerification(db, {
+      id,
+      account_id: input.principal.accountId,
+      to: to.number,
+      channel: input.channel ?? 'sms',
+      status: 'pending',
+      code_hash: hashCode(id, code),
+      code_length: codeLength,
+      max_attempts: maxAttempts,
+      message_id: null,
+      expires_at: new Date(Date.now() + ttlSeconds * 1000),
+    });
+    const minutes = Math.max(1, Math.round(ttlSeconds / 60));
+    const message = await this.deps.messages.sendInternalMessage({
+      accountId: input.principal.accountId,
+      to: to.number,
+      from,
+      body: `Your verification code is ${code}. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      origin: 'verification',
+    });
+    await this.repo.setMessageId(db, id, message.id);
+    await this.deps.workflows.start<typeof verificationWorkflow>('verificationWorkflow', {
+      workflowId: verificationWorkflowId(id),
+      args: [{ verificationId: id, ttlSeconds }],
+      memo: { accountId: input.principal.accountId, verificationId: id },
+    });
+    return toVerificationObject((await this.repo.getVerification(db, id))!);
+  }
+
+  async getVerification(input: { accountId: string; verificationId: string }): Promise<VerificationObject> {
+    const row = await this.repo.getVerificationById(this.deps.db, input.accountId, input.verificationId);
+    if (!row) throw notFound('verification', input.verificationId);
+    return toVerificationObject(row);
+  }
+
+  /**
+   * Checks a code: constant-time comparison of hashes; each check counts as an attempt, and the last
+   * allowed wrong one locks the verification. A verification that is not pending answers 409.
+   */
+  async checkVerification(input: { accountId: string; verificationId: string; code: string }): Promise<VerificationObject & { valid: boolean }> {
+    const { db } = this.deps;
+    const v = await this.repo.getVerificationById(db, input.accountId, input.verificationId);
+    if (!v) throw notFound('verification', input.verificationId);
+    if (v.status === 'pending' && v.expires_at.getTime() <= Date.now()) await this.expireVerification({ verificationId: v.id });
+    const counted = await this.repo.countAttempt(db, v.id);
+    if (!counted) {
+      const now = (await this.repo.getVerification(db, v.id))!;
+      throw new AppError('verification_not_pending', `Verification ${v.id} is ${now.status}; it accepts no more codes`, { param: 'id' });
+    }
+    const given = Buffer.from(hashCode(v.id, input.code), 'hex');
+    const expected = Buffer.from(v.code_hash, 'hex');
+    const valid = given.length === expected.length && timingSafeEqual(given, expected);
+    let row = counted;
+    if (valid) {
+      const approved = await this.repo.finishVerification(db, v.id, 'approved');
+      if (approved) {
+        row = approved;
+        await this.emit(approved, 'verification.approved');
+        await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), 'verificationFinished');
+      }
+    } else if (counted.attempts >= counted.max_attempts) {
+      row = (await this.repo.finishVerification(db, v.id, 'max_attempts_reached')) ?? counted;
+      await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), 'verificationFinished');
+    }
+    return { ...toVerificationObject(row), valid: valid && row.status === 'approved' };
+  }
+
+  /** The workflow's timer ran out: a still pending verification expires. */
+  async expireVerification(input: { verificationId: string }) {
+    const row = await this.repo.finishVerification(this.deps.db, input.verificationId, 'expired');
+    if (row) await this.emit(row, 'verification.expired');
+  }
+
+  private async emit(row: VerificationRow, type: string) {
+    await this.deps.events.emit({
+      accountId: row.account_id,
+      type,
+      data: toVerificationObject(row) as unknown as Record<string, unknown>,
+      eventId: derivedId(IdPrefix.event, row.id, type),
+    });
+  }
+}

@@ -1,0 +1,176 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+import type { WebhookAttemptOutcome, WebhookDeliveryStatus } from '../db/tables/events';
+import { paginate, type PageParams } from '../db/pagination';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export class EventRepo {
+  async insertEvent(db: Db, row: { id: string; account_id: string; type: string; data: unknown }) {
+    await db
+      .insertInto('events')
+      .values({ ...row, data: JSON.stringify(row.data) })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    return db.selectFrom('events').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+  }
+
+  async getEventById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async listEvents(db: Kysely<DB>, accountId: string, page: PageParams, filter: { type?: string }) {
+    let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
+    if (filter.type) q = q.where('type', '=', filter.type);
+    return paginate(db, 'events', q, page);
+  }
+
+  async insertEndpoint(
+    db: Db,
+    row: { id: string; account_id: string; url: string; description: string | null; events: string[]; secret: string; metadata: Record<string, string> },
+  ) {
+    return db
+      .insertInto('webhook_endpoints')
+      .values({ ...row, events: JSON.stringify(row.events), metadata: JSON.stringify(row.metadata) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async getEndpointById(db: Db, accountId: string, id: string) {
+    return db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  async listEndpoints(db: Kysely<DB>, accountId: string, page: PageParams) {
+    const q = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+    return paginate(db, 'webhook_endpoints', q, page);
+  }
+
+  /** Enabled endpoints subscribed to `type` (or to everything). */
+  async listSubscribedEndpoints(db: Db, accountId: string, type: string) {
+    return db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('enabled', '=', true)
+      .where('deleted_at', 'is', null)
+      .where(sql<boolean>`(events @> ${JSON.stringify([type])}::jsonb or events @> '["*"]'::jsonb)`)
+      .execute();
+  }
+
+  async updateEndpoint(
+    db: Db,
+    accountId: string,
+    id: string,
+    patch: { url?: string; description?: string | null; events?: string[]; enabled?: boolean; secret?: string; metadata?: Record<string, string>; deleted_at?: Date },
+  ) {
+    const { events, metadata, ...rest } = patch;
+    return db
+      .updateTable('webhook_endpoints')
+      .set({
+        ...rest,
+        ...(events ? { events: JSON.stringify(events) } : {}),
+        ...(metadata ? { metadata: JSON.stringify(metadata) } : {}),
+        updated_at: new Date(),
+      })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async insertDeliveries(
+    db: Db,
+    rows: { id: string; account_id: string; event_id: string; endpoint_id: string | null; url: string }[],
+  ) {
+    if (rows.length === 0) return;
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.map((r) => ({ ...r, status: 'pending' as const })))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  /** A delivery with what an attempt needs: the event and the secret to sign with. */
+  async getDeliveryForAttempt(db: Db, deliveryId: string) {
+    return db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .innerJoin('accounts as a', 'a.id', 'd.account_id')
+      .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      .select([
+        'd.id', 'd.account_id', 'd.status', 'd.url', 'd.endpoint_id', 'd.attempt_count',
+        'e.id as event_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at',
+        'a.signing_secret as account_secret',
+        'w.secret as endpoint_secret', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
+      ])
+      .where('d.id', '=', deliveryId)
+      .executeTakeFirst();
+  }
+
+  async getAttempt(db: Db, deliveryId: string, attempt: number) {
+    return db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', deliveryId)
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+  }
+
+  async recordAttempt(
+    db: Db,
+    row: { delivery_id: string; attempt: number; started_at: Date; status_code: number | null; latency_ms: number; outcome: WebhookAttemptOutcome; error: string | null },
+    delivery: { status: WebhookDeliveryStatus },
+  ) {
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('webhook_attempts').values(row).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()).execute();
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: delivery.status,
+          attempt_count: sql`greatest(attempt_count, ${row.attempt})`,
+          last_status_code: row.status_code,
+          last_error: row.error,
+          completed_at: delivery.status === 'pending' ? null : new Date(),
+        })
+        .where('id', '=', row.delivery_id)
+        .where('status', '=', 'pending')
+        .execute();
+    });
+  }
+
+  async setDeliveryStatus(db: Db, deliveryId: string, status: WebhookDeliveryStatus) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ status, completed_at: new Date() })
+      .where('id', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  async listDeliveriesForEvent(db: Db, accountId: string, eventId: string) {
+    return db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('event_id', '=', eventId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async listPendingDeliveriesForEndpoint(db: Db, endpointId: string) {
+    return db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+  }
+
+  async listAttempts(db: Db, deliveryIds: string[]) {
+    if (deliveryIds.length === 0) return [];
+    return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempt').execute();
+  }
+}

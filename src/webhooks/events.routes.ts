@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
+import type { RouteDeps } from '../http/route-deps';
+
+const EventSchema = z
+  .object({ id: z.string(), object: z.literal('event'), type: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) })
+  .openapi('Event');
+
+const ListEventsQuerySchema = PageQuerySchema.extend({ type: z.string().max(100).optional() });
+
+export function registerEventRoutes({ router, registry, services }: RouteDeps) {
+  const tag = 'Events';
+  const svc = services.events;
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/events', summary: 'List events, newest first', tag, query: ListEventsQuerySchema, response: listOf(EventSchema, 'EventList') },
+    ({ query, principal }) => {
+      const { type, ...page } = query;
+      return svc.listEvents({ accountId: principal.accountId, page, type });
+    });
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/events/{id}', summary: 'Retrieve an event', tag, params: IdParamsSchema, response: EventSchema },
+    ({ params, principal }) => svc.getEvent({ accountId: principal.accountId, eventId: params.id }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/events/{id}/deliveries', summary: 'Deliveries of an event with every attempt', tag, params: IdParamsSchema },
+    ({ params, principal }) => svc.listDeliveries({ accountId: principal.accountId, eventId: params.id }));
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/events/{id}/redeliver', summary: 'Deliver an event again to its subscribed endpoints (or one endpoint)', tag, params: IdParamsSchema, body: z.strictObject({ endpoint_id: z.string().optional() }) },
+    ({ params, body, principal }) => svc.redeliverEvent({ accountId: principal.accountId, eventId: params.id, endpointId: body.endpoint_id }));
+}

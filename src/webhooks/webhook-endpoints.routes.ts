@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { toWebhookEndpointObject } from './webhook-endpoints.service';
+import { defineRoute } from '../http/route';
+import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import type { RouteDeps } from '../http/route-deps';
+
+const EventTypesSchema = z
+  .array(z.string().regex(/^(\*|[a-z_]+(\.[a-z_]+)+)$/, 'an event type such as message.updated, or *'))
+  .min(1)
+  .max(50);
+
+const WebhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('webhook_endpoint'),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    metadata: z.record(z.string(), z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    signing_secret: z.string().optional().describe('whsec_ secret; returned on creation and rotation only'),
+  })
+  .openapi('WebhookEndpoint');
+
+const CreateBodySchema = z.strictObject({
+  url: z.string().max(2048),
+  events: EventTypesSchema,
+  description: z.string().max(500).optional(),
+  enabled: z.boolean().optional(),
+  metadata: MetadataSchema.optional(),
+});
+
+const UpdateBodySchema = z.strictObject({
+  url: z.string().max(2048).optional(),
+  events: EventTypesSchema.optional(),
+  description: z.string().max(500).nullable().optional(),
+  enabled: z.boolean().optional(),
+  metadata: MetadataSchema.optional(),
+});
+
+export function registerWebhookEndpointRoutes({ router, registry, services }: RouteDeps) {
+  const tag = 'Webhooks';
+  const svc = services.webhookEndpoints;
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints', summary: 'Create a webhook endpoint', tag, body: CreateBodySchema, response: WebhookEndpointSchema, status: 201 },
+    ({ body, principal }) => svc.createEndpoint({ principal, ...body }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/webhook_endpoints', summary: 'List webhook endpoints', tag, query: PageQuerySchema, response: listOf(WebhookEndpointSchema, 'WebhookEndpointList') },
+    ({ query, principal }) => svc.listEndpoints({ accountId: principal.accountId, page: query }));
+
+  defineRoute(router, registry, { method: 'get', path: '/v1/webhook_endpoints/{id}', summary: 'Retrieve a webhook endpoint', tag, params: IdParamsSchema, response: WebhookEndpointSchema },
+    async ({ params, principal }) => toWebhookEndpointObject(await svc.getEndpoint({ accountId: principal.accountId, endpointId: params.id })));
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}', summary: 'Update a webhook endpoint (url, events, enabled, description, metadata)', tag, params: IdParamsSchema, body: UpdateBodySchema, response: WebhookEndpointSchema },
+    ({ params, body, principal }) => svc.updateEndpoint({ principal, endpointId: params.id, patch: body }));
+
+  defineRoute(router, registry, { method: 'delete', path: '/v1/webhook_endpoints/{id}', summary: 'Delete a webhook endpoint; its pending deliveries stop', tag, params: IdParamsSchema, response: DeletedSchema },
+    ({ params, principal }) => svc.deleteEndpoint({ accountId: principal.accountId, endpointId: params.id }));
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/rotate_secret', summary: 'Replace the signing secret', tag, params: IdParamsSchema, response: WebhookEndpointSchema },
+    ({ params, principal }) => svc.rotateSecret({ accountId: principal.accountId, endpointId: params.id }));
+
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/test', summary: 'Send a signed webhook_endpoint.test event to this endpoint', tag, params: IdParamsSchema },
+    ({ params, principal }) => svc.sendTestEvent({ accountId: principal.accountId, endpointId: params.id }));
+}

@@ -1,0 +1,128 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import { EventRepo } from './event.repo';
+import type { PageParams } from '../db/pagination';
+import { notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+import { newSigningSecret } from '../domain/signature';
+import type { Principal } from '../http/route';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import type { EventsService } from './events.service';
+import { assertOutboundUrl } from '../platform/outbound-http';
+
+type EndpointRow = NonNullable<Awaited<ReturnType<EventRepo['getEndpointById']>>>;
+
+export const toWebhookEndpointObject = (row: EndpointRow, withSecret = false) => ({
+  id: row.id,
+  object: 'webhook_endpoint' as const,
+  url: row.url,
+  description: row.description,
+  events: row.events,
+  enabled: row.enabled,
+  metadata: row.metadata,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+  ...(withSecret ? { signing_secret: row.secret } : {}),
+});
+
+export interface CreateWebhookEndpointInput {
+  principal: Principal;
+  url: string;
+  events: string[];
+  description?: string;
+  enabled?: boolean;
+  metadata?: Record<string, string>;
+}
+
+export class WebhookEndpointsService {
+  private readonly repo = new EventRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      events: EventsService;
+      allowPrivateNetwork: boolean;
+    },
+  ) {}
+
+  private checkUrl(principal: Principal, url: string) {
+    assertOutboundUrl(url, { allowPrivate: this.deps.allowPrivateNetwork, requireHttps: principal.mode === 'live' });
+  }
+
+  async createEndpoint(input: CreateWebhookEndpointInput) {
+    this.checkUrl(input.principal, input.url);
+    const row = await this.repo.insertEndpoint(this.deps.db, {
+      id: newId(IdPrefix.webhookEndpoint),
+      account_id: input.principal.accountId,
+      url: input.url,
+      description: input.description ?? null,
+      events: [...new Set(input.events)],
+      secret: newSigningSecret(),
+      metadata: input.metadata ?? {},
+    });
+    const final = input.enabled === false ? await this.repo.updateEndpoint(this.deps.db, row.account_id, row.id, { enabled: false }) : row;
+    return toWebhookEndpointObject(final!, true);
+  }
+
+  async getEndpoint(input: { accountId: string; endpointId: string }) {
+    const row = await this.repo.getEndpointById(this.deps.db, input.accountId, input.endpointId);
+    if (!row) throw notFound('webhook endpoint', input.endpointId);
+    return row;
+  }
+
+  async listEndpoints(input: { accountId: string; page: PageParams }) {
+    const page = await this.repo.listEndpoints(this.deps.db, input.accountId, input.page);
+    return { object: 'list' as const, data: page.data.map((r) => toWebhookEndpointObject(r)), has_more: page.has_more };
+  }
+
+  async updateEndpoint(input: {
+    principal: Principal;
+    endpointId: string;
+    patch: { url?: string; events?: string[]; enabled?: boolean; description?: string | null; metadata?: Record<string, string> };
+  }) {
+    if (input.patch.url) this.checkUrl(input.principal, input.patch.url);
+    const { events, ...rest } = input.patch;
+    const row = await this.repo.updateEndpoint(this.deps.db, input.principal.accountId, input.endpointId, {
+      ...rest,
+      ...(events ? { events: [...new Set(events)] } : {}),
+    });
+    if (!row) throw notFound('webhook endpoint', input.endpointId);
+    if (input.patch.enabled === false) await this.cancelPendingDeliveries(row.id);
+    return toWebhookEndpointObject(row);
+  }
+
+  async deleteEndpoint(input: { accountId: string; endpointId: string }) {
+    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, {
+      deleted_at: new Date(),
+      enabled: false,
+    });
+    if (!row) throw notFound('webhook endpoint', input.endpointId);
+    await this.cancelPendingDeliveries(row.id);
+    return { id: row.id, object: 'webhook_endpoint' as const, deleted: true as const };
+  }
+
+  async rotateSecret(input: { accountId: string; endpointId: string }) {
+    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, { secret: newSigningSecret() });
+    if (!row) throw notFound('webhook endpoint', input.endpointId);
+    return toWebhookEndpointObject(row, true);
+  }
+
+  /** Sends a signed `webhook_endpoint.test` event to this endpoint only, subscribed or not. */
+  async sendTestEvent(input: { accountId: string; endpointId: string }) {
+    const row = await this.getEndpoint(input);
+    return this.deps.events.emit({
+      accountId: input.accountId,
+      type: 'webhook_endpoint.test',
+      data: toWebhookEndpointObject(row),
+      endpointIds: [row.id],
+    });
+  }
+
+  /** Wakes the retry loops of this endpoint's pending deliveries so they end as cancelled now. */
+  private async cancelPendingDeliveries(endpointId: string) {
+    const pending = await this.repo.listPendingDeliveriesForEndpoint(this.deps.db, endpointId);
+    await Promise.all(pending.map((d) => this.deps.workflows.signalIfRunning(webhookDeliveryWorkflowId(d.id), 'cancelDelivery')));
+  }
+}
