@@ -12,6 +12,11 @@ export class AccountRepo {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  async getSigningSecret(db: Db, id: string) {
+    const row = await db.selectFrom('accounts').select('signing_secret').where('id', '=', id).executeTakeFirst();
+    return row?.signing_secret;
+  }
+
   async getAccountByName(db: Db, name: string) {
     return db.selectFrom('accounts').selectAll().where('name', '=', name).orderBy('created_at').executeTakeFirst();
   }

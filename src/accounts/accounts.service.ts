@@ -5,7 +5,7 @@ import { AccountRepo } from './account.repo';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { newSigningSecret } from '../domain/signature';
-import type { Principal } from '../http/route';
+import type { Principal } from '../domain/principal';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
@@ -33,6 +33,13 @@ export class AccountsService {
     const account = await this.repo.getAccountById(this.deps.db, input.accountId);
     if (!account) throw notFound('account', input.accountId);
     return account;
+  }
+
+  /** The secret that signs the account's tool calls, api-source queries and status callbacks. */
+  async getSigningSecret(input: { accountId: string }): Promise<string> {
+    const secret = await this.repo.getSigningSecret(this.deps.db, input.accountId);
+    if (!secret) throw notFound('account', input.accountId);
+    return secret;
   }
 
   async findAccountByName(input: { name: string }) {

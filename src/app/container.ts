@@ -46,7 +46,7 @@ export function createServices(deps: ServiceDeps) {
   const phoneNumbers = new PhoneNumbersService({ db });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, config, log: deps.log, carriers: deps.smsCarriers });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
-  const knowledge = createKnowledgeServices({ config, db, workflows, events, log: deps.log });
+  const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
   return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, verifications };
 }
 

@@ -2,13 +2,10 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodError } from 'zod';
 import { AppError } from '../domain/errors';
+import type { Principal } from '../domain/principal';
 import { ErrorResponseSchema } from './schemas';
 
-export interface Principal {
-  accountId: string;
-  keyId: string;
-  mode: 'test' | 'live';
-}
+export type { Principal };
 
 declare module 'express-serve-static-core' {
   interface Request {

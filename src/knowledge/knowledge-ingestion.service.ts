@@ -12,7 +12,8 @@ import { parseDocument } from './ingest/document-parsers';
 import type { Logger } from '../observability/logger';
 import type { EventsService } from '../webhooks/events.service';
 import { toSourceObject } from './knowledge-sources.service';
-import { postSignedJson } from '../platform/outbound-http';
+import { queryApiSource } from './index/api-source.client';
+import type { AccountsService } from '../accounts/accounts.service';
 
 const INSERT_BATCH = 500;
 
@@ -27,6 +28,7 @@ export class KnowledgeIngestionService {
   constructor(
     private readonly deps: {
       db: Kysely<DB>;
+      accounts: AccountsService;
       events: EventsService;
       knowledge: Config['knowledge'];
       allowPrivateNetwork: boolean;
@@ -118,22 +120,22 @@ export class KnowledgeIngestionService {
 
   /** An api source is indexed by nothing: its sync checks that the endpoint answers a signed probe. */
   private async probeApiSource(source: { id: string; account_id: string; knowledge_base_id: string; url: string | null; timeout_ms: number | null }) {
-    const account = await this.deps.db.selectFrom('accounts').select('signing_secret').where('id', '=', source.account_id).executeTakeFirstOrThrow();
-    const body = JSON.stringify({ query: '', top_k: 1, knowledge_base_id: source.knowledge_base_id, source_id: source.id, probe: true });
-    let status: number;
+    const secret = await this.deps.accounts.getSigningSecret({ accountId: source.account_id });
     try {
-      const res = await postSignedJson({
+      await queryApiSource({
         url: source.url!,
-        secret: account.signing_secret,
-        body,
+        secret,
+        knowledgeBaseId: source.knowledge_base_id,
+        sourceId: source.id,
+        query: '',
+        topK: 1,
         timeoutMs: source.timeout_ms ?? this.deps.knowledge.apiTimeoutMs,
         allowPrivate: this.deps.allowPrivateNetwork,
+        probe: true,
       });
-      status = res.status;
     } catch (err) {
-      throw new AppError('source_unreachable', `The api source did not answer: ${(err as Error).message}`, { param: 'url' });
+      throw new AppError('source_unreachable', `The api source ${(err as Error).message.replace(/^the api source /, '')}`, { param: 'url' });
     }
-    if (status < 200 || status >= 300) throw new AppError('source_unreachable', `The api source answered HTTP ${status}`, { param: 'url' });
   }
 
   async publishSync(input: { sourceId: string; version: number; passages: number; totalLength: number; workflowId: string }) {

@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
-import { TEXT_SEARCH_CONFIG } from './knowledge.repo';
+import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
 import { POSTINGS_BUDGET, bm25Term, calibrate, idf, makeSnippet } from './index/scoring';
 import type { Logger } from '../observability/logger';
-import { postSignedJson } from '../platform/outbound-http';
+import type { AccountsService } from '../accounts/accounts.service';
+import { queryApiSource } from './index/api-source.client';
 
 /** Equality (`"en"`), or `{in: [...]}`, or `{eq: "en"}`, per metadata key; keys combine with AND. */
 export type MetadataFilterValue = string | number | boolean | { in: (string | number | boolean)[] } | { eq: string | number | boolean };
@@ -59,18 +60,6 @@ export function matchesFilter(metadata: Record<string, string>, filter: Metadata
   });
 }
 
-type ScopeSource = {
-  id: string;
-  knowledge_base_id: string;
-  type: string;
-  url: string | null;
-  status: string;
-  active_version: number | null;
-  passage_count: number;
-  total_length: number;
-  metadata: Record<string, string>;
-  timeout_ms: number | null;
-};
 
 /**
  * Retrieval over one or more knowledge bases, computed in PostgreSQL: BM25 over the posting lists of
@@ -78,8 +67,10 @@ type ScopeSource = {
  * then a calibrated score in [0, 1]. The direct query endpoint and agent runs both call `retrieve`.
  */
 export class KnowledgeRetrievalService {
+  private readonly index = new LexicalIndexRepo();
+
   constructor(
-    private readonly deps: { db: Kysely<DB>; allowPrivateNetwork: boolean; apiTimeoutMs: number; log?: Logger },
+    private readonly deps: { db: Kysely<DB>; accounts: AccountsService; allowPrivateNetwork: boolean; apiTimeoutMs: number; log?: Logger },
   ) {}
 
   async retrieve(input: RetrieveInput): Promise<RetrieveResult> {
@@ -88,12 +79,7 @@ export class KnowledgeRetrievalService {
     const minScore = input.minScore ?? 0;
     if (input.knowledgeBaseIds.length === 0) return { results: [], apiFailures: [] };
 
-    const all = (await db
-      .selectFrom('knowledge_sources')
-      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms'])
-      .where('account_id', '=', input.accountId)
-      .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
-      .execute()) as ScopeSource[];
+    const all = await this.index.listScopeSources(db, { accountId: input.accountId, knowledgeBaseIds: input.knowledgeBaseIds });
     const live = all.filter((s) => s.active_version !== null);
     if (live.length === 0 && all.some((s) => s.status === 'indexing')) {
       throw new AppError('source_indexing', 'The knowledge base has no ready source yet: its sources are still indexing. Retry when knowledge.source.ready arrives.');
@@ -126,67 +112,7 @@ export class KnowledgeRetrievalService {
    */
   private async searchIndex(query: string, scope: ScopeSource[], n: number, topK: number): Promise<RetrievedPassage[]> {
     const { db } = this.deps;
-    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
-    const { rows } = await sql<{
-      source_id: string; knowledge_base_id: string; s: number; sum_idf: number; title: string; heading: string | null;
-      url: string | null; content: string; metadata: Record<string, string>;
-    }>`
-      with recursive
-      q as materialized (
-        select t.lexeme as term, coalesce(array_length(t.positions, 1), 1)::int as qtf, t.qi::int as qi
-        from unnest(to_tsvector(${cfg}::regconfig, ${query})) with ordinality as t(lexeme, positions, weights, qi)
-      ),
-      scope as materialized (
-        select * from unnest(${scope.map((s) => s.id)}::text[], ${scope.map((s) => s.active_version!)}::int[]) with ordinality as s(id, v, si)
-      ),
-      lists as materialized (
-        select q.qi, s.si, k.df, k.tid
-        from q cross join scope s
-        cross join lateral (
-          select k.df, k.ctid as tid from knowledge_terms k
-          where k.source_id = s.id and k.version = s.v and k.term = q.term
-          limit 1
-        ) k
-      ),
-      terms as materialized (
-        select q.qi, q.qtf, coalesce(sum(l.df), 0)::int as df,
-               row_number() over (order by coalesce(sum(l.df), 0), q.qi)::int as rank,
-               count(*) over ()::int as m
-        from q left join lists l on l.qi = q.qi
-        group by q.qi, q.qtf
-      ),
-      alloc (rank, qi, take, remaining) as (
-        select 0, 0, 0, ${POSTINGS_BUDGET}::int
-        union all
-        select t.rank, t.qi, x.take, a.remaining - x.take
-        from alloc a join terms t on t.rank = a.rank + 1,
-             lateral (select least(t.df, greatest(a.remaining / (t.m - t.rank + 1), 1)) as take) x
-      ),
-      weighted as materialized (
-        select t.qi, t.df, a.take, t.qtf * ln(1 + (${n}::float8 - t.df + 0.5) / (t.df + 0.5)) as w
-        from terms t join alloc a on a.qi = t.qi and a.rank = t.rank
-      ),
-      hits as (
-        select l.si, u.ord, sum(wt.w * u.imp) as s
-        from lists l join weighted wt on wt.qi = l.qi,
-             lateral (select case when wt.take >= wt.df then l.df else ceil(l.df * (wt.take::float8 / wt.df))::int end as cnt) c,
-             lateral (select k.ords, k.imps from knowledge_terms k where k.ctid = l.tid) k,
-             unnest(k.ords[1:c.cnt], k.imps[1:c.cnt]) as u(ord, imp)
-        group by l.si, u.ord
-        order by s desc, l.si, u.ord
-        limit ${topK}
-      )
-      select s.id as source_id, p.knowledge_base_id, h.s, (select sum(w) from weighted) as sum_idf,
-             p.title, p.heading, p.url, p.content, p.metadata
-      from hits h
-      join scope s on s.si = h.si
-      cross join lateral (
-        select * from knowledge_passages p
-        where p.source_id = s.id and p.version = s.v and p.ordinal = h.ord
-        limit 1
-      ) p
-      order by h.s desc, h.si, h.ord
-    `.execute(db);
+    const rows = await this.index.searchPostings(db, { query, scope, n, topK, budget: POSTINGS_BUDGET });
     return rows.map((r) => ({
       sourceId: r.source_id,
       knowledgeBaseId: r.knowledge_base_id,
@@ -207,29 +133,23 @@ export class KnowledgeRetrievalService {
    * A source that fails or times out is skipped and reported.
    */
   private async queryApiSources(input: RetrieveInput, apis: ScopeSource[], topK: number, indexed: ScopeSource[], n: number, avgLen: number) {
-    const account = await this.deps.db.selectFrom('accounts').select('signing_secret').where('id', '=', input.accountId).executeTakeFirstOrThrow();
+    const secret = await this.deps.accounts.getSigningSecret({ accountId: input.accountId });
     const failures: { sourceId: string; error: string }[] = [];
     const docs: { source: ScopeSource; title: string; content: string; url: string | null }[] = [];
     await Promise.all(
       apis.map(async (source) => {
-        const body = JSON.stringify({ query: input.query, top_k: topK, knowledge_base_id: source.knowledge_base_id, source_id: source.id });
         try {
-          const res = await postSignedJson({
+          const found = await queryApiSource({
             url: source.url!,
-            secret: account.signing_secret,
-            body,
+            secret,
+            knowledgeBaseId: source.knowledge_base_id,
+            sourceId: source.id,
+            query: input.query,
+            topK,
             timeoutMs: source.timeout_ms ?? this.deps.apiTimeoutMs,
             allowPrivate: this.deps.allowPrivateNetwork,
-          });
-          if (res.status < 200 || res.status >= 300) throw new Error(`HTTP ${res.status}`);
-          const parsed = JSON.parse(res.body) as unknown;
-          const list = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown })?.results;
-          if (!Array.isArray(list)) throw new Error('the answer has no results array');
-          for (const item of list.slice(0, TOP_K_MAX) as Record<string, unknown>[]) {
-            const content = String(item?.content ?? item?.snippet ?? item?.text ?? '').trim();
-            if (!content) continue;
-            docs.push({ source, title: String(item.title ?? '').trim() || 'Untitled', content, url: typeof item.url === 'string' ? item.url : null });
-          }
+          }, TOP_K_MAX);
+          for (const d of found) docs.push({ source, ...d });
         } catch (err) {
           failures.push({ sourceId: source.id, error: (err as Error).message });
           this.deps.log?.warn({ sourceId: source.id, err: (err as Error).message }, 'Api knowledge source failed');
@@ -238,32 +158,18 @@ export class KnowledgeRetrievalService {
     );
     if (docs.length === 0) return { results: [] as RetrievedPassage[], failures };
 
-    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
     const texts = docs.map((d) => `${d.title} ${d.content}`);
     const [tokens, weights] = await Promise.all([
-      sql<{ i: number; term: string; tf: number }>`
-        select d.i::int as i, t.lexeme as term, coalesce(array_length(t.positions, 1), 1) as tf
-        from unnest(${texts}::text[]) with ordinality as d(txt, i), unnest(to_tsvector(${cfg}::regconfig, d.txt)) t
-      `.execute(this.deps.db),
-      sql<{ term: string; qtf: number; df: number }>`
-        with q as (
-          select lexeme as term, coalesce(array_length(positions, 1), 1) as qtf from unnest(to_tsvector(${cfg}::regconfig, ${input.query}))
-        )
-        select q.term, q.qtf,
-          coalesce((select sum(k.df) from knowledge_terms k
-                    join unnest(${indexed.map((s) => s.id)}::text[], ${indexed.map((s) => s.active_version ?? 0)}::int[]) as s(id, v)
-                      on k.source_id = s.id and k.version = s.v
-                    where k.term = q.term), 0)::float8 as df
-        from q
-      `.execute(this.deps.db),
+      this.index.tokenizeTexts(this.deps.db, texts),
+      this.index.queryTermStats(this.deps.db, { query: input.query, sources: indexed.map((s) => ({ id: s.id, version: s.active_version ?? 0 })) }),
     ]);
     const perDoc = docs.map(() => new Map<string, number>());
-    for (const t of tokens.rows) perDoc[t.i - 1]!.set(t.term, t.tf);
+    for (const t of tokens) perDoc[t.i - 1]!.set(t.term, t.tf);
     const lens = perDoc.map((m) => [...m.values()].reduce((a, b) => a + b, 0));
     // The api results join the collection for idf and length normalisation.
     const total = n + docs.length;
     const avg = n > 0 ? avgLen : Math.max(1, lens.reduce((a, b) => a + b, 0) / docs.length);
-    const w = weights.rows.map((q) => {
+    const w = weights.map((q) => {
       const df = q.df + perDoc.filter((m) => m.has(q.term)).length;
       return { term: q.term, weight: q.qtf * idf(total, df) };
     });

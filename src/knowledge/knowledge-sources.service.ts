@@ -6,7 +6,7 @@ import type { PageParams } from '../db/pagination';
 import type { KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceTable, KnowledgeSourceType } from '../db/tables/knowledge';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import type { Principal } from '../http/route';
+import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { knowledgeSyncWorkflow, KnowledgeSyncInput } from '../../workflows/knowledge-sync.workflow';
 import { knowledgeRefreshScheduleId, knowledgeScheduledSyncWorkflowId, knowledgeSyncWorkflowId } from '../../workflows/shared/workflow-ids';

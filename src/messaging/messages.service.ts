@@ -13,7 +13,7 @@ import type { DB } from '../db/schema';
 import type { MessageOrigin, MessageStatus, MessageType } from '../db/tables/sms';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
-import type { Principal } from '../http/route';
+import type { Principal } from '../domain/principal';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { smsBatchWorkflow } from '../../workflows/sms-batch.workflow';

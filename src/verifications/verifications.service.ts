@@ -8,7 +8,7 @@ import type { VerificationTable } from '../db/tables/sms';
 import type { Selectable } from 'kysely';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
-import type { Principal } from '../http/route';
+import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { verificationWorkflow } from '../../workflows/verification.workflow';
 import { verificationWorkflowId } from '../../workflows/shared/workflow-ids';

@@ -5,7 +5,7 @@ import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { newSigningSecret } from '../domain/signature';
-import type { Principal } from '../http/route';
+import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
 import type { EventsService } from './events.service';

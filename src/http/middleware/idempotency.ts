@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
 import { AppError } from '../../domain/errors';
+import { IdempotencyKeyRepo } from '../idempotency-key.repo';
 
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** An in-progress key older than this is taken to belong to a request whose process died. */
@@ -16,6 +17,7 @@ const ABANDONED_AFTER_MS = 5 * 60 * 1000;
  * 5xx and 429 answers are not stored, so the caller's retry runs again.
  */
 export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
+  const repo = new IdempotencyKeyRepo();
   return async (req, res, next) => {
     const key = req.header('Idempotency-Key');
     if (req.method !== 'POST' || !key || !req.principal) return next();
@@ -32,47 +34,18 @@ export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
         .update(req.rawBody ?? Buffer.alloc(0))
         .digest('hex');
 
-      const claimed = await db
-        .insertInto('idempotency_keys')
-        .values({
-          account_id: accountId,
-          key,
-          request_method: req.method,
-          request_path: req.path,
-          request_hash: requestHash,
-          state: 'in_progress',
-          response_status: null,
-          response_body: null,
-        })
-        .onConflict((oc) =>
-          oc.columns(['account_id', 'key']).doUpdateSet({
-            request_method: req.method,
-            request_path: req.path,
-            request_hash: requestHash,
-            state: 'in_progress',
-            response_status: null,
-            response_body: null,
-            created_at: sql`now()`,
-          }).where(({ or, eb }) =>
-            or([
-              eb('idempotency_keys.created_at', '<', new Date(Date.now() - REPLAY_WINDOW_MS)),
-              eb.and([
-                eb('idempotency_keys.state', '=', 'in_progress'),
-                eb('idempotency_keys.created_at', '<', new Date(Date.now() - ABANDONED_AFTER_MS)),
-              ]),
-            ]),
-          ),
-        )
-        .returning('key')
-        .executeTakeFirst();
+      const claimed = await repo.claimKey(db, {
+        accountId,
+        key,
+        method: req.method,
+        path: req.path,
+        requestHash,
+        replayWindowMs: REPLAY_WINDOW_MS,
+        abandonedAfterMs: ABANDONED_AFTER_MS,
+      });
 
       if (!claimed) {
-        const existing = await db
-          .selectFrom('idempotency_keys')
-          .selectAll()
-          .where('account_id', '=', accountId)
-          .where('key', '=', key)
-          .executeTakeFirstOrThrow();
+        const existing = await repo.getKey(db, accountId, key);
         if (existing.request_hash !== requestHash) {
           throw new AppError(
             'idempotency_key_reused',
@@ -95,13 +68,8 @@ export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
         const status = res.statusCode;
         const keep = status < 500 && status !== 429;
         const write = keep
-          ? db
-              .updateTable('idempotency_keys')
-              .set({ state: 'done', response_status: status, response_body: JSON.stringify(body) })
-              .where('account_id', '=', accountId)
-              .where('key', '=', key)
-              .execute()
-          : db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).execute();
+          ? repo.storeResponse(db, accountId, key, { status, body })
+          : repo.releaseKey(db, accountId, key);
         write.then(
           () => json(body),
           (err) => {

@@ -1,0 +1,144 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema';
+import { TEXT_SEARCH_CONFIG } from '../knowledge.repo';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A source in a retrieval's scope: its live version and the statistics BM25 needs. */
+export interface ScopeSource {
+  id: string;
+  knowledge_base_id: string;
+  type: string;
+  url: string | null;
+  status: string;
+  active_version: number | null;
+  passage_count: number;
+  total_length: number;
+  metadata: Record<string, string>;
+  timeout_ms: number | null;
+}
+
+export interface LexicalHit {
+  source_id: string;
+  knowledge_base_id: string;
+  /** BM25 score. */
+  s: number;
+  /** Sum of the query terms' idf weights (the calibration's scale). */
+  sum_idf: number;
+  title: string;
+  heading: string | null;
+  url: string | null;
+  content: string;
+  metadata: Record<string, string>;
+}
+
+/** The lexical index's SQL: scope lookup, BM25 over posting lists, and term statistics for api results. */
+export class LexicalIndexRepo {
+  async listScopeSources(db: Db, input: { accountId: string; knowledgeBaseIds: string[] }): Promise<ScopeSource[]> {
+    return (await db
+      .selectFrom('knowledge_sources')
+      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms'])
+      .where('account_id', '=', input.accountId)
+      .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
+      .execute()) as ScopeSource[];
+  }
+
+  /**
+   * BM25 in SQL over the posting lists of the scope's live versions, in one round trip: each (query term,
+   * source) list is looked up once by primary key (a forced index probe, whatever the table statistics
+   * say), the terms' document frequencies and idf weights come from those lists, the postings budget is
+   * shared out rarest terms first (the water-filling of `allocatePostings`), and each list is read whole
+   * or, for common terms past the budget, from its high-impact head (fetched again by its row address,
+   * which is stable within the statement). Postings are summed per passage on integer keys (the source's
+   * position in the scope, the ordinal). Returns the top `topK` passages.
+   */
+  async searchPostings(db: Db, input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number }): Promise<LexicalHit[]> {
+    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const { rows } = await sql<LexicalHit>`
+      with recursive
+      q as materialized (
+        select t.lexeme as term, coalesce(array_length(t.positions, 1), 1)::int as qtf, t.qi::int as qi
+        from unnest(to_tsvector(${cfg}::regconfig, ${input.query})) with ordinality as t(lexeme, positions, weights, qi)
+      ),
+      scope as materialized (
+        select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) with ordinality as s(id, v, si)
+      ),
+      lists as materialized (
+        select q.qi, s.si, k.df, k.tid
+        from q cross join scope s
+        cross join lateral (
+          select k.df, k.ctid as tid from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+      ),
+      terms as materialized (
+        select q.qi, q.qtf, coalesce(sum(l.df), 0)::int as df,
+               row_number() over (order by coalesce(sum(l.df), 0), q.qi)::int as rank,
+               count(*) over ()::int as m
+        from q left join lists l on l.qi = q.qi
+        group by q.qi, q.qtf
+      ),
+      alloc (rank, qi, take, remaining) as (
+        select 0, 0, 0, ${input.budget}::int
+        union all
+        select t.rank, t.qi, x.take, a.remaining - x.take
+        from alloc a join terms t on t.rank = a.rank + 1,
+             lateral (select least(t.df, greatest(a.remaining / (t.m - t.rank + 1), 1)) as take) x
+      ),
+      weighted as materialized (
+        select t.qi, t.df, a.take, t.qtf * ln(1 + (${input.n}::float8 - t.df + 0.5) / (t.df + 0.5)) as w
+        from terms t join alloc a on a.qi = t.qi and a.rank = t.rank
+      ),
+      hits as (
+        select l.si, u.ord, sum(wt.w * u.imp) as s
+        from lists l join weighted wt on wt.qi = l.qi,
+             lateral (select case when wt.take >= wt.df then l.df else ceil(l.df * (wt.take::float8 / wt.df))::int end as cnt) c,
+             lateral (select k.ords, k.imps from knowledge_terms k where k.ctid = l.tid) k,
+             unnest(k.ords[1:c.cnt], k.imps[1:c.cnt]) as u(ord, imp)
+        group by l.si, u.ord
+        order by s desc, l.si, u.ord
+        limit ${input.topK}
+      )
+      select s.id as source_id, p.knowledge_base_id, h.s, (select sum(w) from weighted) as sum_idf,
+             p.title, p.heading, p.url, p.content, p.metadata
+      from hits h
+      join scope s on s.si = h.si
+      cross join lateral (
+        select * from knowledge_passages p
+        where p.source_id = s.id and p.version = s.v and p.ordinal = h.ord
+        limit 1
+      ) p
+      order by h.s desc, h.si, h.ord
+    `.execute(db);
+    return rows;
+
+  }
+
+  /** Term frequencies of each text (1-based index `i`), as the index's analyzer sees them. */
+  async tokenizeTexts(db: Db, texts: string[]) {
+    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const { rows } = await sql<{ i: number; term: string; tf: number }>`
+      select d.i::int as i, t.lexeme as term, coalesce(array_length(t.positions, 1), 1) as tf
+      from unnest(${texts}::text[]) with ordinality as d(txt, i), unnest(to_tsvector(${cfg}::regconfig, d.txt)) t
+    `.execute(db);
+    return rows;
+  }
+
+  /** The query's terms with their frequency in the query and their document frequency over `sources`. */
+  async queryTermStats(db: Db, input: { query: string; sources: { id: string; version: number }[] }) {
+    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const { rows } = await sql<{ term: string; qtf: number; df: number }>`
+      with q as (
+        select lexeme as term, coalesce(array_length(positions, 1), 1) as qtf from unnest(to_tsvector(${cfg}::regconfig, ${input.query}))
+      )
+      select q.term, q.qtf,
+        coalesce((select sum(k.df) from knowledge_terms k
+                  join unnest(${input.sources.map((s) => s.id)}::text[], ${input.sources.map((s) => s.version)}::int[]) as s(id, v)
+                    on k.source_id = s.id and k.version = s.v
+                  where k.term = q.term), 0)::float8 as df
+      from q
+    `.execute(db);
+    return rows;
+  }
+}
