@@ -1,25 +1,49 @@
 import tseslint from 'typescript-eslint';
 
-// Workflow code runs in Temporal's deterministic sandbox: it may import @temporalio/workflow, other
-// workflow files and *types* from activities/ and src/. Anything with I/O, clocks or randomness is refused.
-export default tseslint.config({
-  files: ['workflows/**/*.ts'],
-  languageOptions: { parser: tseslint.parser },
-  plugins: { '@typescript-eslint': tseslint.plugin },
-  rules: {
-    'no-restricted-imports': 'off',
-    '@typescript-eslint/no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          { group: ['../activities', '../activities/*', '../../activities', '../../activities/*'], allowTypeImports: true, message: 'Workflows import only types from activities.' },
-          { group: ['../src/*', '../../src/*', '!../src/domain', '!../src/domain/*'], allowTypeImports: true, message: 'Workflows import only types from src (src/domain pure rules excepted).' },
-          { group: ['node:*', 'fs', 'path', 'crypto', 'pg', 'kysely', 'express', 'http', 'https', 'net', 'child_process'], message: 'No I/O in workflow code.' },
-        ],
-      },
-    ],
-    'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'fetch', message: 'Do I/O in activities.' }],
-    'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use uuid4()/workflow randomness from @temporalio/workflow.' }],
-    'no-console': 'error',
+const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
+
+export default tseslint.config(
+  // Workflow code runs in Temporal's deterministic sandbox: it may import @temporalio/workflow, other
+  // workflow files and *types* from activities/ and src/. Anything with I/O, clocks or randomness is refused.
+  {
+    files: ['workflows/**/*.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../activities', '../activities/*', '../../activities', '../../activities/*'], allowTypeImports: true, message: 'Workflows import only types from activities.' },
+            { group: ['../src/*', '../../src/*', '!../src/domain', '!../src/domain/*'], allowTypeImports: true, message: 'Workflows import only types from src (src/domain pure rules excepted).' },
+            { group: ['node:*', 'fs', 'path', 'crypto', 'pg', 'kysely', 'express', 'http', 'https', 'net', 'child_process'], message: 'No I/O in workflow code.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'fetch', message: 'Do I/O in activities.' }],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use uuid4()/workflow randomness from @temporalio/workflow.' }],
+      'no-console': 'error',
+    },
   },
-});
+  // Services, repos and everything else of an area below the HTTP layer: no Express, no src/http or src/app,
+  // and no workflow file (only the contracts in workflows/shared). Only an area's *.routes.ts meets HTTP.
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/http/**', 'src/app/**', 'src/console/**', 'src/**/*.routes.ts', 'src/main*.ts', 'src/entry-point.ts', 'src/cli.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
+            { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
+            { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
+            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,17 +1,17 @@
-import type { MessagesService } from '../src/messaging/messages.service';
+import type { MessageDeliveryService } from '../src/messaging/message-delivery.service';
 import { asActivity } from './activity-errors';
 
-/** The SMS delivery workflow's steps, over MessagesService. */
-export function createSmsActivities(deps: { messages: MessagesService }) {
-  const { messages } = deps;
+/** The SMS delivery workflows' steps, over MessageDeliveryService. */
+export function createSmsActivities(deps: { messageDelivery: MessageDeliveryService }) {
+  const delivery = deps.messageDelivery;
   return {
     /** Quiet-hours check of a promotional message at the workflow's time `at`. */
-    planMessageSend: (input: { messageId: string; at: number }) => asActivity(() => messages.planMessageSend(input)),
+    planMessageSend: (input: { messageId: string; at: number }) => asActivity(() => delivery.planMessageSend(input)),
     /** Consent check, `sending`, submit through the carrier router, `sent`. */
-    sendMessage: (input: { messageId: string }) => asActivity(() => messages.sendMessage(input)),
+    sendMessage: (input: { messageId: string }) => asActivity(() => delivery.sendMessage(input)),
     /** Folds stored delivery receipts into the message's status. */
-    applyDeliveryReceipts: (input: { messageId: string }) => asActivity(() => messages.applyReceipts(input)),
+    applyDeliveryReceipts: (input: { messageId: string }) => asActivity(() => delivery.applyReceipts(input)),
     /** Ends a message `failed` (no carrier took it in time). */
-    failMessage: (input: { messageId: string; errorCode: string; errorMessage: string }) => asActivity(() => messages.failMessage(input)),
+    failMessage: (input: { messageId: string; errorCode: string; errorMessage: string }) => asActivity(() => delivery.failMessage(input)),
   };
 }

@@ -9,8 +9,8 @@ bash scripts/ensure-tools.sh --test
 
 echo "[test] typecheck"
 npx tsc --noEmit -p tsconfig.json
-echo "[test] lint (workflow determinism)"
-npx eslint workflows
+echo "[test] lint (workflow determinism, layer boundaries)"
+npx eslint workflows activities src
 
 mapfile -t files < <(find test -name '*.test.ts' | sort)
 if [ "${#files[@]}" -eq 0 ]; then

@@ -1,24 +1,11 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { createKnowledgeActivities } from '../activities/knowledge.activities';
 import { dbActivity, ingestionActivity } from './shared/activity-options';
+import type { KnowledgeSyncInput, KnowledgeSyncResult } from './shared/knowledge.contracts';
 
 type KnowledgeActivities = ReturnType<typeof createKnowledgeActivities>;
 const { beginKnowledgeSync, publishKnowledgeSource, failKnowledgeSync } = proxyActivities<KnowledgeActivities>(dbActivity);
 const { indexKnowledgeSource } = proxyActivities<KnowledgeActivities>(ingestionActivity);
-
-export interface KnowledgeSyncInput {
-  sourceId: string;
-  /** The version to build, allocated by the API call that started the sync; scheduled runs allocate one. */
-  version?: number;
-  trigger: 'create' | 'reindex' | 'update' | 'schedule';
-}
-
-export interface KnowledgeSyncResult {
-  status: 'ready' | 'failed' | 'skipped';
-  version?: number;
-  passages?: number;
-  error?: { code: string; message: string };
-}
 
 function failureOf(err: unknown): { code: string; message: string } {
   const cause = err instanceof ActivityFailure ? err.cause : err;

@@ -1,6 +1,7 @@
 import { ActivityFailure, log, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
+import type { SmsBatchInput, SmsBatchResult } from './shared/messaging.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
 const { sendMessage } = proxyLocalActivities<SmsActivities>(smsSubmitLocalActivity);
@@ -18,15 +19,6 @@ async function sendOne(messageId: string): Promise<string> {
     log.error('Message send failed', { messageId, error: String(err) });
     return 'error';
   }
-}
-
-export interface SmsBatchInput {
-  /** Messages to send now (no send_at, not promotional), in the order the API accepted them. */
-  messageIds: string[];
-}
-
-export interface SmsBatchResult {
-  statuses: Record<string, string>;
 }
 
 /**

@@ -1,25 +1,11 @@
 import { ActivityFailure, condition, proxyLocalActivities, setHandler, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
-import { cancelMessageSignal, deliveryReceiptSignal } from './shared/sms-messages';
+import { cancelMessageSignal, deliveryReceiptSignal, type SmsDeliveryInput, type SmsDeliveryResult } from './shared/messaging.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
 const { planMessageSend, applyDeliveryReceipts, failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity);
 const { sendMessage } = proxyLocalActivities<SmsActivities>(smsSubmitLocalActivity);
-
-export interface SmsDeliveryInput {
-  messageId: string;
-  /** RFC 3339 time to send at; null sends now. */
-  sendAt: string | null;
-  /** Promotional messages are held for the recipient's quiet hours. */
-  promotional: boolean;
-  /** How long to wait for the handset receipt once sent; without one the message stays `sent`. */
-  receiptTimeoutSeconds: number;
-}
-
-export interface SmsDeliveryResult {
-  status: string;
-}
 
 /**
  * One outbound SMS: wait for send_at (a durable timer, cut short by a cancel), hold a promotional

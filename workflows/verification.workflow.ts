@@ -1,17 +1,12 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createVerificationActivities } from '../activities/verification.activities';
 import { dbActivity } from './shared/activity-options';
-import { verificationFinishedSignal } from './shared/sms-messages';
+import { verificationFinishedSignal, type VerificationInput, type VerificationResult } from './shared/verifications.contracts';
 
 const { expireVerification } = proxyActivities<ReturnType<typeof createVerificationActivities>>(dbActivity);
 
-export interface VerificationInput {
-  verificationId: string;
-  ttlSeconds: number;
-}
-
 /** The lifetime of an OTP verification: a durable timer that expires it unless it finished first. */
-export async function verificationWorkflow(input: VerificationInput): Promise<{ expired: boolean }> {
+export async function verificationWorkflow(input: VerificationInput): Promise<VerificationResult> {
   let finished = false;
   setHandler(verificationFinishedSignal, () => {
     finished = true;

@@ -1,21 +1,17 @@
 import { condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
 import { webhookAttemptActivity } from './shared/activity-options';
-import { cancelDeliverySignal } from './shared/messages';
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS } from './shared/webhook-schedule';
+import {
+  cancelDeliverySignal,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_DELAYS,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryResult,
+} from './shared/webhooks.contracts';
 
 // A local activity: one attempt is a short HTTP call, and running it inside the workflow task saves two
 // server round trips per delivery (the attempt still shows in the history as a marker with its result).
 const { attemptWebhookDelivery } = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>(webhookAttemptActivity);
-
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-}
-
-export interface WebhookDeliveryResult {
-  status: 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-}
 
 /**
  * Delivers one event to one endpoint (or callback URL): an attempt, then a durable timer on the backoff

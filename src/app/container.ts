@@ -7,7 +7,10 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
 import { EventsService } from '../webhooks/events.service';
 import { createKnowledgeServices } from '../knowledge/knowledge-services';
-import { MessagesService, type SmsCarriers } from '../messaging/messages.service';
+import type { SmsCarriers } from '../channels/sms/carrier';
+import { InboundSmsService, noCustomerMessagePort } from '../messaging/inbound-sms.service';
+import { MessageDeliveryService } from '../messaging/message-delivery.service';
+import { MessagesService } from '../messaging/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
@@ -44,10 +47,17 @@ export function createServices(deps: ServiceDeps) {
     metrics,
   });
   const phoneNumbers = new PhoneNumbersService({ db });
-  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config, log: deps.log, carriers: deps.smsCarriers });
+  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config });
+  const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
+  const inboundSms = new InboundSmsService({
+    db, workflows, events, phoneNumbers, messages, config, log: deps.log,
+    delivery: messageDelivery,
+    customerMessages: noCustomerMessagePort,
+    carriers: deps.smsCarriers,
+  });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, verifications };
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

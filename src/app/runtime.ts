@@ -69,7 +69,7 @@ export async function createRuntime(input: {
     async startWorker() {
       workerConnection = await connectWorkerConnection(input.temporalAddress);
       // Carriers live in the worker: receipts and inbound SMS reach the messaging service from here.
-      await services.messages.startCarriers();
+      await services.inboundSms.startCarriers();
       worker = await createWorker({
         connection: workerConnection,
         namespace: config.temporal.namespace,
@@ -88,7 +88,7 @@ export async function createRuntime(input: {
       }
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
-      if (worker) await services.messages.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));
+      if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));
       await workerConnection?.close();
       await temporal.connection.close();
     },

@@ -1,7 +1,5 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
-
-extendZodWithOpenApi(z);
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import '../domain/api-schema';
 
 /** Routes register their zod schemas here as they are defined; /v1/openapi.json is generated from it. */
 export function createOpenApiRegistry(): OpenAPIRegistry {

@@ -1,4 +1,4 @@
-import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../db/schema';
 import { KnowledgeRepo } from './knowledge.repo';
@@ -8,8 +8,13 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import type { knowledgeSyncWorkflow, KnowledgeSyncInput } from '../../workflows/knowledge-sync.workflow';
-import { knowledgeRefreshScheduleId, knowledgeScheduledSyncWorkflowId, knowledgeSyncWorkflowId } from '../../workflows/shared/workflow-ids';
+import {
+  knowledgeRefreshScheduleId,
+  knowledgeScheduledSyncWorkflowId,
+  knowledgeSyncWorkflowContract,
+  knowledgeSyncWorkflowId,
+  type KnowledgeSyncInput,
+} from '../../workflows/shared/knowledge.contracts';
 import { assertOutboundUrl } from '../platform/outbound-http';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -198,9 +203,9 @@ export class KnowledgeSourcesService {
   }
 
   private async startSync(sourceId: string, version: number, trigger: KnowledgeSyncInput['trigger']) {
-    await this.deps.workflows.start<typeof knowledgeSyncWorkflow>('knowledgeSyncWorkflow', {
+    await this.deps.workflows.start(knowledgeSyncWorkflowContract, {
       workflowId: knowledgeSyncWorkflowId(sourceId, version),
-      args: [{ sourceId, version, trigger }],
+      input: { sourceId, version, trigger },
       memo: { sourceId },
     });
   }
@@ -213,35 +218,17 @@ export class KnowledgeSourcesService {
     if (input.refresh === 'manual') return this.deleteRefreshSchedule(input.sourceId);
     const every = REFRESH_INTERVAL_MS[input.refresh];
     const spec = { intervals: [{ every, offset: input.createdAt.getTime() % every }] };
-    const client = this.deps.workflows.client.schedule;
-    const scheduleId = knowledgeRefreshScheduleId(input.sourceId);
-    try {
-      await client.getHandle(scheduleId).update((prev) => ({ ...prev, spec }));
-      return;
-    } catch (err) {
-      if (!(err instanceof ScheduleNotFoundError)) throw err;
-    }
-    const args: [KnowledgeSyncInput] = [{ sourceId: input.sourceId, trigger: 'schedule' }];
-    await client.create({
-      scheduleId,
+    await this.deps.workflows.upsertSchedule(knowledgeSyncWorkflowContract, {
+      scheduleId: knowledgeRefreshScheduleId(input.sourceId),
       spec,
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'knowledgeSyncWorkflow',
-        taskQueue: this.deps.workflows.taskQueue,
-        workflowId: knowledgeScheduledSyncWorkflowId(input.sourceId),
-        args,
-      },
+      workflowId: knowledgeScheduledSyncWorkflowId(input.sourceId),
+      input: { sourceId: input.sourceId, trigger: 'schedule' },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1h' },
       memo: { sourceId: input.sourceId, accountId: input.accountId },
     });
   }
 
   async deleteRefreshSchedule(sourceId: string) {
-    try {
-      await this.deps.workflows.client.schedule.getHandle(knowledgeRefreshScheduleId(sourceId)).delete();
-    } catch (err) {
-      if (!(err instanceof ScheduleNotFoundError)) throw err;
-    }
+    await this.deps.workflows.deleteSchedule(knowledgeRefreshScheduleId(sourceId));
   }
 }

@@ -39,6 +39,11 @@ export class MessageRepo {
       .executeTakeFirst();
   }
 
+  /** Removes a message that never left `queued` (its request failed before the send was dispatched). */
+  async deleteQueuedMessage(db: Db, id: string) {
+    await db.deleteFrom('messages').where('id', '=', id).where('status', '=', 'queued').execute();
+  }
+
   async getMessageById(db: Db, accountId: string, id: string) {
     return db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   }

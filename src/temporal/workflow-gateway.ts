@@ -1,10 +1,35 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowStartOptions } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Workflow } from '@temporalio/common';
+import {
+  Client,
+  Connection,
+  ScheduleNotFoundError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type ScheduleOptions,
+  type ScheduleSpec,
+} from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Duration, type SignalDefinition } from '@temporalio/common';
+import type { WorkflowContract } from '../../workflows/shared/workflow-contract';
+
+export interface StartWorkflowOptions<I> {
+  workflowId: string;
+  input: I;
+  memo?: Record<string, unknown>;
+  startDelay?: Duration;
+}
+
+export interface ScheduledWorkflowOptions<I> {
+  scheduleId: string;
+  spec: ScheduleSpec;
+  workflowId: string;
+  input: I;
+  memo?: Record<string, unknown>;
+  policies?: ScheduleOptions['policies'];
+}
 
 /**
- * The services' only door to Temporal: start workflows by business-key id (idempotent: a second start of
- * the same id is a no-op), signal them, and reach schedules. Workflow functions are referenced by type only.
+ * The services' only door to Temporal, typed on the workflow contracts in workflows/shared: start
+ * workflows by business-key id (idempotent: a second start of the same id is a no-op), signal them by
+ * their signal definitions, and keep schedules. Services never import a workflow file.
  */
 export class WorkflowGateway {
   constructor(
@@ -12,20 +37,17 @@ export class WorkflowGateway {
     readonly taskQueue: string,
   ) {}
 
-  /** Starts `workflowType` unless a workflow with this id already ran; returns whether it started it. */
-  async start<W extends Workflow>(
-    workflowType: string,
-    opts: { workflowId: string; args: Parameters<W>; memo?: Record<string, unknown>; startDelay?: string },
-  ): Promise<boolean> {
+  /** Starts the contract's workflow unless one with this id already ran; returns whether it started it. */
+  async start<I, R>(contract: WorkflowContract<I, R>, opts: StartWorkflowOptions<I>): Promise<boolean> {
     try {
-      await this.client.workflow.start<W>(workflowType, {
+      await this.client.workflow.start(contract.workflowType, {
         taskQueue: this.taskQueue,
         workflowId: opts.workflowId,
-        args: opts.args,
+        args: [opts.input],
         memo: opts.memo,
         startDelay: opts.startDelay,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      } as unknown as WorkflowStartOptions<W>);
+      });
       return true;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -33,18 +55,50 @@ export class WorkflowGateway {
     }
   }
 
-  async signal(workflowId: string, signalName: string, ...args: unknown[]): Promise<void> {
-    await this.client.workflow.getHandle(workflowId).signal(signalName, ...args);
+  async signal<Args extends unknown[]>(workflowId: string, signal: SignalDefinition<Args>, ...args: Args): Promise<void> {
+    await this.client.workflow.getHandle(workflowId).signal(signal, ...args);
   }
 
   /** Signals a workflow that may have finished already; a finished or unknown workflow is not an error. */
-  async signalIfRunning(workflowId: string, signalName: string, ...args: unknown[]): Promise<boolean> {
+  async signalIfRunning<Args extends unknown[]>(workflowId: string, signal: SignalDefinition<Args>, ...args: Args): Promise<boolean> {
     try {
-      await this.signal(workflowId, signalName, ...args);
+      await this.signal(workflowId, signal, ...args);
       return true;
     } catch (err) {
-      if ((err as Error).name === 'WorkflowNotFoundError') return false;
+      if (err instanceof WorkflowNotFoundError) return false;
       throw err;
+    }
+  }
+
+  /** Creates the schedule, or updates the spec of the one that exists with this id. */
+  async upsertSchedule<I, R>(contract: WorkflowContract<I, R>, opts: ScheduledWorkflowOptions<I>): Promise<void> {
+    try {
+      await this.client.schedule.getHandle(opts.scheduleId).update((prev) => ({ ...prev, spec: opts.spec }));
+      return;
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    }
+    await this.client.schedule.create({
+      scheduleId: opts.scheduleId,
+      spec: opts.spec,
+      action: {
+        type: 'startWorkflow',
+        workflowType: contract.workflowType,
+        taskQueue: this.taskQueue,
+        workflowId: opts.workflowId,
+        args: [opts.input],
+      },
+      policies: opts.policies,
+      memo: opts.memo,
+    });
+  }
+
+  /** Deletes a schedule; one that does not exist is not an error. */
+  async deleteSchedule(scheduleId: string): Promise<void> {
+    try {
+      await this.client.schedule.getHandle(scheduleId).delete();
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
     }
   }
 }

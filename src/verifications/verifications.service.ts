@@ -10,8 +10,7 @@ import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import type { verificationWorkflow } from '../../workflows/verification.workflow';
-import { verificationWorkflowId } from '../../workflows/shared/workflow-ids';
+import { verificationFinishedSignal, verificationWorkflowContract, verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import type { EventsService } from '../webhooks/events.service';
 import type { MessagesService } from '../messaging/messages.service';
 
@@ -83,9 +82,9 @@ export class VerificationsService {
       origin: 'verification',
     });
     await this.repo.setMessageId(db, id, message.id);
-    await this.deps.workflows.start<typeof verificationWorkflow>('verificationWorkflow', {
+    await this.deps.workflows.start(verificationWorkflowContract, {
       workflowId: verificationWorkflowId(id),
-      args: [{ verificationId: id, ttlSeconds }],
+      input: { verificationId: id, ttlSeconds },
       memo: { accountId: input.principal.accountId, verificationId: id },
     });
     return toVerificationObject((await this.repo.getVerification(db, id))!);
@@ -120,11 +119,11 @@ export class VerificationsService {
       if (approved) {
         row = approved;
         await this.emit(approved, 'verification.approved');
-        await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), 'verificationFinished');
+        await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), verificationFinishedSignal);
       }
     } else if (counted.attempts >= counted.max_attempts) {
       row = (await this.repo.finishVerification(db, v.id, 'max_attempts_reached')) ?? counted;
-      await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), 'verificationFinished');
+      await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), verificationFinishedSignal);
     }
     return { ...toVerificationObject(row), valid: valid && row.status === 'approved' };
   }

@@ -6,8 +6,7 @@ import { notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { Metrics } from '../observability/metrics';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
-import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 
 export interface EventObject {
   id: string;
@@ -85,9 +84,9 @@ export class EventsService {
     await this.repo.insertDeliveries(this.deps.db, deliveries);
     await Promise.all(
       deliveries.map((d) =>
-        this.deps.workflows.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+        this.deps.workflows.start(webhookDeliveryWorkflowContract, {
           workflowId: webhookDeliveryWorkflowId(d.id),
-          args: [{ deliveryId: d.id }],
+          input: { deliveryId: d.id },
           memo: { eventId: d.event_id, endpointId: d.endpoint_id, accountId: d.account_id },
         }),
       ),

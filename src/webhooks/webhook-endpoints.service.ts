@@ -7,7 +7,7 @@ import { IdPrefix, newId } from '../domain/ids';
 import { newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { cancelDeliverySignal, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 
@@ -123,6 +123,6 @@ export class WebhookEndpointsService {
   /** Wakes the retry loops of this endpoint's pending deliveries so they end as cancelled now. */
   private async cancelPendingDeliveries(endpointId: string) {
     const pending = await this.repo.listPendingDeliveriesForEndpoint(this.deps.db, endpointId);
-    await Promise.all(pending.map((d) => this.deps.workflows.signalIfRunning(webhookDeliveryWorkflowId(d.id), 'cancelDelivery')));
+    await Promise.all(pending.map((d) => this.deps.workflows.signalIfRunning(webhookDeliveryWorkflowId(d.id), cancelDeliverySignal)));
   }
 }

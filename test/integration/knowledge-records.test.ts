@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { apiClient, type ApiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
-import { knowledgeRefreshScheduleId } from '../../workflows/shared/workflow-ids';
+import { knowledgeRefreshScheduleId } from '../../workflows/shared/knowledge.contracts';
 import { startSite, waitForSource } from './knowledge-helpers';
 
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isQuietTime } from '../../src/channels/sms/quiet-hours';
 import { verifySignatureHeader } from '../../src/domain/signature';
-import { smsDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
 import { apiClient, type ApiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
@@ -361,7 +361,7 @@ describe('delivery', () => {
     const statuses = (await eventsOfType(accountId, 'message.updated')).map((e) => e.data.status);
     assert.deepEqual(statuses, ['sending', 'sent', 'delivered']);
     // Nor does a receipt for a message that failed before sending.
-    await ctx.stack.services.messages.failMessage({ messageId: m.id, errorCode: 'x', errorMessage: 'x' });
+    await ctx.stack.services.messageDelivery.failMessage({ messageId: m.id, errorCode: 'x', errorMessage: 'x' });
     assert.equal((await call('GET', `/v1/messages/${m.id}`)).body.status, 'delivered');
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { verificationWorkflowId } from '../../workflows/shared/workflow-ids';
+import { verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import { apiClient } from '../support/http';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
 import { useTestStack } from '../support/stack';

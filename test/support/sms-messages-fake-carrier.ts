@@ -1,5 +1,5 @@
 import { CarrierError, type CarrierListener, type DeliveryReceipt, type SubmitSmsRequest, type SubmitSmsResult } from '../../src/channels/sms/carrier';
-import type { SmsCarriers } from '../../src/messaging/messages.service';
+import type { SmsCarriers } from '../../src/channels/sms/carrier';
 
 /**
  * What the fake does with a message to a given number:

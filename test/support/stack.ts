@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createActivities } from '../../activities';
 import { createServices, type Services } from '../../src/app/container';
-import type { SmsCarriers } from '../../src/messaging/messages.service';
+import type { SmsCarriers } from '../../src/channels/sms/carrier';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig } from './config';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -64,7 +64,7 @@ export async function startTestStack(opts: {
       activities: createActivities(services),
     });
     running = worker.run();
-    await services.messages.startCarriers();
+    await services.inboundSms.startCarriers();
   }
 
   return {
@@ -86,7 +86,7 @@ export async function startTestStack(opts: {
       if (worker) {
         worker.shutdown();
         await running;
-        await services.messages.stopCarriers();
+        await services.inboundSms.stopCarriers();
       }
       await database.destroy();
     },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { verifySignatureHeader } from '../../src/domain/signature';
-import { webhookDeliveryWorkflowId } from '../../workflows/shared/workflow-ids';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import { apiClient, type ApiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';

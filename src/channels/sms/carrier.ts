@@ -79,3 +79,10 @@ export interface Carrier {
   start(listener: CarrierListener): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What messaging needs from the carrier layer: the router (submit) and its lifecycle. */
+export interface SmsCarriers {
+  submit(request: SubmitSmsRequest): Promise<SubmitSmsResult>;
+  start?(listener: CarrierListener): Promise<void>;
+  stop?(): Promise<void>;
+}

@@ -1,0 +1,166 @@
+import type { Kysely } from 'kysely';
+import { countryOf } from '../channels/sms/addresses';
+import type { CarrierListener, DeliveryReceipt, InboundSms, SmsCarriers } from '../channels/sms/carrier';
+import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from '../channels/sms/keywords';
+import { segmentSms } from '../channels/sms/segmenter';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import { derivedId, IdPrefix, newId } from '../domain/ids';
+import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import type { Logger } from '../observability/logger';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import type { EventsService } from '../webhooks/events.service';
+import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
+import type { MessageDeliveryService } from './message-delivery.service';
+import { MessageRepo } from './message.repo';
+import { toMessageObject, type MessageObject } from './message.schemas';
+import { hasOwnWorkflow, type MessagesService } from './messages.service';
+
+/**
+ * Where a customer's inbound SMS goes once messaging has stored it and applied consent keywords: the
+ * conversations area plugs in here (a number with a live agent opens or continues a conversation).
+ */
+export interface CustomerMessagePort {
+  onCustomerMessage(input: { accountId: string; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void>;
+}
+
+/** No agent wiring: inbound messages are stored and emitted only. */
+export const noCustomerMessagePort: CustomerMessagePort = { onCustomerMessage: async () => undefined };
+
+/**
+ * The carriers' listener (worker process): delivery receipts and inbound SMS. Receipts are stored and
+ * folded into their message; inbound messages are stored, consent keywords (STOP/START/HELP) applied and
+ * answered, message.received emitted, and a customer message handed to the CustomerMessagePort.
+ */
+export class InboundSmsService implements CarrierListener {
+  private readonly repo = new MessageRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      events: EventsService;
+      phoneNumbers: PhoneNumbersService;
+      messages: MessagesService;
+      delivery: MessageDeliveryService;
+      customerMessages: CustomerMessagePort;
+      carriers?: SmsCarriers;
+      config: Config;
+      log: Logger;
+    },
+  ) {}
+
+  /** Starts the carriers (worker process only) with this service as their listener. */
+  async startCarriers(): Promise<void> {
+    await this.deps.carriers?.start?.(this);
+  }
+
+  async stopCarriers(): Promise<void> {
+    await this.deps.carriers?.stop?.();
+  }
+
+  /**
+   * A delivery receipt: stored first (keyed by carrier and carrier message id), then folded into its
+   * message by the delivery workflow. A receipt for a message whose submit is not recorded yet waits
+   * in the table; recording the submit picks it up.
+   */
+  async onReceipt(receipt: DeliveryReceipt): Promise<void> {
+    const { db, workflows } = this.deps;
+    const m = await this.repo.storeReceipt(db, {
+      carrier: receipt.carrier,
+      carrier_message_id: receipt.carrierMessageId,
+      status: receipt.status,
+      carrier_error_code: receipt.carrierErrorCode ?? null,
+      received_at: receipt.at,
+    });
+    if (!m) return;
+    // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
+    // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
+    // late receipt still moves `sent` forward, never back.
+    const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(m.id), deliveryReceiptSignal));
+    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m);
+  }
+
+  /**
+   * An inbound SMS: stored as an inbound message of the account owning the number (or that last wrote
+   * to this sender from this sender ID / short code), consent keywords applied, message.received
+   * emitted. Idempotent per carrier message id (a redelivered deliver_sm changes nothing).
+   */
+  async onInbound(sms: InboundSms): Promise<void> {
+    const { db, log } = this.deps;
+    const number = await this.deps.phoneNumbers.findNumber({ number: sms.to });
+    const accountId = number?.account_id ?? (await this.repo.findAccountOfConversation(db, sms.to, sms.from));
+    if (!accountId) {
+      log.warn({ carrier: sms.carrier, to: sms.to }, 'Inbound SMS to an unknown number dropped');
+      return;
+    }
+    const id = sms.carrierMessageId
+      ? derivedId(IdPrefix.message, 'inbound', sms.carrier, sms.carrierMessageId)
+      : newId(IdPrefix.message);
+    const segmented = segmentSms(sms.body);
+    await this.repo.insertMessage(db, {
+      id,
+      account_id: accountId,
+      direction: 'inbound',
+      type: 'transactional',
+      origin: 'api',
+      to: sms.to,
+      from: sms.from,
+      body: sms.body,
+      status: 'received',
+      segments: segmented.segments,
+      encoding: segmented.encoding,
+      country: countryOf(sms.from),
+      price: null,
+      price_currency: null,
+      error_code: null,
+      error_message: null,
+      reference: null,
+      status_callback: null,
+      send_at: null,
+      held_until: null,
+      carrier: sms.carrier,
+      carrier_message_ids: sms.carrierMessageId ? JSON.stringify([sms.carrierMessageId]) : null,
+      created_at: sms.receivedAt,
+    });
+    const row = (await this.repo.getMessage(db, id))!;
+    const message = toMessageObject(row);
+
+    const keyword = classifyKeyword(sms.body);
+    if (keyword) {
+      const sender = sms.to;
+      const recipient = sms.from;
+      let reply: string;
+      if (keyword.action === 'opt_out' || keyword.action === 'opt_out_all') {
+        const scope = keyword.action === 'opt_out_all' ? '*' : sender;
+        await this.repo.setConsent(db, { account_id: accountId, sender: scope, recipient, opted_out: true, keyword: keyword.keyword });
+        reply = OPT_OUT_REPLY;
+      } else if (keyword.action === 'opt_in') {
+        await this.repo.clearConsent(db, accountId, sender, recipient);
+        await this.repo.clearConsent(db, accountId, '*', recipient);
+        reply = OPT_IN_REPLY;
+      } else {
+        reply = number?.help_text ?? this.deps.config.messaging.helpText;
+      }
+      await this.deps.messages.sendInternalMessage({
+        id: derivedId(IdPrefix.message, id, 'auto_reply'),
+        accountId,
+        to: recipient,
+        from: sender,
+        body: reply,
+        origin: 'auto_reply',
+      });
+    }
+
+    await this.deps.events.emit({
+      accountId,
+      type: 'message.received',
+      data: message,
+      eventId: derivedId(IdPrefix.event, id, 'message.received'),
+    });
+
+    if (!keyword && number?.agent_id) {
+      await this.deps.customerMessages.onCustomerMessage({ accountId, phoneNumberId: number.id, agentId: number.agent_id, message });
+    }
+  }
+}

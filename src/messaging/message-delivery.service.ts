@@ -1,0 +1,152 @@
+import type { Kysely } from 'kysely';
+import { CarrierError, type SmsCarriers, type SubmitSmsResult } from '../channels/sms/carrier';
+import { priceMessage } from '../channels/sms/pricing';
+import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import type { MessageStatus } from '../db/tables/sms';
+import { notFound } from '../domain/errors';
+import type { EventsService } from '../webhooks/events.service';
+import { emitMessageUpdated } from './message-events';
+import { MessageRepo, type MessageRow, type ReceiptRow } from './message.repo';
+
+export interface SendMessageResult {
+  status: MessageStatus;
+  /** Wait for delivery receipts (false when final already, or the carrier sends none). */
+  awaitReceipt: boolean;
+}
+
+const FINAL: MessageStatus[] = ['delivered', 'undelivered', 'failed', 'canceled', 'received'];
+const NEGATIVE_RECEIPTS = ['undelivered', 'failed', 'expired', 'rejected'];
+
+/** error_code of an undelivered message from the receipt status (docs/sms-error-codes.md). */
+const receiptErrorCode = (status: string) =>
+  status === 'expired' ? 'message_expired' : status === 'rejected' ? 'carrier_rejected' : 'undeliverable';
+
+/**
+ * The delivery workflows' steps (called by activities): quiet-hours planning, consent check + submit
+ * through the carrier router, failing a message, and folding delivery receipts into its status. Postgres
+ * holds every status; statuses only move forward (ALLOWED_FROM in message.repo.ts), so a late or duplicate
+ * receipt changes nothing.
+ */
+export class MessageDeliveryService {
+  private readonly repo = new MessageRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      events: EventsService;
+      config: Config;
+      carriers?: SmsCarriers;
+    },
+  ) {}
+
+  /**
+   * Before a promotional message goes out: when it is quiet time at the recipient (`at` is the
+   * workflow's clock), the time to hold it until. Null when it may go now or is no longer queued.
+   */
+  async planMessageSend(input: { messageId: string; at: number }): Promise<{ holdUntil: number | null }> {
+    const m = await this.repo.getMessage(this.deps.db, input.messageId);
+    if (!m) throw notFound('message', input.messageId);
+    if (m.status !== 'queued' || m.type !== 'promotional') return { holdUntil: null };
+    const until = quietHoursHoldUntil(new Date(input.at), m.country);
+    await this.repo.setHeldUntil(this.deps.db, m.id, until);
+    return { holdUntil: until?.getTime() ?? null };
+  }
+
+  /**
+   * Consent check, `sending`, submit through the carrier router, `sent` (charged), then any receipts
+   * that arrived before the submit was recorded. A retryable carrier failure is thrown so Temporal
+   * retries with backoff; a permanent one ends the message `failed` with the carrier's error code.
+   */
+  async sendMessage(input: { messageId: string }): Promise<SendMessageResult> {
+    const { db } = this.deps;
+    let m = await this.repo.getMessage(db, input.messageId);
+    if (!m) throw notFound('message', input.messageId);
+    if (FINAL.includes(m.status)) return { status: m.status, awaitReceipt: false };
+    if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
+
+    if (m.status === 'queued') {
+      const claimed = await this.repo.claimForSending(db, m.id);
+      if (!claimed) return this.sendMessage(input); // canceled meanwhile: re-read
+      await emitMessageUpdated(this.deps.events, claimed);
+      if (claimed.status === 'failed') return { status: 'failed', awaitReceipt: false };
+      m = claimed;
+    }
+
+    if (!this.deps.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
+    let result: SubmitSmsResult;
+    try {
+      result = await this.deps.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true });
+    } catch (err) {
+      if (err instanceof CarrierError && !err.retryable) {
+        await this.fail(m.id, err.code, err.message);
+        return { status: 'failed', awaitReceipt: false };
+      }
+      throw err;
+    }
+    const { config } = this.deps;
+    const sent = await this.repo.recordSubmit(db, m.id, {
+      carrier: result.carrier,
+      carrier_message_ids: result.carrierMessageIds,
+      price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
+      price_currency: config.messaging.priceCurrency,
+      sent_at: new Date(),
+    });
+    if (sent) await emitMessageUpdated(this.deps.events, sent);
+    return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
+  }
+
+  /** Receipts that arrived before the submit was recorded are folded in now. */
+  private async reconcileAfterSubmit(messageId: string, receipts: boolean, row?: MessageRow): Promise<SendMessageResult> {
+    const applied = await this.applyReceipts({ messageId }, row);
+    return { status: applied.status, awaitReceipt: receipts && !applied.final };
+  }
+
+  /** Ends a message `failed` before it reached a carrier (nothing charged). */
+  async failMessage(input: { messageId: string; errorCode: string; errorMessage: string }) {
+    await this.fail(input.messageId, input.errorCode, input.errorMessage);
+  }
+
+  private async fail(messageId: string, errorCode: string, errorMessage: string) {
+    const row = await this.repo.transitionMessage(this.deps.db, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
+    if (row) await emitMessageUpdated(this.deps.events, row);
+  }
+
+  /**
+   * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
+   * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
+   */
+  async applyReceipts(input: { messageId: string }, known?: MessageRow): Promise<{ status: MessageStatus; final: boolean }> {
+    const { db } = this.deps;
+    const m = known ?? (await this.repo.getMessage(db, input.messageId));
+    if (!m) throw notFound('message', input.messageId);
+    if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
+    const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
+    if (receipts.length === 0) return { status: m.status, final: false };
+    const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
+    let row: MessageRow | undefined;
+    if (negative) {
+      row = await this.repo.transitionMessage(db, m.id, 'undelivered', {
+        error_code: receiptErrorCode(negative.status),
+        error_message: describeReceipt(negative),
+      });
+    } else {
+      // Some carriers confirm only the first part of a concatenated message: one delivered part is
+      // the handset's confirmation (a later negative receipt for another part cannot move it back).
+      const delivered = receipts.find((r) => r.status === 'delivered');
+      if (delivered) row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: delivered.received_at });
+    }
+    if (row) {
+      await emitMessageUpdated(this.deps.events, row);
+      return { status: row.status, final: true };
+    }
+    const now = await this.repo.getMessage(db, m.id);
+    return { status: now!.status, final: FINAL.includes(now!.status) };
+  }
+
+}
+
+function describeReceipt(r: ReceiptRow) {
+  return `Carrier ${r.carrier} reported ${r.status}${r.carrier_error_code ? ` (error ${r.carrier_error_code})` : ''}`;
+}

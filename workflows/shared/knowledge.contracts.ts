@@ -1,0 +1,23 @@
+import { defineWorkflowContract } from './workflow-contract';
+
+export interface KnowledgeSyncInput {
+  sourceId: string;
+  /** The version to build, allocated by the API call that started the sync; scheduled runs allocate one. */
+  version?: number;
+  trigger: 'create' | 'reindex' | 'update' | 'schedule';
+}
+
+export interface KnowledgeSyncResult {
+  status: 'ready' | 'failed' | 'skipped';
+  version?: number;
+  passages?: number;
+  error?: { code: string; message: string };
+}
+
+/** One sync of one knowledge source (build a version beside the live one, then swap it in). */
+export const knowledgeSyncWorkflowContract = defineWorkflowContract<KnowledgeSyncInput, KnowledgeSyncResult>('knowledgeSyncWorkflow');
+
+/** One knowledge sync (building `version` of a source); scheduled runs get Temporal's timestamp suffix. */
+export const knowledgeSyncWorkflowId = (sourceId: string, version: number) => `knowledge-sync:${sourceId}:v${version}`;
+export const knowledgeScheduledSyncWorkflowId = (sourceId: string) => `knowledge-sync:${sourceId}:scheduled`;
+export const knowledgeRefreshScheduleId = (sourceId: string) => `knowledge-refresh:${sourceId}`;
