@@ -1,6 +1,7 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
+import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -25,4 +26,11 @@ export interface DB {
   knowledge_sources: KnowledgeSourceTable;
   knowledge_passages: KnowledgePassageTable;
   knowledge_terms: KnowledgeTermTable;
+  agents: AgentTable;
+  agent_versions: AgentVersionTable;
+  conversations: ConversationTable;
+  conversation_messages: ConversationMessageTable;
+  runs: RunTable;
+  run_tool_calls: RunToolCallTable;
+  run_events: RunEventTable;
 }

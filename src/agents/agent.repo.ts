@@ -1,0 +1,61 @@
+import type { Kysely, Transaction } from 'kysely';
+import { paginate, type PageParams } from '../db/pagination';
+import type { DB } from '../db/schema';
+import type { StoredAgentConfig } from '../db/tables/agents';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export class AgentRepo {
+  async insertAgent(db: Db, row: { id: string; account_id: string; name: string; draft: StoredAgentConfig }) {
+    return db
+      .insertInto('agents')
+      .values({ ...row, draft: JSON.stringify(row.draft), live_version: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async getAgentById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('agents').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async getAgentByName(db: Db, accountId: string, name: string) {
+    return db.selectFrom('agents').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+  }
+
+  async listAgents(db: Kysely<DB>, accountId: string, page: PageParams) {
+    return paginate(db, 'agents', db.selectFrom('agents').selectAll().where('account_id', '=', accountId), page);
+  }
+
+  async updateDraft(db: Db, id: string, draft: StoredAgentConfig, name: string) {
+    return db
+      .updateTable('agents')
+      .set({ draft: JSON.stringify(draft), name, updated_at: new Date() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Freezes the draft as the next version and makes it live, in one transaction. */
+  async publishDraft(db: Kysely<DB>, id: string) {
+    return db.transaction().execute(async (tx) => {
+      const agent = await tx.selectFrom('agents').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+      const version = (agent.live_version ?? 0) + 1;
+      const last = await tx
+        .selectFrom('agent_versions')
+        .select((eb) => eb.fn.max('version').as('v'))
+        .where('agent_id', '=', id)
+        .executeTakeFirst();
+      const next = Math.max(version, Number(last?.v ?? 0) + 1);
+      await tx.insertInto('agent_versions').values({ agent_id: id, version: next, config: JSON.stringify(agent.draft) }).execute();
+      return tx.updateTable('agents').set({ live_version: next, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    });
+  }
+
+  async getVersion(db: Db, agentId: string, version: number) {
+    return db.selectFrom('agent_versions').selectAll().where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst();
+  }
+
+  async listVersions(db: Db, agentId: string) {
+    return db.selectFrom('agent_versions').selectAll().where('agent_id', '=', agentId).orderBy('version', 'desc').execute();
+  }
+}

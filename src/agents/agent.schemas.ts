@@ -1,0 +1,112 @@
+import { z } from '../domain/api-schema';
+
+export const ChannelSchema = z.enum(['sms', 'chat', 'email', 'voice']);
+export type Channel = z.infer<typeof ChannelSchema>;
+
+const FilterValueSchema = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.strictObject({ in: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1) }),
+  z.strictObject({ eq: z.union([z.string(), z.number(), z.boolean()]) }),
+]);
+
+export const ToolDefinitionSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'letters, digits, _ or -, starting with a letter, at most 64'),
+  description: z.string().min(1).max(1024),
+  parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+  endpoint: z.string().url().max(2048),
+  timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
+  /** Retried once on network errors (SPEC: handlers should be idempotent using run_id). */
+  idempotent: z.boolean().default(false),
+});
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+
+/**
+ * An agent's configuration as authored in the console or applied from a YAML file (`npm run cli --
+ * agents apply`). Publishing freezes it into an immutable version; runs record the version they used.
+ */
+export const AgentConfigSchema = z.strictObject({
+  name: z.string().min(1).max(120),
+  channels: z.array(ChannelSchema).min(1).default(['chat']),
+  locales: z.array(z.string().min(2).max(35)).default(['en']),
+  instructions: z.string().max(20_000).default(''),
+  knowledge_bases: z
+    .array(z.strictObject({ id: z.string().startsWith('kb_'), filter: z.record(z.string(), FilterValueSchema).optional() }))
+    .default([]),
+  /** Filter retrieval on this source metadata key with the conversation's customer locale (e.g. `locale`). */
+  locale_filter_key: z.string().min(1).max(40).nullable().default(null),
+  /** Never answer a knowledge question without a supporting source (hand off instead). */
+  retrieval_required: z.boolean().default(true),
+  tools: z.array(ToolDefinitionSchema).max(32).default([]),
+  guardrails: z
+    .strictObject({
+      requires_approval: z.array(z.string()).default([]),
+      restricted_topics: z.array(z.string().min(2).max(200)).max(100).default([]),
+      /** What a restricted topic does: hand off to a human, or refuse politely and stay with the agent. */
+      restricted_topic_action: z.enum(['handoff', 'refuse']).default('handoff'),
+      confidence_floor: z.number().min(0).max(1).default(0.35),
+    })
+    .default({ requires_approval: [], restricted_topics: [], restricted_topic_action: 'handoff', confidence_floor: 0.35 }),
+  handoff: z
+    .strictObject({ default_queue: z.string().min(1).max(120).default('support'), on_low_confidence: z.boolean().default(true) })
+    .default({ default_queue: 'support', on_low_confidence: true }),
+  /** How long an approval or an async tool result is awaited before the run gives up on it. */
+  timeouts: z
+    .strictObject({
+      approval_seconds: z.number().int().min(10).max(7 * 86_400).default(3_600),
+      tool_result_seconds: z.number().int().min(10).max(7 * 86_400).default(3_600),
+    })
+    .default({ approval_seconds: 3_600, tool_result_seconds: 3_600 }),
+});
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type AgentConfigInput = z.input<typeof AgentConfigSchema>;
+
+/** The agent object of the API (read-only there): SPEC "Agent". */
+export const AgentSchema = z
+  .object({
+    id: z.string().describe('agt_ prefix'),
+    object: z.literal('agent'),
+    name: z.string(),
+    status: z.enum(['live', 'draft']),
+    channels: z.array(ChannelSchema),
+    locales: z.array(z.string()),
+    knowledge_sources: z.array(z.string()).describe('knowledge base ids'),
+    tools: z.array(z.string()).describe('tool names'),
+    guardrails: z.object({
+      requires_approval: z.array(z.string()),
+      restricted_topics: z.array(z.string()),
+      confidence_floor: z.number(),
+    }),
+    handoff: z.object({ default_queue: z.string(), on_low_confidence: z.boolean() }),
+    retrieval_required: z.boolean(),
+    version: z.number().int().describe('the live version; 0 while the agent was never published'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Agent');
+export type AgentObject = z.infer<typeof AgentSchema>;
+
+/** The API shows what conversations use: the live version, or the draft of an agent never published. */
+export function toAgentObject(row: { id: string; live_version: number | null; created_at: Date; updated_at: Date }, config: AgentConfig): AgentObject {
+  return {
+    id: row.id,
+    object: 'agent',
+    name: config.name,
+    status: row.live_version === null ? 'draft' : 'live',
+    channels: config.channels,
+    locales: config.locales,
+    knowledge_sources: config.knowledge_bases.map((k) => k.id),
+    tools: config.tools.map((t) => t.name),
+    guardrails: {
+      requires_approval: config.guardrails.requires_approval,
+      restricted_topics: config.guardrails.restricted_topics,
+      confidence_floor: config.guardrails.confidence_floor,
+    },
+    handoff: config.handoff,
+    retrieval_required: config.retrieval_required,
+    version: row.live_version ?? 0,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,128 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './accounts';
+
+/** A stored agent configuration (draft or a published version); its shape is AgentConfig in src/agents. */
+export type StoredAgentConfig = Record<string, unknown>;
+
+export interface AgentTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The editable draft; publishing copies it into agent_versions. */
+  draft: Json<StoredAgentConfig>;
+  /** The published version conversations use; null while the agent is a draft only. */
+  live_version: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AgentVersionTable {
+  agent_id: string;
+  version: number;
+  config: Json<StoredAgentConfig>;
+  published_at: Timestamp;
+}
+
+export type ConversationStatus = 'active' | 'handed_off' | 'closed';
+export type ConversationChannel = 'sms' | 'chat' | 'email' | 'voice';
+
+export interface ConversationTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  channel: ConversationChannel;
+  status: ConversationStatus;
+  customer: Json<Record<string, unknown>>;
+  context: Json<Record<string, unknown>>;
+  tags: Json<string[]>;
+  metadata: Json<Record<string, string>>;
+  handoff: Json<Record<string, unknown>> | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  closed_at: NullableTimestamp;
+}
+
+export type ConversationRole = 'customer' | 'agent' | 'human';
+
+export interface ConversationMessageTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  seq: Generated<number>;
+  role: ConversationRole;
+  content: string;
+  attachments: Json<string[]>;
+  run_id: string | null;
+  created_at: Timestamp;
+}
+
+export type RunStatus = 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'expired';
+
+export interface RunTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  /** The customer message this run answers. */
+  message_id: string;
+  agent_id: string;
+  agent_version: number;
+  channel: ConversationChannel;
+  status: RunStatus;
+  confidence: number | null;
+  retrieval: Json<unknown[]>;
+  /** The planner's last decision (internal; materialised into reply/handoff when the run finishes). */
+  decision: Json<Record<string, unknown>> | null;
+  reply: Json<{ role: 'agent'; content: string }> | null;
+  handoff: Json<Record<string, unknown>> | null;
+  usage: Json<{ input_tokens: number; output_tokens: number }>;
+  error: Json<{ code: string; message: string }> | null;
+  guardrail_notes: Json<unknown[]>;
+  required_action: Json<Record<string, unknown>> | null;
+  reply_message_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+/**
+ * A tool call of a run. awaiting_approval → approved | rejected | expired; approved (or no gate) →
+ * calling → ok | error | timed_out | pending_result; pending_result → ok (result submitted) | expired.
+ * invalid: arguments failed the tool's JSON Schema (nothing was sent).
+ */
+export type ToolCallStatus =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'rejected'
+  | 'calling'
+  | 'pending_result'
+  | 'ok'
+  | 'error'
+  | 'timed_out'
+  | 'expired'
+  | 'invalid';
+
+export interface RunToolCallTable {
+  id: string;
+  run_id: string;
+  seq: number;
+  tool: string;
+  arguments: Json<Record<string, unknown>>;
+  status: ToolCallStatus;
+  result: Json<unknown> | null;
+  error: Json<{ code: string; message: string }> | null;
+  latency_ms: number | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  expires_at: NullableTimestamp;
+  decision_note: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RunEventTable {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
