@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/errors';
-import { assertOutboundUrl, OutboundNetworkError, postSignedJson, type OutboundResponse } from '../../services/outbound-http';
+import { assertOutboundUrl, OutboundNetworkError, postSignedJson, type OutboundResponse } from '../../platform/outbound-http';
 
 /**
  * The tool endpoint contract (SPEC "Tool endpoint contract", "Authentication" 5): one signed POST of
