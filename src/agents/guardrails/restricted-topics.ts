@@ -29,12 +29,12 @@ export interface MatchRestrictedTopicInput {
 
 export interface RestrictedTopicMatch {
   topic: string;
-  /** The words of the text that matched, in the order of the topic's words (amounts as written). */
+  /** The text's words that matched (lower-cased, accents stripped), in the topic's word order, then the amount. */
   matched: string;
 }
 
 const STOP_WORDS = new Set(
-  ('a an the of for about on in into to with and or any anything all about regarding related relating concerning ' +
+  ('a an the of for about on in into to with and or any anything all regarding related relating concerning ' +
     'topic topics subject subjects our your their my me we you i it its is are be being do does how what when why ' +
     'who which that this these those there than as at by from some such').split(' '),
 );
