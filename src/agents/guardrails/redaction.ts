@@ -1,0 +1,373 @@
+/**
+ * Data redaction (SPEC "What the service does" 6, DESIGN §4): card numbers, US SSNs, IBANs, UK National
+ * Insurance numbers, passports and national ids are replaced before text reaches transcripts, logs,
+ * replies, webhook payloads or Temporal history.
+ *
+ * What is matched
+ * - `card_number`: 13–19 digits, optionally split by single spaces or dashes, Luhn-valid only (so order
+ *   numbers survive). A run of more than 19 digits without separators is an id, not a card; a longer run
+ *   with separators is cut on its groups, left to right, taking the longest Luhn-valid 13–19 digit window
+ *   (a card typed with its expiry, "4242 4242 4242 4242 12 25", or two cards in a row).
+ * - `us_ssn`: AAA-GG-SSSS (dashes or single spaces, the same both times) outside the never-issued ranges
+ *   (area 000, 666, 900–999; group 00; serial 0000); 9 bare digits only after "ssn"/"social security".
+ * - `iban`: country code + 2 check digits + BBAN of the country's registered length, compact or in groups
+ *   of 4 separated by single spaces, mod-97 valid. Countries not in the registry table are not matched.
+ * - `uk_nino`: two prefix letters (first not D F I Q U V, second not D F I O Q U V, and not BG GB KN NK NT
+ *   TN ZZ), six digits (optionally paired with single spaces) and suffix A–D.
+ * - `passport` / `national_id`: after a keyword (passport, reisepass, passeport, pasaporte; national id,
+ *   identity card, personalausweis, DNI, NIE, NIF, carte d'identité, driver's licence…) and at most a few
+ *   filler words ("number", "no.", "is"…), an id of 6–12 letters/digits holding at least one digit.
+ * Every match needs a non-alphanumeric character (or the text edge) on both sides.
+ *
+ * Placeholders: cards keep their last four digits, `[card ••••4242]`, as Stripe's `last4` and PCI DSS
+ * allow, so a customer and an agent can still tell cards apart; everything else becomes `[redacted ssn]`,
+ * `[redacted iban]`, `[redacted nino]`, `[redacted passport]`, `[redacted national id]`. "•" is not in
+ * GSM-7: SMS shaping should map it to "*" if a redacted card can reach an SMS reply.
+ *
+ * Cost: every detector is a single left-to-right scan or a regex whose repetitions are bounded, so time is
+ * linear in the text (a 200 kB adversarial string takes milliseconds). Text without an ASCII digit is
+ * returned at once: every kind needs one. Digits other than ASCII 0–9 (fullwidth, Arabic-Indic) are not
+ * recognised.
+ */
+
+export type RedactionKind = 'card_number' | 'us_ssn' | 'iban' | 'uk_nino' | 'passport' | 'national_id';
+
+export interface RedactionFinding {
+  kind: RedactionKind;
+  count: number;
+}
+
+export interface RedactTextResult {
+  text: string;
+  findings: RedactionFinding[];
+}
+
+const KINDS: RedactionKind[] = ['card_number', 'us_ssn', 'iban', 'uk_nino', 'passport', 'national_id'];
+
+const PLACEHOLDER: Record<Exclude<RedactionKind, 'card_number'>, string> = {
+  us_ssn: '[redacted ssn]',
+  iban: '[redacted iban]',
+  uk_nino: '[redacted nino]',
+  passport: '[redacted passport]',
+  national_id: '[redacted national id]',
+};
+
+export const cardPlaceholder = (digits: string): string => `[card ••••${digits.slice(-4)}]`;
+
+interface Span {
+  start: number;
+  end: number;
+  kind: RedactionKind;
+  replacement: string;
+}
+
+const isDigitCode = (c: number) => c >= 48 && c <= 57;
+const isAsciiAlnumCode = (c: number) => isDigitCode(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/** True when the character at `i` would glue a match to a neighbouring word (out of range: false). */
+function isWordCharAt(text: string, i: number): boolean {
+  if (i < 0 || i >= text.length) return false;
+  const c = text.charCodeAt(i);
+  if (c < 128) return isAsciiAlnumCode(c) || c === 95;
+  return WORD_CHAR.test(text[i]!);
+}
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+function ssnValid(area: string, group: string, serial: string): boolean {
+  return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
+}
+
+// ---- digit runs: cards and formatted SSNs ------------------------------------------------------------
+
+interface Group {
+  start: number;
+  end: number;
+}
+
+function cardSpan(text: string, groups: Group[], from: number, to: number): Span | null {
+  let count = 0;
+  for (let g = from; g <= to && count <= 19; g++) count += groups[g]!.end - groups[g]!.start;
+  if (count < 13 || count > 19) return null;
+  let digits = '';
+  for (let g = from; g <= to; g++) digits += text.slice(groups[g]!.start, groups[g]!.end);
+  if (!luhnValid(digits)) return null;
+  return { start: groups[from]!.start, end: groups[to]!.end, kind: 'card_number', replacement: cardPlaceholder(digits) };
+}
+
+function classifyDigitRun(text: string, groups: Group[], out: Span[]): void {
+  const last = groups.length - 1;
+  const lengths = groups.map((g) => g.end - g.start);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (groups.length === 3 && lengths[0] === 3 && lengths[1] === 2 && lengths[2] === 4) {
+    const sep1 = text[groups[0]!.end]!;
+    const sep2 = text[groups[1]!.end]!;
+    const [a, g, s] = groups.map((x) => text.slice(x.start, x.end)) as [string, string, string];
+    if (sep1 === sep2 && ssnValid(a, g, s)) {
+      out.push({ start: groups[0]!.start, end: groups[2]!.end, kind: 'us_ssn', replacement: PLACEHOLDER.us_ssn });
+      return;
+    }
+  }
+  if (total < 13) return;
+  // Whole groups, left to right, the longest Luhn-valid 13–19 digit window first: the run itself, or a
+  // card typed next to other numbers ("4242 4242 4242 4242 12 25"), or several cards in a row.
+  for (let from = 0; from <= last; ) {
+    let to = from;
+    let count = lengths[from]!;
+    while (to < last && count + lengths[to + 1]! <= 19) count += lengths[++to]!;
+    let found: Span | null = null;
+    while (to >= from && !(found = cardSpan(text, groups, from, to))) to--;
+    if (found) {
+      out.push(found);
+      from = to + 1;
+    } else from++;
+  }
+}
+
+/** `3.1415926535897932` or `1,234…`: the run is part of a larger number, not an id of its own. */
+function isDecimalPart(text: string, start: number, end: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  const after = text.charCodeAt(end);
+  return ((before === 46 || before === 44) && isDigitCode(text.charCodeAt(start - 2))) ||
+    ((after === 46 || after === 44) && isDigitCode(text.charCodeAt(end + 1)));
+}
+
+function scanDigitRuns(text: string, out: Span[]): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isDigitCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const groups: Group[] = [];
+    let j = i;
+    for (;;) {
+      const start = j;
+      while (j < n && isDigitCode(text.charCodeAt(j))) j++;
+      groups.push({ start, end: j });
+      const sep = text.charCodeAt(j);
+      if ((sep === 32 || sep === 45) && j + 1 < n && isDigitCode(text.charCodeAt(j + 1))) j++;
+      else break;
+    }
+    if (!isWordCharAt(text, i - 1) && !isWordCharAt(text, j) && !isDecimalPart(text, i, j)) {
+      classifyDigitRun(text, groups, out);
+    }
+    i = j;
+  }
+}
+
+// ---- IBAN ------------------------------------------------------------------------------------------
+
+/** Registered IBAN lengths (SWIFT IBAN registry). */
+const IBAN_LENGTHS: Record<string, number> = {
+  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21,
+  CR: 22, CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FK: 18, FO: 18,
+  FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HN: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23,
+  IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27,
+  MD: 24, ME: 22, MK: 19, MN: 20, MR: 27, MT: 31, MU: 30, NI: 28, NL: 18, NO: 15, OM: 23, PK: 24, PL: 28,
+  PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33, SA: 24, SC: 31, SD: 18, SE: 24, SI: 19, SK: 24, SM: 27,
+  SO: 23, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22, VG: 24, XK: 20, YE: 30,
+};
+
+export function ibanChecksumValid(compact: string): boolean {
+  const s = compact.slice(4) + compact.slice(0, 4);
+  let rem = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (isDigitCode(c)) rem = (rem * 10 + (c - 48)) % 97;
+    else rem = (rem * 100 + (c - 55)) % 97; // A=10 … Z=35, always two digits
+  }
+  return rem === 1;
+}
+
+const IBAN_START = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}/gu;
+
+function scanIbans(text: string, out: Span[]): void {
+  IBAN_START.lastIndex = 0;
+  for (let m = IBAN_START.exec(text); m; m = IBAN_START.exec(text)) {
+    const start = m.index;
+    const length = IBAN_LENGTHS[m[0].slice(0, 2).toUpperCase()];
+    if (!length) continue;
+    let compact = '';
+    let j = start;
+    while (compact.length < length && j < text.length) {
+      const c = text.charCodeAt(j);
+      if (isAsciiAlnumCode(c)) {
+        compact += text[j]!.toUpperCase();
+        j++;
+      } else if (c === 32 && compact.length % 4 === 0 && compact.length > 0 && j + 1 < text.length && isAsciiAlnumCode(text.charCodeAt(j + 1))) {
+        j++;
+      } else break;
+    }
+    if (compact.length !== length || isWordCharAt(text, j) || !ibanChecksumValid(compact)) continue;
+    out.push({ start, end: j, kind: 'iban', replacement: PLACEHOLDER.iban });
+    IBAN_START.lastIndex = j;
+  }
+}
+
+// ---- UK National Insurance number ---------------------------------------------------------------------
+
+const NINO = /(?<![\p{L}\p{N}_])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}_])/giu;
+const NINO_UNUSED_PREFIXES = new Set(['BG', 'GB', 'KN', 'NK', 'NT', 'TN', 'ZZ']);
+
+function scanNinos(text: string, out: Span[]): void {
+  NINO.lastIndex = 0;
+  for (let m = NINO.exec(text); m; m = NINO.exec(text)) {
+    if (NINO_UNUSED_PREFIXES.has(m[1]!.toUpperCase())) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind: 'uk_nino', replacement: PLACEHOLDER.uk_nino });
+  }
+}
+
+// ---- keyword context: bare SSNs, passports, national ids ----------------------------------------------
+
+const CONTEXT = new RegExp(
+  [
+    '(?<![\\p{L}\\p{N}_])(?:',
+    '(?<ssn>ssn|social[ -]security)',
+    "|(?<passport>passports?|passport-?nummer|reisepass(?:nummer)?|passeport|pasaporte)",
+    "|(?<nie>nie)",
+    "|(?<national>national[ -]id(?:entity)?|national[ -]identification|identity[ -]card|id[ -]card|identity[ -]number" +
+      "|personalausweis(?:nummer)?|ausweis(?:nummer)?|dni|nif|carte d['’]identit[ée]|documento de identidad" +
+      "|driver'?s[ -]licen[cs]e|driving[ -]licen[cs]e)",
+    ')(?![\\p{L}\\p{N}_])',
+  ].join(''),
+  'giu',
+);
+
+const FILLERS = new Set([
+  'number', 'numbers', 'no', 'nr', 'num', 'nummer', 'numero', 'número', 'n', 'nº', 'n°', 'is', 'was', 'are', 'ist',
+  'lautet', 'es', 'est', 'my', 'mein', 'meine', 'mi', 'mon', 'ma', 'the', 'of', 'de', 'du', 'id', 'card', 'identity',
+  'identification', 'details', 'a', 's',
+]);
+
+const ID_MAX_SCAN = 64;
+
+/** Scans the words after a keyword; returns the first id-like token or null at the first non-filler. */
+function findIdAfter(text: string, from: number): { start: number; end: number; token: string } | null {
+  let p = from;
+  const limit = Math.min(text.length, from + ID_MAX_SCAN);
+  for (let words = 0; words < 6 && p < limit; words++) {
+    while (p < limit && /[\s:#=.,()"'’«»°\-–—/]/u.test(text[p]!)) p++;
+    if (p >= limit) return null;
+    const start = p;
+    // A token: letters/digits, with single inner dashes (12345678-Z).
+    while (p < text.length && p - start < 40) {
+      if (isWordCharAt(text, p) && text[p] !== '_') p++;
+      else if (text[p] === '-' && p > start && isAsciiAlnumCode(text.charCodeAt(p + 1))) p++;
+      else break;
+    }
+    if (p === start) return null;
+    const token = text.slice(start, p);
+    const alnum = token.replace(/-/g, '');
+    if (/^[A-Za-z0-9]{6,12}$/.test(alnum) && /\d/.test(alnum)) return { start, end: p, token: alnum };
+    if (!FILLERS.has(token.toLowerCase())) return null;
+  }
+  return null;
+}
+
+function scanContextIds(text: string, out: Span[]): void {
+  CONTEXT.lastIndex = 0;
+  for (let m = CONTEXT.exec(text); m; m = CONTEXT.exec(text)) {
+    const id = findIdAfter(text, m.index + m[0].length);
+    if (!id) continue;
+    const g = m.groups!;
+    let kind: RedactionKind | null = null;
+    if (g.ssn) {
+      if (/^\d{9}$/.test(id.token) && ssnValid(id.token.slice(0, 3), id.token.slice(3, 5), id.token.slice(5))) kind = 'us_ssn';
+    } else if (g.passport) kind = 'passport';
+    else if (g.nie) kind = /^[XYZ]\d{7}[A-Z]$/i.test(id.token) ? 'national_id' : null; // "nie" is also a German word
+    else kind = 'national_id';
+    if (!kind) continue;
+    out.push({ start: id.start, end: id.end, kind, replacement: PLACEHOLDER[kind as Exclude<RedactionKind, 'card_number'>] });
+    CONTEXT.lastIndex = id.end;
+  }
+}
+
+// ---- assembly --------------------------------------------------------------------------------------
+
+const HAS_DIGIT = /\d/;
+
+/** Replaces every sensitive value in `text`; `findings` counts them per kind (kinds with no match omitted). */
+export function redactText(text: string): RedactTextResult {
+  if (!HAS_DIGIT.test(text)) return { text, findings: [] };
+  // Detectors run in priority order; a later span overlapping an earlier one is dropped.
+  const taken = new Uint8Array(text.length);
+  const kept: Span[] = [];
+  for (const detect of [scanIbans, scanDigitRuns, scanNinos, scanContextIds]) {
+    const found: Span[] = [];
+    detect(text, found);
+    for (const s of found) {
+      let free = true;
+      for (let k = s.start; k < s.end && free; k++) free = taken[k] === 0;
+      if (!free) continue;
+      taken.fill(1, s.start, s.end);
+      kept.push(s);
+    }
+  }
+  if (kept.length === 0) return { text, findings: [] };
+  kept.sort((a, b) => a.start - b.start);
+  const counts = new Map<RedactionKind, number>();
+  let result = '';
+  let at = 0;
+  for (const s of kept) {
+    result += text.slice(at, s.start) + s.replacement;
+    at = s.end;
+    counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
+  }
+  result += text.slice(at);
+  return { text: result, findings: KINDS.filter((k) => counts.has(k)).map((kind) => ({ kind, count: counts.get(kind)! })) };
+}
+
+/**
+ * A copy of a JSON-like value with every string redacted (object keys are kept). Numbers are kept too,
+ * except integers that could be a card number typed as a JSON number: 13–16 digits (larger ones cannot be
+ * exact in a double), a leading 2–6 (the card networks' IIN ranges, which also spares millisecond and
+ * microsecond timestamps, starting with 1) and Luhn-valid. Those become the card placeholder *string*, so
+ * the result can differ from `T` in that one respect. Other objects (Date, Buffer, class instances) are
+ * returned as they are; cycles are preserved rather than followed forever.
+ */
+export function redactDeep<T>(value: T): T {
+  return walk(value, new WeakMap()) as T;
+}
+
+function walk(value: unknown, seen: WeakMap<object, unknown>): unknown {
+  if (typeof value === 'string') return redactText(value).text;
+  if (typeof value === 'number') return redactNumber(value);
+  if (value === null || typeof value !== 'object') return value;
+  const prior = seen.get(value);
+  if (prior !== undefined) return prior;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const item of value) out.push(walk(item, seen));
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) out[k] = walk(v, seen);
+  return out;
+}
+
+function redactNumber(n: number): number | string {
+  if (!Number.isSafeInteger(n) || n < 1e12) return n;
+  const digits = String(n);
+  if (digits.length < 13 || digits.length > 16 || digits[0]! < '2' || digits[0]! > '6') return n;
+  return luhnValid(digits) ? cardPlaceholder(digits) : n;
+}

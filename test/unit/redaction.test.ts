@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/agents/guardrails/redaction';
+
+const text = (s: string) => redactText(s).text;
+
+/** Appends the Luhn check digit to `body`. */
+function withLuhnDigit(body: string): string {
+  for (let d = 0; d <= 9; d++) if (luhnValid(body + d)) return body + d;
+  throw new Error('unreachable');
+}
+
+describe('redactText: card numbers', () => {
+  it('redacts Luhn-valid cards in several formats and keeps the last four digits', () => {
+    assert.equal(text('card 4242424242424242 please'), 'card [card ••••4242] please');
+    assert.equal(text('card 4242 4242 4242 4242.'), 'card [card ••••4242].');
+    assert.equal(text('MC: 5555-5555-5555-4444'), 'MC: [card ••••4444]');
+    assert.equal(text('amex 3782 822463 10005, exp 12/27'), 'amex [card ••••0005], exp 12/27');
+    assert.equal(text('(6011111111111117)'), '([card ••••1117])');
+    const nineteen = withLuhnDigit('622126000000000000');
+    assert.equal(text(`unionpay ${nineteen}`), `unionpay [card ••••${nineteen.slice(-4)}]`);
+    const thirteen = withLuhnDigit('422222222222');
+    assert.equal(text(thirteen), `[card ••••${thirteen.slice(-4)}]`);
+  });
+
+  it('finds a card typed next to its expiry and two cards in a row', () => {
+    assert.equal(text('4111 1111 1111 1111 12 27 cvv 123'), '[card ••••1111] 12 27 cvv 123');
+    assert.equal(text('4242 4242 4242 4242 4000 0566 5566 5556'), '[card ••••4242] [card ••••5556]');
+  });
+
+  it('keeps Luhn-invalid 16-digit order numbers and other numbers', () => {
+    for (const s of [
+      'order 1234567812345678 shipped',
+      'order #4242424242424241',
+      'ref 4242 4242 4242 4243',
+      'call +1 415 555 0100 on 2026-03-14',
+      'tracking 94001118992230000000000', // 23 digits without separators: an id, not a card
+      'p = 0.4242424242424242',
+      'total 12,345,678.90',
+      'sku AB4242424242424242',
+    ]) {
+      assert.equal(text(s), s, s);
+    }
+  });
+
+  it('reports counts per kind', () => {
+    const r = redactText('4242424242424242 and 5555555555554444, ssn 123-45-6789');
+    assert.deepEqual(r.findings, [{ kind: 'card_number', count: 2 }, { kind: 'us_ssn', count: 1 }]);
+    assert.deepEqual(redactText('nothing to see').findings, []);
+  });
+});
+
+describe('redactText: US SSN', () => {
+  it('redacts AAA-GG-SSSS in valid ranges, with dashes or spaces', () => {
+    assert.equal(text('SSN 123-45-6789'), 'SSN [redacted ssn]');
+    assert.equal(text('it is 078 05 1120.'), 'it is [redacted ssn].');
+    assert.equal(text('899-99-9999'), '[redacted ssn]');
+  });
+
+  it('keeps never-issued ranges and mixed separators', () => {
+    for (const s of ['000-12-3456', '666-12-3456', '900-12-3456', '999-99-9999', '123-00-4567', '123-45-0000', '123-45 6789']) {
+      assert.equal(text(s), s, s);
+    }
+  });
+
+  it('redacts 9 bare digits only after "ssn" or "social security"', () => {
+    assert.equal(text('my SSN: 123456789'), 'my SSN: [redacted ssn]');
+    assert.equal(text('Social Security number is 078051120'), 'Social Security number is [redacted ssn]');
+    assert.equal(text('order 123456789 arrived'), 'order 123456789 arrived');
+    assert.equal(text('ssn 666123456'), 'ssn 666123456');
+  });
+});
+
+describe('redactText: IBAN', () => {
+  it('redacts mod-97-valid IBANs, compact or grouped, any case', () => {
+    assert.equal(ibanChecksumValid('DE89370400440532013000'), true);
+    assert.equal(text('IBAN DE89 3704 0044 0532 0130 00 thanks'), 'IBAN [redacted iban] thanks');
+    assert.equal(text('DE89370400440532013000'), '[redacted iban]');
+    assert.equal(text('pay to GB82 WEST 1234 5698 7654 32.'), 'pay to [redacted iban].');
+    assert.equal(text('FR14 2004 1010 0505 0001 3M02 606'), '[redacted iban]');
+    assert.equal(text('fr1420041010050500013m02606'), '[redacted iban]');
+    assert.deepEqual(redactText('GB82WEST12345698765432').findings, [{ kind: 'iban', count: 1 }]);
+  });
+
+  it('keeps IBAN-shaped strings with a wrong checksum or length', () => {
+    for (const s of [
+      'DE89 3704 0044 0532 0130 01',
+      'DE88370400440532013000',
+      'GB82 WEST 1234 5698 7654 33',
+      'FR14 2004 1010 0505 0001 3M02 60',
+      'XX89370400440532013000',
+    ]) {
+      assert.equal(text(s), s, s);
+    }
+  });
+});
+
+describe('redactText: UK National Insurance number', () => {
+  it('redacts valid NINOs, spaced or not', () => {
+    assert.equal(text('NI number AB123456C'), 'NI number [redacted nino]');
+    assert.equal(text('AB 12 34 56 C'), '[redacted nino]');
+    assert.equal(text('ce123456d'), '[redacted nino]');
+  });
+
+  it('keeps prefixes and suffixes that are never issued', () => {
+    for (const s of ['QQ123456C', 'DA123456A', 'AO123456A', 'GB123456A', 'NK123456B', 'ZZ123456D', 'AB123456E', 'XAB123456C']) {
+      assert.equal(text(s), s, s);
+    }
+  });
+});
+
+describe('redactText: passports and national ids', () => {
+  it('redacts an id after a keyword and filler words', () => {
+    assert.equal(text('my passport number is X12345678'), 'my passport number is [redacted passport]');
+    assert.equal(text('Passport No. 123456789, expires 2030'), 'Passport No. [redacted passport], expires 2030');
+    assert.equal(text('Reisepassnummer: C01X00T47'), 'Reisepassnummer: [redacted passport]');
+    assert.equal(text('Personalausweis Nr. L01X00T47'), 'Personalausweis Nr. [redacted national id]');
+    assert.equal(text('DNI 12345678-Z'), 'DNI [redacted national id]');
+    assert.equal(text('mi NIF es 12345678Z'), 'mi NIF es [redacted national id]');
+    assert.equal(text('NIE X1234567L'), 'NIE [redacted national id]');
+    assert.equal(text('national ID: 9001011234'), 'national ID: [redacted national id]');
+  });
+
+  it('keeps ids without a keyword and keywords without an id', () => {
+    for (const s of [
+      'order A1234567 shipped',
+      'my passport expired in 2019',
+      'is my passport ready? order AB123456',
+      'Ich habe nie 1234567 Euro bekommen',
+      'national holiday 2026-01-01',
+    ]) {
+      assert.equal(text(s), s, s);
+    }
+  });
+});
+
+describe('redactDeep', () => {
+  it('redacts every string of a nested value, keeps keys and ordinary numbers, and copies', () => {
+    const input = {
+      customer: { note: 'card 4242 4242 4242 4242', ids: ['ssn 123-45-6789', 'plain'] },
+      amount: 129.99,
+      created_ms: 1732147200000,
+      order_number: 1234567812345678,
+      card_as_number: 4242424242424242,
+      flag: true,
+      none: null,
+      at: new Date(0),
+    };
+    const out = redactDeep(input);
+    assert.deepEqual(out, {
+      customer: { note: 'card [card ••••4242]', ids: ['ssn [redacted ssn]', 'plain'] },
+      amount: 129.99,
+      created_ms: 1732147200000,
+      order_number: 1234567812345678,
+      card_as_number: '[card ••••4242]',
+      flag: true,
+      none: null,
+      at: new Date(0),
+    });
+    assert.equal(input.customer.note, 'card 4242 4242 4242 4242', 'input not mutated');
+    assert.equal(redactDeep('GB82WEST12345698765432'), '[redacted iban]');
+    assert.equal(redactDeep(42), 42);
+  });
+
+  it('survives cycles', () => {
+    const a: Record<string, unknown> = { s: 'AB123456C' };
+    a.self = a;
+    const out = redactDeep(a) as Record<string, unknown>;
+    assert.equal(out.s, '[redacted nino]');
+    assert.equal(out.self, out);
+  });
+});
+
+describe('redaction cost', () => {
+  it('handles 200 kB adversarial strings in bounded time', () => {
+    const inputs = [
+      '4'.repeat(200_000),
+      '4 '.repeat(100_000),
+      '4-'.repeat(100_000),
+      '4242 4242 4242 4242 '.repeat(10_000),
+      '123-45-'.repeat(30_000),
+      'DE89'.repeat(50_000),
+      'DE89 '.repeat(40_000),
+      'AB12 '.repeat(40_000),
+      'ssn 1 '.repeat(33_000),
+      'passport number number number '.repeat(6_500),
+      `${'1.'.repeat(100_000)}`,
+      `${'a1'.repeat(100_000)}`,
+    ];
+    for (const input of inputs) {
+      const started = performance.now();
+      redactText(input);
+      const ms = performance.now() - started;
+      assert.ok(ms < 500, `${input.slice(0, 12)}… took ${ms.toFixed(0)} ms`);
+    }
+  });
+
+  it('redacts a typical 300-character message in well under 50 µs on average', () => {
+    const msg =
+      'Hi, I ordered a blue jacket last week (order 10002345) and it has not arrived yet. My card 4242 4242 4242 4242 ' +
+      'was charged $129.99 on 2024-03-14. Could you check the status and tell me when it will arrive? Call me at ' +
+      '+1 415 555 0100. Thanks a lot, Jane from Springfield.';
+    for (let i = 0; i < 500; i++) redactText(msg);
+    const runs = 5000;
+    const started = performance.now();
+    for (let i = 0; i < runs; i++) redactText(msg);
+    const microseconds = ((performance.now() - started) * 1000) / runs;
+    assert.ok(microseconds < 50, `${microseconds.toFixed(1)} µs per message`);
+  });
+});
