@@ -1,5 +1,6 @@
 import type { Services } from '../src/app/container';
 import { createKnowledgeActivities } from './knowledge.activities';
+import { createRunActivities } from './runs.activities';
 import { createSmsActivities } from './sms.activities';
 import { createVerificationActivities } from './verification.activities';
 import { createWebhookActivities } from './webhook.activities';
@@ -29,6 +30,7 @@ export function createActivities(services: Services) {
     createKnowledgeActivities(services),
     createSmsActivities(services),
     createVerificationActivities(services),
+    createRunActivities(services),
   );
 }
 

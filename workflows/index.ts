@@ -4,3 +4,4 @@ export { knowledgeSyncWorkflow } from './knowledge-sync.workflow';
 export { smsDeliveryWorkflow } from './sms-delivery.workflow';
 export { smsBatchWorkflow } from './sms-batch.workflow';
 export { verificationWorkflow } from './verification.workflow';
+export { agentRunWorkflow } from './agent-run.workflow';

@@ -31,6 +31,8 @@ export const errorPolicy = {
   source_indexing: { status: 409, type: 'conflict_error', retryable: false },
   conversation_closed: { status: 409, type: 'conflict_error', retryable: false },
   tool_result_expired: { status: 409, type: 'conflict_error', retryable: false },
+  approval_expired: { status: 409, type: 'conflict_error', retryable: false },
+  tool_call_not_pending: { status: 409, type: 'conflict_error', retryable: false },
   resource_conflict: { status: 409, type: 'conflict_error', retryable: false },
   message_not_cancelable: { status: 409, type: 'conflict_error', retryable: false },
   verification_not_pending: { status: 409, type: 'conflict_error', retryable: false },

@@ -46,3 +46,37 @@ export const smsSubmitLocalActivity: LocalActivityOptions = {
   localRetryThreshold: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: ['resource_missing'] },
 };
+
+/**
+ * An agent run's own steps (load, retrieve, plan with the local planner, record, finish) run as local
+ * activities: in the worker, in the same workflow task, recorded as markers. A run costs the server a few
+ * history events, which is what keeps a chat reply within tens of milliseconds of the request. Bounded
+ * retries: a step that keeps failing fails the run (with its error) instead of hanging it.
+ */
+export const runStepLocalActivity: LocalActivityOptions = {
+  startToCloseTimeout: '30s',
+  localRetryThreshold: '10s',
+  retry: {
+    initialInterval: '200ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: ['resource_missing', 'parameter_invalid'],
+  },
+};
+
+/** A remote planner call (OpenAI-compatible or Anthropic): a real activity, visible and retried on 5xx. */
+export const remotePlannerActivity: ActivityOptions = {
+  startToCloseTimeout: '90s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4, nonRetryableErrorTypes: ['resource_missing', 'parameter_invalid'] },
+};
+
+/**
+ * A tool call: a real activity (each shows as `callTool` in the Web UI). The activity enforces the tool's
+ * own timeout_ms and its one network retry; Temporal retries only a worker lost mid-call, and the service
+ * refuses to resend a non-idempotent call whose first attempt may have reached the tool.
+ */
+export const toolCallActivity: ActivityOptions = {
+  startToCloseTimeout: '75s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['resource_missing'] },
+};

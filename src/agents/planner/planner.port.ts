@@ -96,6 +96,11 @@ export type PlannerDecision =
       citations: number[];
       /** Whether the reply rests on a successful tool result (grounded without passages). */
       groundedInTools: boolean;
+      /**
+       * The reply asks the customer for something (a missing tool argument, a clarification) instead of
+       * answering: it needs no supporting source even when the agent requires retrieval.
+       */
+      clarifying?: boolean;
       /** The planner's own estimate in [0, 1]; the run combines it with retrieval scores. */
       confidence: number;
       usage: PlannerUsage;

@@ -86,11 +86,12 @@ export interface RunTable {
 }
 
 /**
- * A tool call of a run. awaiting_approval → approved | rejected | expired; approved (or no gate) →
+ * A tool call of a run. ready (no gate) or awaiting_approval → approved | rejected | expired; ready or approved →
  * calling → ok | error | timed_out | pending_result; pending_result → ok (result submitted) | expired.
  * invalid: arguments failed the tool's JSON Schema (nothing was sent).
  */
 export type ToolCallStatus =
+  | 'ready'
   | 'awaiting_approval'
   | 'approved'
   | 'rejected'

@@ -1,0 +1,154 @@
+import type { Kysely } from 'kysely';
+import { parse as parseYaml } from 'yaml';
+import type { PageParams } from '../db/pagination';
+import type { DB } from '../db/schema';
+import { AppError, notFound } from '../domain/errors';
+import { IdPrefix, newId } from '../domain/ids';
+import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
+import { validateToolSchema } from './guardrails/tool-arguments';
+import { AgentRepo } from './agent.repo';
+import { AgentConfigSchema, toAgentObject, type AgentConfig, type AgentConfigInput, type AgentObject } from './agent.schemas';
+
+/** A published version as a run uses it. */
+export interface AgentVersion {
+  agentId: string;
+  version: number;
+  config: AgentConfig;
+}
+
+/** Describes a config problem the way a person editing YAML or a console form needs it: where and what. */
+function configError(path: (string | number)[], message: string): AppError {
+  const param = path.join('.');
+  return new AppError('parameter_invalid', `Invalid agent config${param ? ` at ${param}` : ''}: ${message}`, { param: param || undefined });
+}
+
+/**
+ * Agents and their versions. A draft is created and edited (console, `agents apply`); publishing freezes
+ * it as a new immutable version that goes live; conversations start only with a live agent and each run
+ * records the version it used.
+ */
+export class AgentsService {
+  private readonly repo = new AgentRepo();
+
+  constructor(private readonly deps: { db: Kysely<DB>; knowledgeBases: KnowledgeBasesService }) {}
+
+  /** Parses and checks a config: schema, tool schemas, approval names, knowledge bases of this account. */
+  async validateConfig(input: { accountId: string; config: unknown }): Promise<AgentConfig> {
+    const parsed = AgentConfigSchema.safeParse(input.config);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const extra = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+      throw configError(issue.path as (string | number)[], issue.message + extra);
+    }
+    const config = parsed.data;
+    const names = new Set<string>();
+    config.tools.forEach((tool, i) => {
+      if (names.has(tool.name)) throw configError(['tools', i, 'name'], `the tool name '${tool.name}' is used twice`);
+      names.add(tool.name);
+      const problem = validateToolSchema(tool.parameters);
+      if (problem) throw configError(['tools', i, 'parameters'], problem);
+    });
+    config.guardrails.requires_approval.forEach((name, i) => {
+      if (!names.has(name)) throw configError(['guardrails', 'requires_approval', i], `no tool named '${name}'`);
+    });
+    for (const [i, kb] of config.knowledge_bases.entries()) {
+      try {
+        await this.deps.knowledgeBases.getBase({ accountId: input.accountId, knowledgeBaseId: kb.id });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'resource_missing') throw configError(['knowledge_bases', i, 'id'], `no knowledge base '${kb.id}' in this account`);
+        throw err;
+      }
+    }
+    return config;
+  }
+
+  async createAgent(input: { accountId: string; config: AgentConfigInput }) {
+    const config = await this.validateConfig(input);
+    if (await this.repo.getAgentByName(this.deps.db, input.accountId, config.name)) {
+      throw new AppError('parameter_invalid', `An agent named '${config.name}' exists already`, { param: 'name' });
+    }
+    const row = await this.repo.insertAgent(this.deps.db, { id: newId(IdPrefix.agent), account_id: input.accountId, name: config.name, draft: config });
+    return toAgentObject(row, config);
+  }
+
+  async updateDraft(input: { accountId: string; agentId: string; config: AgentConfigInput }) {
+    await this.getRow(input.accountId, input.agentId);
+    const config = await this.validateConfig(input);
+    const row = await this.repo.updateDraft(this.deps.db, input.agentId, config, config.name);
+    return toAgentObject(row, config);
+  }
+
+  /** Freezes the draft as a new version and makes it live. */
+  async publishAgent(input: { accountId: string; agentId: string }): Promise<AgentObject> {
+    const current = await this.getRow(input.accountId, input.agentId);
+    await this.validateConfig({ accountId: input.accountId, config: current.draft });
+    const row = await this.repo.publishDraft(this.deps.db, current.id);
+    return toAgentObject(row, AgentConfigSchema.parse(row.draft));
+  }
+
+  /**
+   * Applies an agent kept as code (YAML or JSON text): creates it or replaces the draft of the agent with
+   * the same name, and publishes it unless `publish: false`.
+   */
+  async applyAgentFile(input: { accountId: string; text: string }): Promise<{ agent: AgentObject; created: boolean }> {
+    let doc: unknown;
+    try {
+      doc = parseYaml(input.text);
+    } catch (err) {
+      throw new AppError('parameter_invalid', `The agent file is not valid YAML: ${(err as Error).message}`);
+    }
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new AppError('parameter_invalid', 'The agent file must hold one mapping (name, channels, …)');
+    const { publish = true, ...config } = doc as Record<string, unknown> & { publish?: boolean };
+    const validated = await this.validateConfig({ accountId: input.accountId, config });
+    const existing = await this.repo.getAgentByName(this.deps.db, input.accountId, validated.name);
+    const agent = existing
+      ? await this.updateDraft({ accountId: input.accountId, agentId: existing.id, config: validated })
+      : await this.createAgent({ accountId: input.accountId, config: validated });
+    return { agent: publish ? await this.publishAgent({ accountId: input.accountId, agentId: agent.id }) : agent, created: !existing };
+  }
+
+  async getAgent(input: { accountId: string; agentId: string }): Promise<AgentObject> {
+    const row = await this.getRow(input.accountId, input.agentId);
+    return toAgentObject(row, await this.shownConfig(row));
+  }
+
+  async listAgents(input: { accountId: string; page: PageParams }) {
+    const page = await this.repo.listAgents(this.deps.db, input.accountId, input.page);
+    const data = await Promise.all(page.data.map(async (row) => toAgentObject(row, await this.shownConfig(row))));
+    return { object: 'list' as const, data, has_more: page.has_more };
+  }
+
+  async findAgentByName(input: { accountId: string; name: string }) {
+    return this.repo.getAgentByName(this.deps.db, input.accountId, input.name);
+  }
+
+  /** The live version a new run uses; 422 agent_not_live for a draft-only agent. */
+  async getLiveVersion(input: { accountId: string; agentId: string }): Promise<AgentVersion> {
+    const row = await this.getRow(input.accountId, input.agentId, 'agent_id');
+    if (row.live_version === null) throw new AppError('agent_not_live', `Agent ${row.id} is a draft: publish it before starting conversations`, { param: 'agent_id' });
+    return this.getVersion({ agentId: row.id, version: row.live_version });
+  }
+
+  async getVersion(input: { agentId: string; version: number }): Promise<AgentVersion> {
+    const v = await this.repo.getVersion(this.deps.db, input.agentId, input.version);
+    if (!v) throw notFound('agent version', `${input.agentId}@${input.version}`);
+    return { agentId: v.agent_id, version: v.version, config: AgentConfigSchema.parse(v.config) };
+  }
+
+  async listVersions(input: { accountId: string; agentId: string }) {
+    await this.getRow(input.accountId, input.agentId);
+    const rows = await this.repo.listVersions(this.deps.db, input.agentId);
+    return rows.map((v) => ({ version: v.version, published_at: v.published_at.toISOString(), config: AgentConfigSchema.parse(v.config) }));
+  }
+
+  private async shownConfig(row: { id: string; live_version: number | null; draft: unknown }): Promise<AgentConfig> {
+    if (row.live_version === null) return AgentConfigSchema.parse(row.draft);
+    return (await this.getVersion({ agentId: row.id, version: row.live_version })).config;
+  }
+
+  private async getRow(accountId: string, agentId: string, param = 'id') {
+    const row = await this.repo.getAgentById(this.deps.db, accountId, agentId);
+    if (!row) throw notFound('agent', agentId, param);
+    return row;
+  }
+}

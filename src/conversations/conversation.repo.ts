@@ -1,0 +1,80 @@
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { paginate, type PageParams } from '../db/pagination';
+import type { DB } from '../db/schema';
+import type { ConversationMessageTable, ConversationStatus, ConversationTable } from '../db/tables/agents';
+
+type Db = Kysely<DB> | Transaction<DB>;
+export type ConversationRow = Selectable<ConversationTable>;
+export type ConversationMessageRow = Selectable<ConversationMessageTable>;
+
+export interface ConversationListFilter {
+  agent_id?: string;
+  status?: ConversationStatus;
+  channel?: string;
+  tag?: string;
+}
+
+export class ConversationRepo {
+  async insertConversation(db: Db, row: Insertable<ConversationTable>) {
+    return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async getConversation(db: Db, id: string) {
+    return db.selectFrom('conversations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async getConversationById(db: Db, accountId: string, id: string) {
+    return db.selectFrom('conversations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async listConversations(db: Kysely<DB>, accountId: string, page: PageParams, f: ConversationListFilter) {
+    let q = db.selectFrom('conversations').selectAll().where('account_id', '=', accountId);
+    if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
+    if (f.status) q = q.where('status', '=', f.status);
+    if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
+    if (f.tag) q = q.where(sql<boolean>`tags @> ${JSON.stringify([f.tag])}::jsonb`);
+    return paginate(db, 'conversations', q, page);
+  }
+
+  /** Sets the status (and handoff) unless the conversation is closed; undefined when it is. */
+  async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date } = {}) {
+    return db
+      .updateTable('conversations')
+      .set({ status, ...set, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '!=', 'closed')
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async insertMessage(db: Db, row: Insertable<ConversationMessageTable>) {
+    return db
+      .insertInto('conversation_messages')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async getMessage(db: Db, id: string) {
+    return db.selectFrom('conversation_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listMessages(db: Kysely<DB>, accountId: string, conversationId: string, page: PageParams, order: 'asc' | 'desc') {
+    const q = db.selectFrom('conversation_messages').selectAll().where('account_id', '=', accountId).where('conversation_id', '=', conversationId);
+    return paginate(db, 'conversation_messages', q, page, order);
+  }
+
+  /** The transcript before a message, oldest first (at most `limit` of the latest turns). */
+  async listTranscriptBefore(db: Db, conversationId: string, beforeSeq: number, limit: number) {
+    const rows = await db
+      .selectFrom('conversation_messages')
+      .select(['role', 'content', 'seq'])
+      .where('conversation_id', '=', conversationId)
+      .where('seq', '<', beforeSeq)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse();
+  }
+}

@@ -1,0 +1,77 @@
+import { z } from '../domain/api-schema';
+import { ChannelSchema } from '../agents/agent.schemas';
+import { HandoffSchema, RunSchema } from '../runs/run.schemas';
+import type { ConversationMessageRow, ConversationRow } from './conversation.repo';
+
+export const ConversationStatusSchema = z.enum(['active', 'handed_off', 'closed']);
+
+export const CustomerSchema = z.strictObject({
+  id: z.string().max(255).optional(),
+  name: z.string().max(255).optional(),
+  phone: z.string().max(32).optional(),
+  email: z.string().email().max(320).optional(),
+  locale: z.string().min(2).max(35).optional(),
+});
+
+export const ConversationSchema = z
+  .object({
+    id: z.string().describe('cnv_ prefix'),
+    object: z.literal('conversation'),
+    agent_id: z.string(),
+    channel: ChannelSchema,
+    status: ConversationStatusSchema,
+    customer: CustomerSchema,
+    context: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()),
+    metadata: z.record(z.string(), z.string()),
+    handoff: HandoffSchema.nullable().describe('the open handoff while status is handed_off'),
+    created_at: z.string(),
+    updated_at: z.string(),
+    closed_at: z.string().nullable(),
+  })
+  .openapi('Conversation');
+export type ConversationObject = z.infer<typeof ConversationSchema>;
+
+export const ConversationMessageSchema = z
+  .object({
+    id: z.string().describe('msg_ prefix'),
+    object: z.literal('conversation.message'),
+    conversation_id: z.string(),
+    role: z.enum(['customer', 'agent', 'human']),
+    content: z.string(),
+    attachments: z.array(z.string()),
+    run_id: z.string().nullable().describe('the run this message triggered (customer) or that wrote it (agent)'),
+    run: RunSchema.optional().describe('in the response to a posted message that triggered a run'),
+    metadata: z.record(z.string(), z.string()),
+    created_at: z.string(),
+  })
+  .openapi('ConversationMessage');
+export type ConversationMessageObject = z.infer<typeof ConversationMessageSchema>;
+
+export const toConversationObject = (c: ConversationRow): ConversationObject => ({
+  id: c.id,
+  object: 'conversation',
+  agent_id: c.agent_id,
+  channel: c.channel,
+  status: c.status,
+  customer: c.customer as ConversationObject['customer'],
+  context: c.context,
+  tags: c.tags,
+  metadata: c.metadata,
+  handoff: (c.handoff as ConversationObject['handoff']) ?? null,
+  created_at: c.created_at.toISOString(),
+  updated_at: c.updated_at.toISOString(),
+  closed_at: c.closed_at ? c.closed_at.toISOString() : null,
+});
+
+export const toConversationMessageObject = (m: ConversationMessageRow, metadata: Record<string, string>): ConversationMessageObject => ({
+  id: m.id,
+  object: 'conversation.message',
+  conversation_id: m.conversation_id,
+  role: m.role,
+  content: m.content,
+  attachments: m.attachments,
+  run_id: m.run_id,
+  metadata,
+  created_at: m.created_at.toISOString(),
+});

@@ -1,0 +1,177 @@
+import type { Kysely } from 'kysely';
+import type { AgentsService } from '../agents/agents.service';
+import { redactText } from '../agents/guardrails/redaction';
+import type { HandoffReason, PlannerDecision } from '../agents/planner/planner.port';
+import type { ConversationRepo, ConversationRow } from '../conversations/conversation.repo';
+import { toConversationMessageObject, toConversationObject, type ConversationMessageObject } from '../conversations/conversation.schemas';
+import type { DB } from '../db/schema';
+import { derivedId, IdPrefix } from '../domain/ids';
+import { notFound } from '../domain/errors';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import type { EventsService } from '../webhooks/events.service';
+import { agentRunWorkflowId, previousRunFinishedSignal } from '../../workflows/shared/runs.contracts';
+import { decideRunOutcome } from './run-outcome';
+import type { RunNotifier } from './run-notifier';
+import { RunRepo, type RunEventInput, type RunRow } from './run.repo';
+import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
+
+/**
+ * Where a reply goes besides the API response: chat has nothing more to do; the channels issue plugs
+ * sms, email and voice delivery in here.
+ */
+export interface ReplyDeliveryPort {
+  deliverReply(input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void>;
+}
+
+export const chatOnlyReplyDelivery: ReplyDeliveryPort = { deliverReply: async () => undefined };
+
+/** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
+const DELTA_CHARS = 48;
+
+/**
+ * Ends runs: the final guardrails and outcome (run-outcome.ts), the reply message, the handoff, the stream
+ * events and the webhook events, all idempotent (a finished run is left as it is); then the conversation's
+ * next queued run is signalled.
+ */
+export class RunFinisher {
+  private readonly repo = new RunRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      agents: AgentsService;
+      conversations: ConversationRepo;
+      events: EventsService;
+      workflows: WorkflowGateway;
+      notifier: RunNotifier;
+      delivery: ReplyDeliveryPort;
+    },
+  ) {}
+
+  async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<{ status: 'completed' | 'failed' | 'expired' }> {
+    const { db } = this.deps;
+    const run = await this.repo.getRun(db, input.runId);
+    if (!run) throw notFound('run', input.runId);
+    if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') return { status: run.status };
+    const { config } = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
+    const message = await this.deps.conversations.getMessage(db, run.message_id);
+    const retrieval = run.retrieval as StoredRetrievalItem[];
+    const outcome = decideRunOutcome({
+      config,
+      decision: run.decision as PlannerDecision | null,
+      retrieval,
+      customerMessage: message?.content ?? '',
+      forcedHandoff: input.handoffReason,
+      notes: run.guardrail_notes as GuardrailNote[],
+    });
+    const reply = outcome.reply === null ? null : redactText(outcome.reply).text;
+    const replyId = derivedId(IdPrefix.message, run.id, 'reply');
+    const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
+
+    const done = await db.transaction().execute(async (tx) => {
+      const row = await this.repo.transitionRun(tx, run.id, 'completed', {
+        confidence: Math.round(outcome.confidence * 10_000) / 10_000,
+        reply: reply === null ? null : JSON.stringify({ role: 'agent', content: reply }),
+        handoff: outcome.handoff ? JSON.stringify(outcome.handoff) : null,
+        guardrail_notes: JSON.stringify(outcome.notes),
+        retrieval: JSON.stringify(cited),
+        required_action: null,
+        reply_message_id: reply === null ? null : replyId,
+        completed_at: new Date(),
+      });
+      if (!row) return undefined;
+      const stream: RunEventInput[] = [];
+      let replyRow;
+      if (reply !== null) {
+        replyRow = await this.deps.conversations.insertMessage(tx, {
+          id: replyId,
+          account_id: run.account_id,
+          conversation_id: run.conversation_id,
+          role: 'agent',
+          content: reply,
+          attachments: JSON.stringify([]),
+          run_id: run.id,
+        });
+        for (const text of deltas(reply)) stream.push({ type: 'reply.delta', data: { run_id: run.id, text } });
+      }
+      const conversation = outcome.handoff
+        ? await this.deps.conversations.setStatus(tx, run.conversation_id, 'handed_off', { handoff: JSON.stringify(outcome.handoff) })
+        : await this.deps.conversations.getConversation(tx, run.conversation_id);
+      stream.push({ type: 'run.completed', data: { run_id: run.id, status: 'completed' } });
+      await this.repo.appendEvents(tx, run.id, stream);
+      return { row, replyRow, conversation };
+    });
+    if (!done) return { status: (await this.repo.getRun(db, run.id))!.status as 'completed' };
+    await this.deps.notifier.publish(run.id);
+
+    const { row, replyRow, conversation } = done;
+    const metadata = conversation?.metadata ?? {};
+    if (replyRow && conversation) {
+      const messageObject = toConversationMessageObject(replyRow, metadata);
+      await this.deps.events.emit({ accountId: run.account_id, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') });
+      await this.deps.delivery.deliverReply({ conversation, message: messageObject, runId: run.id });
+    }
+    if (outcome.handoff && conversation) {
+      await this.deps.events.emit({
+        accountId: run.account_id,
+        type: 'conversation.handoff',
+        data: { ...toConversationObject(conversation), run_id: run.id },
+        eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff'),
+      });
+    }
+    await this.emitRunEvent(row, 'run.completed');
+    await this.signalNextRun(row);
+    return { status: 'completed' };
+  }
+
+  /** Ends a run without a reply: `expired` (a required action not fulfilled in time) or `failed`. */
+  async endRun(input: { runId: string; status: 'expired' | 'failed'; error?: { code: string; message: string } }) {
+    const { db } = this.deps;
+    const row = await db.transaction().execute(async (tx) => {
+      const moved = await this.repo.transitionRun(tx, input.runId, input.status, {
+        error: input.error ? JSON.stringify(input.error) : null,
+        required_action: null,
+        completed_at: new Date(),
+      });
+      if (moved) await this.repo.appendEvents(tx, input.runId, [{ type: 'run.completed', data: { run_id: input.runId, status: input.status } }]);
+      return moved;
+    });
+    if (!row) return;
+    await this.deps.notifier.publish(row.id);
+    await this.emitRunEvent(row, 'run.completed');
+    await this.signalNextRun(row);
+  }
+
+  /** run.completed / run.requires_action webhook events carry the run object. */
+  async emitRunEvent(run: RunRow, type: 'run.completed' | 'run.requires_action') {
+    const { db } = this.deps;
+    const [calls, conversation] = await Promise.all([this.repo.listToolCalls(db, run.id), this.deps.conversations.getConversation(db, run.conversation_id)]);
+    await this.deps.events.emit({
+      accountId: run.account_id,
+      type,
+      data: toRunObject(run, calls, conversation?.metadata ?? {}),
+      eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),
+    });
+  }
+
+  private async signalNextRun(run: RunRow) {
+    const next = await this.repo.findNextQueuedRun(this.deps.db, run);
+    if (next) await this.deps.workflows.signalIfRunning(agentRunWorkflowId(next.id), previousRunFinishedSignal);
+  }
+}
+
+/** Splits a reply into word-boundary pieces for reply.delta events (their concatenation is the reply). */
+export function deltas(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + DELTA_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start) end = space + 1;
+    }
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
+}

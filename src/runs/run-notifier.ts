@@ -1,0 +1,58 @@
+import { EventEmitter } from 'node:events';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { DB } from '../db/schema';
+import type { Logger } from '../observability/logger';
+
+const CHANNEL = 'converse_run_events';
+
+/**
+ * Tells waiters (a POST waiting for its run to settle, an SSE stream) that a run wrote something. In one
+ * process (npm start on PGlite, tests) an in-process emitter does it; across processes (API and worker
+ * apart) Postgres NOTIFY/LISTEN carries it. Waiters also re-read on a short interval, so a lost
+ * notification only costs latency, never correctness: Postgres is the medium, this only wakes readers.
+ */
+export class RunNotifier {
+  private readonly local = new EventEmitter().setMaxListeners(0);
+  private listener?: pg.Client;
+
+  constructor(private readonly deps: { db: Kysely<DB>; databaseUrl?: string; notifyAcrossProcesses: boolean; log: Logger }) {}
+
+  /** Starts listening for other processes' notifications (API processes with a Postgres server). */
+  async listen(): Promise<void> {
+    if (!this.deps.databaseUrl || this.listener) return;
+    const client = new pg.Client({ connectionString: this.deps.databaseUrl });
+    client.on('error', (err) => this.deps.log.warn({ err }, 'Run notification listener failed; waiters fall back to polling'));
+    client.on('notification', (n) => n.payload && this.local.emit(n.payload));
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  async publish(runId: string): Promise<void> {
+    this.local.emit(runId);
+    if (this.deps.notifyAcrossProcesses) {
+      await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
+    }
+  }
+
+  /** Resolves on the next notification for the run, or after `pollMs` (whichever first). */
+  async next(runId: string, pollMs: number, signal?: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.local.off(runId, done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, pollMs);
+      this.local.once(runId, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import { ActivityFailure, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import type { createRunActivities } from '../activities/runs.activities';
+import { remotePlannerActivity, runStepLocalActivity, toolCallActivity } from './shared/activity-options';
+import {
+  previousRunFinishedSignal,
+  toolCallResolvedSignal,
+  type AgentRunInput,
+  type AgentRunResult,
+} from './shared/runs.contracts';
+
+type RunActivities = ReturnType<typeof createRunActivities>;
+const steps = proxyLocalActivities<RunActivities>(runStepLocalActivity);
+const { planNextStep: planRemotely } = proxyActivities<RunActivities>(remotePlannerActivity);
+const { callTool } = proxyActivities<RunActivities>(toolCallActivity);
+
+/** Planner turns per run: each may call tools; the last one must reply or hand off. */
+const MAX_PLANNER_STEPS = 4;
+/** A run queued behind another one re-checks this often even without the signal. */
+const QUEUED_RECHECK = '1 minute';
+
+function failureOf(err: unknown): { code: string; message: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type !== 'Error') return { code: cause.type, message: cause.message };
+  return { code: 'run_failed', message: cause instanceof Error ? cause.message : 'The run failed' };
+}
+
+/**
+ * One agent run, the answer to one customer message. Reads like SPEC's run table: queued (behind the
+ * conversation's previous run) → in_progress → restricted-topic check → retrieval → planner → tool calls
+ * (approval gate and async results → requires_action, until resolved or expired) → reply or handoff
+ * (guardrails applied when it finishes) → completed; an unrecoverable error → failed (no reply). Every
+ * transition is written to Postgres by the steps; the history carries ids and statuses only.
+ */
+export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
+  const { runId } = input;
+  const resolved = new Set<string>();
+  let previousFinished = false;
+  setHandler(toolCallResolvedSignal, ({ toolCallId }) => void resolved.add(toolCallId));
+  setHandler(previousRunFinishedSignal, () => void (previousFinished = true));
+
+  /** Marks the calls as required actions and waits for all of them, or their expiry. */
+  async function awaitRequiredAction(kind: 'approve_tool_call' | 'submit_tool_result', toolCallIds: string[], seconds: number) {
+    await steps.requireAction({ runId, kind, toolCallIds, expiresAtMs: Date.now() + seconds * 1000 });
+    const done = await condition(() => toolCallIds.every((id) => resolved.has(id)), seconds * 1000);
+    return steps.collectToolCalls({ runId, toolCallIds, expire: !done });
+  }
+
+  try {
+    for (;;) {
+      const started = await steps.startRun({ runId });
+      if (started.state === 'finished') return { status: started.status };
+      if (started.state === 'guarded') return await steps.finishRun({ runId });
+      if (started.state === 'ready') break;
+      previousFinished = false;
+      await condition(() => previousFinished, QUEUED_RECHECK);
+    }
+
+    await steps.retrieveKnowledge({ runId });
+
+    for (let step = 0; step < MAX_PLANNER_STEPS; step++) {
+      const plan = input.planner === 'local' ? await steps.planNextStep({ runId, step }) : await planRemotely({ runId, step });
+      if (plan.type !== 'tool_calls') break;
+
+      const gated = plan.calls.filter((c) => c.status === 'awaiting_approval').map((c) => c.id);
+      if (gated.length > 0) {
+        const decided = await awaitRequiredAction('approve_tool_call', gated, input.approvalTimeoutSeconds);
+        if (decided.some((c) => c.status === 'rejected')) return await steps.finishRun({ runId, handoffReason: 'approval_rejected' });
+        if (decided.some((c) => c.status === 'expired')) return await steps.finishRun({ runId, handoffReason: 'approval_expired' });
+      }
+
+      const callable = plan.calls.filter((c) => c.status === 'ready' || gated.includes(c.id)).map((c) => c.id);
+      const outcomes = await Promise.all(callable.map((toolCallId) => callTool({ runId, toolCallId })));
+      const pending = callable.filter((_, i) => outcomes[i]!.status === 'pending_result');
+      if (pending.length > 0) {
+        const results = await awaitRequiredAction('submit_tool_result', pending, input.toolResultTimeoutSeconds);
+        if (results.some((c) => c.status === 'expired')) return await steps.expireRun({ runId });
+      }
+    }
+    return await steps.finishRun({ runId });
+  } catch (err) {
+    return steps.failRun({ runId, ...failureOf(err) });
+  }
+}
