@@ -63,9 +63,10 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
   const qTerms = [...new Set(contentTerms(input.question))];
   if (qTerms.length === 0 || input.passages.length === 0) return null;
 
-  const sentencesByPassage = input.passages.map((p) => splitSentences(p.text));
-  const termSets = sentencesByPassage.map((ss) => ss.map((s) => new Set(contentTerms(s))));
-  const titleSets = input.passages.map((p) => new Set(contentTerms(p.title)));
+  const analysed = input.passages.map((p) => analyse(p));
+  const sentencesByPassage = analysed.map((a) => a.sentences);
+  const termSets = analysed.map((a) => a.termSets);
+  const titleSets = analysed.map((a) => a.titleTerms);
   const n = termSets.reduce((a, ss) => a + ss.length, 0);
   if (n === 0) return null;
 
@@ -121,6 +122,30 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
   const retrieval = Math.max(...cited.map((p) => (Number.isFinite(p.score) ? Math.min(1, Math.max(0, p.score)) : 0)));
   const confidence = round3(retrieval * (0.25 + 0.75 * coverage));
   return { content, citations, coverage: round3(coverage), retrieval, confidence };
+}
+
+interface AnalysedPassage {
+  sentences: string[];
+  termSets: Array<Set<string>>;
+  titleTerms: Set<string>;
+}
+
+/**
+ * Sentences and their terms per passage text, kept for the most recent passages: a run plans again with the
+ * same passages after each tool call, and popular articles recur across conversations.
+ */
+const analysisCache = new Map<string, AnalysedPassage>();
+const ANALYSIS_CACHE_SIZE = 512;
+
+function analyse(p: PlannerPassage): AnalysedPassage {
+  const key = `${p.title}\u0000${p.text}`;
+  const hit = analysisCache.get(key);
+  if (hit) return hit;
+  const sentences = splitSentences(p.text);
+  const analysed = { sentences, termSets: sentences.map((s) => new Set(contentTerms(s))), titleTerms: new Set(contentTerms(p.title)) };
+  if (analysisCache.size >= ANALYSIS_CACHE_SIZE) analysisCache.delete(analysisCache.keys().next().value!);
+  analysisCache.set(key, analysed);
+  return analysed;
 }
 
 export const round3 = (x: number) => Math.round(x * 1000) / 1000;

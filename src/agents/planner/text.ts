@@ -151,6 +151,10 @@ export function identifierWords(name: string): string[] {
 export function pairMatch(t: string, s: string): number {
   if (t === s) return 1;
   if (t.length < 5 || s.length < 5 || /\d/.test(t)) return 0;
+  return affixMatch(t, s);
+}
+
+function affixMatch(t: string, s: string): number {
   if (s.startsWith(t) || t.startsWith(s)) return 0.8;
   return s.length >= t.length + 3 && s.endsWith(t) ? 0.7 : 0;
 }
@@ -161,9 +165,10 @@ export function termMatch(t: string, terms: ReadonlySet<string>): number {
   if (t.length < 5 || /\d/.test(t)) return 0;
   let best = 0;
   for (const s of terms) {
-    const m = pairMatch(t, s);
+    if (s.length < 5) continue;
+    const m = affixMatch(t, s);
+    if (m === 0.8) return m;
     if (m > best) best = m;
-    if (best === 0.8) break;
   }
   return best;
 }
@@ -197,13 +202,13 @@ const ABBREVIATIONS = new Set(['e.g.', 'i.e.', 'etc.', 'z.b.', 'bzw.', 'usw.', '
 /** Sentences of a text: lines and list items first, then end punctuation followed by a capital or digit. */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  for (const block of text.split(/\n+/)) {
-    const line = stripMarkdown(block).replace(/\s+/g, ' ').trim();
+  for (const block of stripMarkdown(text).split(/\n+/)) {
+    const line = block.replace(/\s+/g, ' ').trim();
     if (!line) continue;
     let start = 0;
     for (const m of line.matchAll(/[.!?…]+["'”’»)]*\s+/g)) {
       const end = m.index! + m[0].length;
-      const lastWord = (line.slice(start, m.index! + 1).match(/(\S+)$/)?.[1] ?? '').toLowerCase();
+      const lastWord = line.slice(Math.max(start, line.lastIndexOf(' ', m.index!) + 1), m.index! + 1).toLowerCase();
       const next = line[end] ?? '';
       if (ABBREVIATIONS.has(lastWord) || /^\p{L}\.$/u.test(lastWord) || !/[\p{Lu}\p{N}"'“«¿¡(]/u.test(next)) continue;
       out.push(line.slice(start, end).trim());

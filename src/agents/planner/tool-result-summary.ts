@@ -90,6 +90,8 @@ export function summariseToolResult(result: unknown, call: PlannerToolResult, qu
   };
   walk(obj, [], 0);
   if (fields.length === 0) return { text: phrases.noDetails, substantive: false };
-  const chosen = [...fields].sort((a, b) => b.rank - a.rank || a.order - b.order).slice(0, maxFields).sort((a, b) => a.order - b.order);
+  // Echoes of the arguments and ids only when there is little else to say.
+  const informative = fields.filter((f) => f.rank >= 0);
+  const chosen = [...(informative.length >= 2 ? informative : fields)].sort((a, b) => b.rank - a.rank || a.order - b.order).slice(0, maxFields).sort((a, b) => a.order - b.order);
   return { text: endSentence(chosen.map((f) => `${humanise(f.path)}: ${f.value}`).join('; ')), substantive: true };
 }
