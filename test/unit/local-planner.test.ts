@@ -255,6 +255,13 @@ describe('local planner: tool choice and arguments', () => {
       { role: 'agent' as const, content: ask.content },
     ];
     expectCall(await planner.plan(buildInput({ message: "It's 12345", transcript, tools: ALL_TOOLS })), 'lookup_order', { order_id: '12345' });
+    // A new question after a complete request is not an answer to an old one.
+    const done = [
+      { role: 'customer' as const, content: 'Where is my order 12345?' },
+      { role: 'agent' as const, content: 'It shipped yesterday. Anything else I can help with?' },
+    ];
+    const next = await planner.plan(buildInput({ message: 'When do you open on Sundays?', transcript: done, tools: ALL_TOOLS }));
+    assert.notEqual(next.type, 'tool_calls');
   });
 
   it('prefers a good passage answer to a tool it cannot call, and to a tool for a how-to question', async () => {

@@ -108,14 +108,14 @@ class LocalStep {
       answering = match !== null;
     }
     if (!match) return null;
-    const extracted = extractArguments({
-      schema: match.tool.parameters,
-      message: input.message,
-      earlier: this.customerTurns,
-      context: input.context,
-      locale: input.locale,
-      answering,
-    });
+    const extract = (message: string) =>
+      extractArguments({ schema: match.tool.parameters, message, earlier: this.customerTurns, context: input.context, locale: input.locale, answering });
+    const extracted = extract(input.message);
+    if (answering) {
+      // Only a reply to our question about that tool's arguments: it must supply what was missing.
+      const before = extract('');
+      if (before.missing.length === 0 || extracted.missing.length === before.missing.length) return null;
+    }
     const answer = this.answer();
     if (answer && answer.confidence >= 0.4 && (extracted.missing.length > 0 || isHowTo(input.message))) {
       return this.reply(answer.content, answer.citations, false, answer.confidence);
