@@ -102,7 +102,7 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
     chosen.some((x) => x.passageIndex === c.passageIndex && Math.abs(x.sentenceIndex - c.sentenceIndex) === 1);
   for (const c of candidates.slice(1)) {
     if (chosen.length >= maxSentences) break;
-    if (c.fragment || c.score < 0.4 * best.score || chars + 1 + c.text.length > input.maxChars) continue;
+    if (c.fragment || chosen.some((x) => x.text.toLowerCase() === c.text.toLowerCase()) || c.score < 0.4 * best.score || chars + 1 + c.text.length > input.maxChars) continue;
     const gain = c.matches.reduce((a, m, i) => a + Math.max(0, m - covered[i]!) * weights[i]!, 0) / totalWeight;
     if (gain < 0.15 && !(isNextTo(c) && c.coverage >= 0.5 * best.coverage)) continue;
     chosen.push(c);
