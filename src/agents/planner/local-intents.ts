@@ -1,0 +1,60 @@
+import { contentTerms, normalise, tokenize } from './text';
+
+/** Conversational intents the local planner recognises by wording (en, de, fr, es). */
+
+const PERSON =
+  '(?:human(?: being)?s?|(?:real |live |actual )?(?:person|agent|representative|rep|operator|human)|someone|somebody|staff|employee|manager|supervisor|support team|customer service' +
+  '|mensch(?:en)?|mitarbeiter(?:in)?|menschlichen|berater(?:in)?|kundendienst|kundenservice|jemandem' +
+  '|humain|personne|conseill(?:er|ere)|operateur|quelqu.un|service client' +
+  '|humano|persona|agente|representante|asesor|operador|alguien)';
+const VERB =
+  '(?:talk|speak|chat|connect|transfer|escalate|put me through|get me|reach' +
+  '|parler|discuter|joindre|transferer|passer|hablar|comunicarme|contactar|transferir|pasar|pasame|pasarme)';
+const HUMAN_REQUEST = [
+  new RegExp(`\\b${VERB}\\b[^.?!]{0,30}?\\b${PERSON}\\b`),
+  new RegExp(`\\b${PERSON}\\b[^.?!]{0,30}?\\b(?:sprechen|reden|verbinden|verbunden|telefonieren)\\b`),
+  new RegExp(`\\b(?:verbinden|sprechen|reden)\\b[^.?!]{0,30}?\\b${PERSON}\\b`),
+  /^\W*(?:(?:a |an )?(?:real |live )?(?:human|agent|representative|operator|person)|mensch|mitarbeiter|humain|conseiller|humano|agente)\W*(?:please|pls|now|bitte|svp|por favor)?\W*$/,
+  /\b(?:real|actual|live) (?:human|person)\b/,
+];
+
+/** "Talk to a human", "Ich möchte mit einem Mitarbeiter sprechen", "parler à un conseiller", "agent please". */
+export function asksForHuman(message: string): boolean {
+  const text = normalise(message).replace(/\s+/g, ' ');
+  return HUMAN_REQUEST.some((re) => re.test(text));
+}
+
+export type SmallTalk = 'greeting' | 'thanks' | 'bye' | 'ack';
+
+const SMALL_TALK: Array<[SmallTalk, string]> = [
+  ['bye', 'bye goodbye tschuss wiedersehen revoir adios luego hasta ciao'],
+  ['thanks', 'thanks thank thx ty cheers danke dank vielen merci beaucoup gracias muchas appreciated'],
+  ['greeting', 'hi hello hey hallo servus moin bonjour bonsoir salut hola morning afternoon evening guten morgen tag abend buenos buenas dias tardes noches'],
+  ['ack', 'ok okay great perfect super cool nice alright fine awesome good perfekt prima genial parfait bien vale bueno entendido understood got'],
+];
+const SMALL_TALK_WORDS = new Map<string, SmallTalk>();
+for (const [kind, words] of [...SMALL_TALK].reverse()) for (const w of words.split(' ')) SMALL_TALK_WORDS.set(w, kind);
+
+/** The message is only greeting, thanks, goodbye or acknowledgement (no content words left). */
+export function smallTalk(message: string): SmallTalk | null {
+  const tokens = tokenize(message);
+  if (tokens.length === 0) return null;
+  const kinds = new Set(tokens.map((t) => SMALL_TALK_WORDS.get(t)).filter((k): k is SmallTalk => !!k));
+  const rest = contentTerms(tokens.filter((t) => !SMALL_TALK_WORDS.has(t)).join(' '));
+  if (rest.length > 0) return null;
+  for (const [kind] of SMALL_TALK) if (kinds.has(kind)) return kind;
+  return 'greeting';
+}
+
+/** Content words left once greetings and thanks are set aside: does the message ask about something? */
+export function hasSubstance(message: string): boolean {
+  return contentTerms(tokenize(message).filter((t) => !SMALL_TALK_WORDS.has(t)).join(' ')).length > 0;
+}
+
+const HOW_TO =
+  /^(?:\W*(?:hi|hello|hey|hallo|bonjour|hola)\W+)?(?:how (?:do|can|does|should|would|long)|how to|what (?:is|are) (?:your|the)|what's (?:your|the)|can i|do you|is there|wie (?:kann|konnen|funktioniert|lange)|gibt es|comment (?:puis|peut|faire|fonctionne)|est-ce que je peux|como (?:puedo|se|funciona)|puedo)\b/;
+
+/** How-to and policy questions ("how do I cancel…?"): knowledge answers them even when a tool also matches. */
+export function isHowTo(message: string): boolean {
+  return HOW_TO.test(normalise(message).trim());
+}

@@ -1,0 +1,221 @@
+import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
+import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
+import { PHRASES, type Phrases } from './local-phrases';
+import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerToolResult, PlannerUsage } from './planner.port';
+import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate } from './text';
+import { extractArguments } from './tool-arguments';
+import { matchTool } from './tool-choice';
+import { summariseToolResult } from './tool-result-summary';
+
+export interface LocalPlannerOptions {
+  /** Reply budget on sms and voice, in characters (default 300). */
+  shortReplyChars?: number;
+  /** Reply budget on chat and email, in characters (default 700). */
+  longReplyChars?: number;
+}
+
+/**
+ * The `local` planner: deterministic, no network, well under a millisecond per step. In order:
+ * 1. the customer asks for a person → handoff customer_requested;
+ * 2. tool results exist → rejected/expired approvals hand off; ok results are summarised in plain text
+ *    (groundedInTools); failures apologise and answer from passages if they can, else hand off tool_failed;
+ * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
+ *    read from the text and context, or ask for a missing required argument, unless the passages answer a
+ *    how-to question (or a question we cannot call the tool for) well;
+ * 4. greetings and thanks get a short courtesy reply;
+ * 5. extractive answer from the passages with citations and an honest confidence (see composeAnswer);
+ * 6. nothing supports an answer → handoff no_supporting_source when retrieval is required, else a
+ *    low-confidence reply offering a person.
+ */
+export class LocalPlanner implements Planner {
+  readonly provider = 'local' as const;
+
+  constructor(private readonly options: LocalPlannerOptions = {}) {}
+
+  async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {
+    options?.signal?.throwIfAborted();
+    return new LocalStep(input, this.options).decide();
+  }
+}
+
+/** Confidence of a reply that rests on a successful tool result with something to report. */
+const TOOL_REPLY_CONFIDENCE = 0.85;
+/** Confidence of courtesy replies (greetings, thanks): the reply is certainly appropriate. */
+const SMALL_TALK_CONFIDENCE = 0.9;
+/** Confidence of "I don't have information about that": nothing grounds it. */
+const NO_INFORMATION_CONFIDENCE = 0.1;
+
+class LocalStep {
+  private readonly phrases: Phrases;
+  private readonly maxChars: number;
+  private readonly inputTokens: number;
+  private readonly customerTurns: string[];
+
+  constructor(
+    private readonly input: PlannerInput,
+    options: LocalPlannerOptions,
+  ) {
+    this.phrases = PHRASES[detectLanguage(input.message, input.locale)];
+    const short = input.channel === 'sms' || input.channel === 'voice';
+    this.maxChars = short ? (options.shortReplyChars ?? 300) : (options.longReplyChars ?? 700);
+    this.customerTurns = input.transcript.filter((t) => t.role === 'customer').map((t) => t.content).reverse();
+    this.inputTokens =
+      approxTokens(input.instructions) +
+      approxTokens(input.message) +
+      input.transcript.reduce((a, t) => a + approxTokens(t.content), 0) +
+      input.passages.reduce((a, p) => a + approxTokens(p.title) + approxTokens(p.text), 0) +
+      approxTokens(JSON.stringify(input.tools)) +
+      approxTokens(JSON.stringify(input.toolResults)) +
+      approxTokens(JSON.stringify(input.context));
+  }
+
+  decide(): PlannerDecision {
+    const { input } = this;
+    if (asksForHuman(input.message)) return this.handoff('customer_requested', 'The customer asked to speak to a person.');
+    if (input.toolResults.length > 0) return this.fromToolResults();
+
+    const toolStep = this.toolStep();
+    if (toolStep) return toolStep;
+
+    const talk = smallTalk(input.message);
+    if (talk) return this.reply(this.phrases[talk], [], false, SMALL_TALK_CONFIDENCE);
+
+    const answer = this.answer();
+    if (answer) return this.reply(answer.content, answer.citations, false, answer.confidence);
+    if (input.retrievalRequired && hasSubstance(input.message)) {
+      return this.handoff('no_supporting_source', 'No knowledge passage supports an answer to this question.');
+    }
+    return this.reply(`${this.phrases.noInformation} ${this.phrases.offerPerson}`, [], false, NO_INFORMATION_CONFIDENCE);
+  }
+
+  /** The extractive answer to the message, or to a short follow-up read with the previous question. */
+  private answer(maxChars = this.maxChars): GroundedAnswer | null {
+    const { message, passages } = this.input;
+    const direct = composeAnswer({ question: message, passages, maxChars });
+    if (direct || !this.customerTurns[0] || contentTerms(message).length > 3) return direct;
+    const followUp = composeAnswer({ question: `${this.customerTurns[0]} ${message}`, passages, maxChars });
+    return followUp && { ...followUp, confidence: round3(followUp.confidence * 0.8) };
+  }
+
+  private toolStep(): PlannerDecision | null {
+    const { input } = this;
+    if (input.tools.length === 0) return null;
+    let match = matchTool(input.message, input.tools, new Set());
+    let answering = false;
+    const lastTurn = input.transcript.at(-1);
+    if (!match && lastTurn && lastTurn.role !== 'customer' && lastTurn.content.trim().endsWith('?') && this.customerTurns[0]) {
+      match = matchTool(this.customerTurns[0], input.tools, new Set());
+      answering = match !== null;
+    }
+    if (!match) return null;
+    const extract = (message: string) =>
+      extractArguments({ schema: match.tool.parameters, message, earlier: this.customerTurns, context: input.context, locale: input.locale, answering });
+    const extracted = extract(input.message);
+    if (answering) {
+      // Only a reply to our question about that tool's arguments: it must supply what was missing.
+      const before = extract('');
+      if (before.missing.length === 0 || extracted.missing.length === before.missing.length) return null;
+    }
+    const answer = this.answer();
+    if (answer && answer.confidence >= 0.4 && (extracted.missing.length > 0 || isHowTo(input.message))) {
+      return this.reply(answer.content, answer.citations, false, answer.confidence);
+    }
+    if (extracted.missing.length === 0) {
+      const calls = [{ tool: match.tool.name, arguments: extracted.arguments }];
+      return { type: 'tool_calls', calls, usage: this.usage(JSON.stringify(calls)) };
+    }
+    // A clarifying question is a safe step; how sure we are it is the right one follows the tool match.
+    const confidence = round3(Math.min(0.8, 0.5 + 0.15 * match.score));
+    return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence);
+  }
+
+  private askFor(schema: JsonSchema, missing: string[]): string {
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const labels = missing.map((name) => describeProperty(name, properties[name] ?? {}));
+    const what = labels.length > 1 ? `${labels.slice(0, -1).join(', ')} ${this.phrases.and} ${labels.at(-1)}` : labels[0]!;
+    return this.phrases.askFor(what);
+  }
+
+  private fromToolResults(): PlannerDecision {
+    const latest = new Map<string, PlannerToolResult>();
+    for (const r of this.input.toolResults) latest.set(r.callId, r);
+    const results = [...latest.values()];
+    const rejected = results.find((r) => r.status === 'rejected');
+    if (rejected) return this.handoff('approval_rejected', `An approver rejected the call to ${rejected.tool}.`);
+    const expired = results.find((r) => r.status === 'expired');
+    if (expired) return this.handoff('approval_expired', `The call to ${expired.tool} was not approved or answered in time.`);
+
+    const ok = results.filter((r) => r.status === 'ok');
+    const failed = results.filter((r) => r.status === 'error' || r.status === 'timed_out');
+    const failure = failed[0];
+    const failureNote = failure ? `The call to ${failure.tool} ${failure.status === 'timed_out' ? 'timed out' : `failed${failure.error ? ` (${failure.error.code}: ${failure.error.message})` : ''}`}.` : '';
+
+    if (ok.length > 0) {
+      const maxFields = this.maxChars <= 300 ? 3 : 5;
+      const summaries = ok.map((r) => ({ r, s: summariseToolResult(r.result, r, this.input.message, this.phrases, maxFields) }));
+      const body = summaries.map(({ r, s }) => (ok.length > 1 ? `${this.phrases.foundFor(humaniseTool(r.tool))} ${s.text}` : s.text)).join(' ');
+      const intro = summaries.some((x) => x.s.substantive && !x.s.verbatim) ? `${this.phrases.found} ` : '';
+      const partly = failure ? ` ${this.phrases.toolFailedPartly(humaniseTool(failure.tool))} ${this.phrases.offerPerson}` : '';
+      const substantive = summaries.some((x) => x.s.substantive);
+      const confidence = (substantive ? TOOL_REPLY_CONFIDENCE : 0.5) * (failure ? 0.8 : 1);
+      return this.reply(truncate(`${intro}${body}${partly}`, this.maxChars), [], true, round3(confidence));
+    }
+
+    // Arguments the tool refused: ask for them again rather than give up.
+    const tool = failure && this.input.tools.find((t) => t.name === failure.tool);
+    if (failure?.status === 'error' && tool && /invalid|argument|parameter|validation|schema/i.test(failure.error?.code ?? '')) {
+      const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
+      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, 0.6);
+    }
+    const apology = this.phrases.toolFailed;
+    const answer = this.answer(this.maxChars - apology.length - this.phrases.offerPerson.length - 2);
+    if (answer) {
+      const content = `${apology} ${answer.content} ${this.phrases.offerPerson}`;
+      return this.reply(content, answer.citations, false, round3(answer.confidence * 0.8));
+    }
+    return this.handoff('tool_failed', failureNote || 'A tool call failed.');
+  }
+
+  private usage(output: string): PlannerUsage {
+    return { input_tokens: this.inputTokens, output_tokens: Math.max(1, approxTokens(output)) };
+  }
+
+  private reply(content: string, citations: number[], groundedInTools: boolean, confidence: number): PlannerDecision {
+    const text = truncate(content.replace(/\s+/g, ' ').trim(), this.maxChars);
+    return { type: 'reply', content: text, citations, groundedInTools, confidence, usage: this.usage(text) };
+  }
+
+  private handoff(reason: HandoffReason, why: string): PlannerDecision {
+    const answer = this.answer() ?? (this.customerTurns[0] ? composeAnswer({ question: this.customerTurns[0], passages: this.input.passages, maxChars: this.maxChars }) : null);
+    const suggestedReply = answer?.content ?? (reason === 'customer_requested' ? this.phrases.connectingOnRequest : this.phrases.connecting);
+    const summary = this.summary(why);
+    return { type: 'handoff', reason, summary, suggestedReply, usage: this.usage(summary + suggestedReply) };
+  }
+
+  /** A short written summary of the case for the person taking over. */
+  private summary(why: string): string {
+    const { input } = this;
+    const quote = (s: string, n: number) => `"${truncate(s.replace(/\s+/g, ' ').trim(), n)}"`;
+    const parts = [why, `Customer on ${input.channel}${input.locale ? ` (${input.locale})` : ''} wrote: ${quote(input.message, 200)}.`];
+    const earlier = this.customerTurns.slice(0, 2).reverse();
+    if (earlier.length) parts.push(`Earlier: ${earlier.map((t) => quote(t, 120)).join(' / ')}.`);
+    const done = input.toolResults.map((r) => `${r.tool} ${r.status}`);
+    if (done.length) parts.push(`Tool calls: ${done.join(', ')}.`);
+    return truncate(parts.join(' '), 600);
+  }
+}
+
+const humaniseTool = (name: string) => {
+  const s = identifierWords(name).join(' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+};
+
+/** "order number" for order_id described as "The order number."; else the name in words (order ID). */
+export function describeProperty(name: string, schema: Record<string, unknown>): string {
+  const d = typeof schema.description === 'string' ? schema.description.split(/[,(;:.]|\s[-–]\s|\be\.g\b/)[0]!.trim() : '';
+  const cleaned = d.replace(/^(?:the|a|an|your|the customer's|customer's|der|die|das|le|la|les|l'|el|los|las|su|votre|ihre?)\s+/i, '');
+  if (cleaned && cleaned.split(/\s+/).length <= 6) return /^[A-Z]{2}/.test(cleaned) ? cleaned : cleaned.charAt(0).toLowerCase() + cleaned.slice(1);
+  return identifierWords(name)
+    .map((w) => (w === 'id' ? 'ID' : w === 'email' ? 'email address' : w))
+    .join(' ');
+}

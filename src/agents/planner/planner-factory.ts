@@ -1,0 +1,32 @@
+import { AnthropicPlanner } from './anthropic.planner';
+import { LocalPlanner } from './local.planner';
+import { OpenAiPlanner } from './openai.planner';
+import type { Planner } from './planner.port';
+
+/** Planner settings, resolved from the service config at boot. */
+export interface PlannerConfig {
+  provider: 'local' | 'openai' | 'anthropic';
+  /** openai: …/v1 of any compatible server (default the OpenAI API); anthropic: the API origin. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** Required for openai and anthropic. */
+  model?: string;
+  /** Per model call. */
+  timeoutMs: number;
+}
+
+const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' } as const;
+
+/** The planner for `config`; throws at boot when a remote provider has no model. */
+export function createPlanner(config: PlannerConfig): Planner {
+  if (config.provider === 'local') return new LocalPlanner();
+  if (!config.model) throw new Error(`The ${config.provider} planner needs a model name`);
+  if (!(config.timeoutMs > 0)) throw new Error(`The ${config.provider} planner needs a positive timeoutMs`);
+  const options = {
+    baseUrl: config.baseUrl ?? DEFAULT_BASE_URL[config.provider],
+    apiKey: config.apiKey,
+    model: config.model,
+    timeoutMs: config.timeoutMs,
+  };
+  return config.provider === 'openai' ? new OpenAiPlanner(options) : new AnthropicPlanner(options);
+}
