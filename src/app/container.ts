@@ -5,6 +5,14 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
+import { ConversationRepo } from '../conversations/conversation.repo';
+import { AgentsService } from '../agents/agents.service';
+import { createPlanner } from '../agents/planner/planner-factory';
+import { ConversationsService } from '../conversations/conversations.service';
+import { RunFinisher, chatOnlyReplyDelivery } from '../runs/run-finisher';
+import { RunNotifier } from '../runs/run-notifier';
+import { RunStepsService } from '../runs/run-steps.service';
+import { RunsService } from '../runs/runs.service';
 import { EventsService } from '../webhooks/events.service';
 import { createKnowledgeServices } from '../knowledge/knowledge-services';
 import type { SmsCarriers } from '../channels/sms/carrier';
@@ -57,7 +65,25 @@ export function createServices(deps: ServiceDeps) {
   });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
+  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
+  const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
+  const conversationRepo = new ConversationRepo();
+  const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
+  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config });
+  const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, delivery: chatOnlyReplyDelivery });
+  const runSteps = new RunStepsService({
+    db,
+    agents,
+    accounts,
+    knowledgeRetrieval: knowledge.knowledgeRetrieval,
+    conversations: conversationRepo,
+    finisher: runFinisher,
+    notifier: runNotifier,
+    planner: createPlanner(config.planner),
+    allowPrivateNetwork: config.network.allowPrivate,
+    log: deps.log,
+  });
+  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

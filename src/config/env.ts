@@ -66,6 +66,14 @@ export const EnvSchema = z.object({
   KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
   KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
   KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  /** Agents' planner: `local` (no network, deterministic), `openai` (any compatible endpoint) or `anthropic`. */
+  PLANNER_PROVIDER: z.enum(['local', 'openai', 'anthropic']).default('local'),
+  PLANNER_BASE_URL: z.string().url().optional(),
+  PLANNER_API_KEY: z.string().optional(),
+  PLANNER_MODEL: z.string().optional(),
+  PLANNER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long POST …/messages waits for its run to settle when the caller gives no wait_ms. */
+  RUN_WAIT_MS_DEFAULT: z.coerce.number().int().min(0).max(60_000).default(20_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -99,6 +107,8 @@ export interface Config {
     chunkOverlapChars: number;
     apiTimeoutMs: number;
   };
+  planner: { provider: 'local' | 'openai' | 'anthropic'; baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
+  runs: { waitMsDefault: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -146,6 +156,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
       apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
     },
+    planner: {
+      provider: e.PLANNER_PROVIDER,
+      baseUrl: e.PLANNER_BASE_URL || undefined,
+      apiKey: e.PLANNER_API_KEY || undefined,
+      model: e.PLANNER_MODEL || undefined,
+      timeoutMs: e.PLANNER_TIMEOUT_MS,
+    },
+    runs: { waitMsDefault: e.RUN_WAIT_MS_DEFAULT },
   };
 }
 

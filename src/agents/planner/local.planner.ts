@@ -78,7 +78,7 @@ class LocalStep {
     if (toolStep) return toolStep;
 
     const talk = smallTalk(input.message);
-    if (talk) return this.reply(this.phrases[talk], [], false, SMALL_TALK_CONFIDENCE);
+    if (talk) return this.reply(this.phrases[talk], [], false, SMALL_TALK_CONFIDENCE, true);
 
     const answer = this.answer();
     if (answer) return this.reply(answer.content, answer.citations, false, answer.confidence);
@@ -126,7 +126,7 @@ class LocalStep {
     }
     // A clarifying question is a safe step; how sure we are it is the right one follows the tool match.
     const confidence = round3(Math.min(0.8, 0.5 + 0.15 * match.score));
-    return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence);
+    return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence, true);
   }
 
   private askFor(schema: JsonSchema, missing: string[]): string {
@@ -165,7 +165,7 @@ class LocalStep {
     const tool = failure && this.input.tools.find((t) => t.name === failure.tool);
     if (failure?.status === 'error' && tool && /invalid|argument|parameter|validation|schema/i.test(failure.error?.code ?? '')) {
       const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
-      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, 0.6);
+      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, 0.6, true);
     }
     const apology = this.phrases.toolFailed;
     const answer = this.answer(this.maxChars - apology.length - this.phrases.offerPerson.length - 2);
@@ -180,9 +180,9 @@ class LocalStep {
     return { input_tokens: this.inputTokens, output_tokens: Math.max(1, approxTokens(output)) };
   }
 
-  private reply(content: string, citations: number[], groundedInTools: boolean, confidence: number): PlannerDecision {
+  private reply(content: string, citations: number[], groundedInTools: boolean, confidence: number, clarifying = false): PlannerDecision {
     const text = truncate(content.replace(/\s+/g, ' ').trim(), this.maxChars);
-    return { type: 'reply', content: text, citations, groundedInTools, confidence, usage: this.usage(text) };
+    return { type: 'reply', content: text, citations, groundedInTools, clarifying, confidence, usage: this.usage(text) };
   }
 
   private handoff(reason: HandoffReason, why: string): PlannerDecision {
