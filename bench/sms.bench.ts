@@ -12,7 +12,8 @@ import { silentLogger } from '../src/observability/logger';
 import { createRuntime } from '../src/app/runtime';
 import { createTestDatabase } from '../test/support/db';
 import { apiClient } from '../test/support/http';
-import { SmscSimulator, waitUntil } from '../test/support/smsc-simulator';
+import { pollUntil } from '../test/support/poll';
+import { SmscSimulator } from '../test/support/smsc-simulator';
 import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
 import { machineInfo, percentile, round, runPool } from './support';
@@ -42,7 +43,7 @@ async function main() {
   const server = await runtime.startApi(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    await waitUntil(() => smsc.boundSessions > 0, 'the SMPP carrier binds', 10_000);
+    await pollUntil('the SMPP carrier to bind', () => smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 10_000 });
     const account = await runtime.services.accounts.createAccount({ name: 'bench' });
     const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
     const call = apiClient(baseUrl, secret);

@@ -8,3 +8,10 @@ import { z } from 'zod';
 extendZodWithOpenApi(z);
 
 export { z };
+
+/** The list envelope every list endpoint answers (`listOf(item, name)` in src/http/schemas is its schema). */
+export interface ListObject<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}

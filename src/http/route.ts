@@ -27,7 +27,7 @@ export interface RouteContext<B, Q, P> {
   res: Response;
 }
 
-export interface RouteSpec<B, Q, P> {
+export interface RouteSpec<B, Q, P, R extends z.ZodType | undefined = undefined, Raw extends boolean = false> {
   method: 'get' | 'post' | 'delete';
   /** OpenAPI-style path: `/v1/webhook_endpoints/{id}`. */
   path: string;
@@ -36,15 +36,26 @@ export interface RouteSpec<B, Q, P> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  response?: z.ZodType;
+  /** The response object's schema (the area's `*.schemas.ts`): documented, and the handler's result type. */
+  response?: R;
   /** Success status; 200 unless given. */
   status?: number;
-  /** The handler writes the response itself (streams, redirects). */
-  raw?: boolean;
+  /** The handler writes the response itself (streams, redirects, multipart) and returns nothing. */
+  raw?: Raw;
   /** Public route (no API key). */
   public?: boolean;
   description?: string;
 }
+
+/**
+ * What a handler returns: the input of the response schema, so a presenter that drifts from the documented
+ * object does not compile. A raw handler returns nothing; a route without a response schema is unchecked.
+ */
+export type RouteResult<R extends z.ZodType | undefined, Raw extends boolean> = Raw extends true
+  ? void
+  : R extends z.ZodType
+    ? z.input<R>
+    : unknown;
 
 /** Converts a zod failure on request input into the API's 400 error naming the parameter. */
 export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path'): AppError {
@@ -73,13 +84,20 @@ const expressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * Declares one API operation: validates path, query and body with zod (unknown fields rejected by the
- * strict schemas), registers it in the OpenAPI document, and sends what the handler returns.
+ * strict schemas), registers it in the OpenAPI document, and sends what the handler returns. The handler's
+ * result is typed by `response` (see `RouteResult`).
  */
-export function defineRoute<B = undefined, Q = undefined, P = undefined>(
+export function defineRoute<
+  B = undefined,
+  Q = undefined,
+  P = undefined,
+  R extends z.ZodType | undefined = undefined,
+  Raw extends boolean = false,
+>(
   router: Router,
   registry: OpenAPIRegistry,
-  spec: RouteSpec<B, Q, P>,
-  handler: (ctx: RouteContext<B, Q, P>) => Promise<unknown>,
+  spec: RouteSpec<B, Q, P, R, Raw>,
+  handler: (ctx: RouteContext<B, Q, P>) => Promise<RouteResult<R, Raw>>,
 ): void {
   const status = spec.status ?? 200;
   const doc: RouteConfig = {

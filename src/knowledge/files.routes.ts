@@ -1,22 +1,10 @@
 import multer from 'multer';
 import type { Request, Response } from 'express';
-import { z } from 'zod';
 import { AppError } from '../domain/errors';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
-
-export const FileSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('file'),
-    filename: z.string(),
-    bytes: z.number().int(),
-    content_type: z.string(),
-    format: z.enum(['pdf', 'docx', 'html', 'markdown', 'text']),
-    created_at: z.string(),
-  })
-  .openapi('File');
+import { FileSchema } from './file.schemas';
 
 function receiveFile(upload: multer.Multer, req: Request, res: Response): Promise<Express.Multer.File> {
   return new Promise((resolve, reject) => {

@@ -6,19 +6,13 @@ import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeRetrievalService, MetadataFilter } from './knowledge-retrieval.service';
 import type { KnowledgeSourcesService } from './knowledge-sources.service';
-
-type BaseRow = NonNullable<Awaited<ReturnType<KnowledgeRepo['getBaseById']>>>;
-
-export const toKnowledgeBaseObject = (row: BaseRow, sourceCount: number) => ({
-  id: row.id,
-  object: 'knowledge_base' as const,
-  name: row.name,
-  description: row.description,
-  metadata: row.metadata,
-  source_count: sourceCount,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
+import type { ListObject } from '../domain/api-schema';
+import {
+  toKnowledgeBaseObject,
+  toKnowledgeQueryResultObject,
+  type KnowledgeBaseObject,
+  type KnowledgeQueryResultObject,
+} from './knowledge-base.schemas';
 
 export interface QueryKnowledgeBaseInput {
   accountId: string;
@@ -37,7 +31,7 @@ export class KnowledgeBasesService {
     private readonly deps: { db: Kysely<DB>; sources: KnowledgeSourcesService; retrieval: KnowledgeRetrievalService },
   ) {}
 
-  async createBase(input: { accountId: string; name: string; description?: string; metadata?: Record<string, string> }) {
+  async createBase(input: { accountId: string; name: string; description?: string; metadata?: Record<string, string> }): Promise<KnowledgeBaseObject> {
     const row = await this.repo.insertBase(this.deps.db, {
       id: newId(IdPrefix.knowledgeBase),
       account_id: input.accountId,
@@ -54,13 +48,13 @@ export class KnowledgeBasesService {
     return row;
   }
 
-  async getBase(input: { accountId: string; knowledgeBaseId: string }) {
+  async getBase(input: { accountId: string; knowledgeBaseId: string }): Promise<KnowledgeBaseObject> {
     const row = await this.getBaseRow(input.accountId, input.knowledgeBaseId);
     const counts = await this.repo.countSourcesByBase(this.deps.db, [row.id]);
     return toKnowledgeBaseObject(row, counts.get(row.id) ?? 0);
   }
 
-  async listBases(input: { accountId: string; page: PageParams }) {
+  async listBases(input: { accountId: string; page: PageParams }): Promise<ListObject<KnowledgeBaseObject>> {
     const page = await this.repo.listBases(this.deps.db, input.accountId, input.page);
     const counts = await this.repo.countSourcesByBase(this.deps.db, page.data.map((b) => b.id));
     return { object: 'list' as const, data: page.data.map((b) => toKnowledgeBaseObject(b, counts.get(b.id) ?? 0)), has_more: page.has_more };
@@ -74,7 +68,7 @@ export class KnowledgeBasesService {
     return { id: row.id, object: 'knowledge_base', deleted: true as const };
   }
 
-  async queryBase(input: QueryKnowledgeBaseInput) {
+  async queryBase(input: QueryKnowledgeBaseInput): Promise<KnowledgeQueryResultObject> {
     await this.getBaseRow(input.accountId, input.knowledgeBaseId);
     const { results } = await this.deps.retrieval.retrieve({
       accountId: input.accountId,
@@ -84,11 +78,6 @@ export class KnowledgeBasesService {
       filter: input.filter,
       minScore: input.min_score,
     });
-    return {
-      object: 'knowledge_query' as const,
-      knowledge_base_id: input.knowledgeBaseId,
-      query: input.query,
-      results: results.map((r) => ({ source_id: r.sourceId, title: r.heading ? `${r.title} › ${r.heading}` : r.title, snippet: r.snippet, url: r.url, score: r.score })),
-    };
+    return toKnowledgeQueryResultObject({ knowledgeBaseId: input.knowledgeBaseId, query: input.query, results });
   }
 }

@@ -5,18 +5,8 @@ import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { detectFormat, parseDocument } from './ingest/document-parsers';
-
-type FileRow = NonNullable<Awaited<ReturnType<KnowledgeRepo['getFileById']>>>;
-
-export const toFileObject = (row: FileRow) => ({
-  id: row.id,
-  object: 'file' as const,
-  filename: row.filename,
-  bytes: row.bytes,
-  content_type: row.content_type,
-  format: row.format,
-  created_at: row.created_at.toISOString(),
-});
+import type { ListObject } from '../domain/api-schema';
+import { toFileObject, type FileObject } from './file.schemas';
 
 /**
  * Uploaded documents. An upload is parsed before it is stored, so a file that is not PDF, DOCX, HTML,
@@ -27,7 +17,7 @@ export class KnowledgeFilesService {
 
   constructor(private readonly deps: { db: Kysely<DB> }) {}
 
-  async uploadFile(input: { accountId: string; filename: string; contentType: string; data: Buffer }) {
+  async uploadFile(input: { accountId: string; filename: string; contentType: string; data: Buffer }): Promise<FileObject> {
     const format = detectFormat({ filename: input.filename, contentType: input.contentType, data: input.data });
     await parseDocument({ format, filename: input.filename, data: input.data });
     const row = await this.repo.insertFile(this.deps.db, {
@@ -42,13 +32,13 @@ export class KnowledgeFilesService {
     return toFileObject(row);
   }
 
-  async getFile(input: { accountId: string; fileId: string }) {
+  async getFile(input: { accountId: string; fileId: string }): Promise<FileObject> {
     const row = await this.repo.getFileById(this.deps.db, input.accountId, input.fileId);
     if (!row) throw notFound('file', input.fileId);
     return toFileObject(row);
   }
 
-  async listFiles(input: { accountId: string; page: PageParams }) {
+  async listFiles(input: { accountId: string; page: PageParams }): Promise<ListObject<FileObject>> {
     const page = await this.repo.listFiles(this.deps.db, input.accountId, input.page);
     return { object: 'list' as const, data: page.data.map(toFileObject), has_more: page.has_more };
   }

@@ -11,7 +11,7 @@ import { textToBlocks, type ParsedDocument } from './ingest/document';
 import { parseDocument } from './ingest/document-parsers';
 import type { Logger } from '../observability/logger';
 import type { EventsService } from '../webhooks/events.service';
-import { toSourceObject } from './knowledge-sources.service';
+import { toKnowledgeSourceObject } from './knowledge-source.schemas';
 import { queryApiSource } from './index/api-source.client';
 import type { AccountsService } from '../accounts/accounts.service';
 
@@ -146,7 +146,7 @@ export class KnowledgeIngestionService {
     await this.deps.events.emit({
       accountId: row.account_id,
       type: 'knowledge.source.ready',
-      data: toSourceObject(row),
+      data: toKnowledgeSourceObject(row),
       eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.ready', String(input.version)),
     });
     return { published: true };
@@ -162,7 +162,7 @@ export class KnowledgeIngestionService {
     await this.deps.events.emit({
       accountId,
       type: 'knowledge.source.failed',
-      data: { ...toSourceObject(row), error: { code: input.code, message: input.message } },
+      data: { ...toKnowledgeSourceObject(row), error: { code: input.code, message: input.message } },
       eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.failed', String(input.version)),
     });
   }

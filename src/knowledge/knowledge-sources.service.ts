@@ -1,9 +1,9 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { KnowledgeRepo } from './knowledge.repo';
 import type { PageParams } from '../db/pagination';
-import type { KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceTable, KnowledgeSourceType } from '../db/tables/knowledge';
+import type { KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
@@ -16,43 +16,9 @@ import {
   type KnowledgeSyncInput,
 } from '../../workflows/shared/knowledge.contracts';
 import { assertOutboundUrl } from '../platform/outbound-http';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-export const REFRESH_INTERVAL_MS: Record<Exclude<KnowledgeRefresh, 'manual'>, number> = { daily: DAY_MS, weekly: 7 * DAY_MS };
-
-type SourceRow = Omit<Selectable<KnowledgeSourceTable>, 'records'> & { records?: unknown };
-
-/**
- * Refresh runs are at fixed points of the source's cadence, phased by its creation time (the schedule's
- * interval offset), so the next sync time is computed, not stored.
- */
-export function nextSyncAt(row: { refresh: KnowledgeRefresh; created_at: Date }, now = Date.now()): Date | null {
-  if (row.refresh === 'manual') return null;
-  const every = REFRESH_INTERVAL_MS[row.refresh];
-  const offset = row.created_at.getTime() % every;
-  return new Date((Math.floor((now - offset) / every) + 1) * every + offset);
-}
-
-export const toSourceObject = (row: SourceRow) => ({
-  id: row.id,
-  object: 'knowledge_source' as const,
-  knowledge_base_id: row.knowledge_base_id,
-  type: row.type,
-  url: row.url,
-  file_id: row.file_id,
-  ...(row.type === 'record' && Array.isArray(row.records) ? { record_count: row.records.length } : {}),
-  ...(row.type === 'api' ? { timeout_ms: row.timeout_ms } : {}),
-  metadata: row.metadata,
-  refresh: row.refresh,
-  status: row.status,
-  error: row.error_code ? { code: row.error_code, message: row.error_message ?? row.error_code } : null,
-  passage_count: row.passage_count,
-  version: row.active_version,
-  last_synced_at: row.last_synced_at?.toISOString() ?? null,
-  next_sync_at: nextSyncAt(row)?.toISOString() ?? null,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
+import type { ListObject } from '../domain/api-schema';
+import { toKnowledgeSourceObject, type KnowledgeSourceObject } from './knowledge-source.schemas';
+import { REFRESH_INTERVAL_MS } from './refresh-cadence';
 
 export interface AddSourceInput {
   principal: Principal;
@@ -97,17 +63,17 @@ export class KnowledgeSourcesService {
     return row;
   }
 
-  async getSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }) {
-    return toSourceObject(await this.getSourceRow(input));
+  async getSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
+    return toKnowledgeSourceObject(await this.getSourceRow(input));
   }
 
-  async listSources(input: { accountId: string; knowledgeBaseId: string; page: PageParams }) {
+  async listSources(input: { accountId: string; knowledgeBaseId: string; page: PageParams }): Promise<ListObject<KnowledgeSourceObject>> {
     await this.getBase(input.accountId, input.knowledgeBaseId);
     const page = await this.repo.listSources(this.deps.db, input.accountId, input.knowledgeBaseId, input.page);
-    return { object: 'list' as const, data: page.data.map(toSourceObject), has_more: page.has_more };
+    return { object: 'list' as const, data: page.data.map(toKnowledgeSourceObject), has_more: page.has_more };
   }
 
-  async addSource(input: AddSourceInput) {
+  async addSource(input: AddSourceInput): Promise<KnowledgeSourceObject> {
     const { db } = this.deps;
     const accountId = input.principal.accountId;
     await this.getBase(accountId, input.knowledgeBaseId);
@@ -154,10 +120,10 @@ export class KnowledgeSourcesService {
       await this.repo.deleteSource(db, row.id);
       throw err;
     }
-    return toSourceObject(row);
+    return toKnowledgeSourceObject(row);
   }
 
-  async updateSource(input: UpdateSourceInput) {
+  async updateSource(input: UpdateSourceInput): Promise<KnowledgeSourceObject> {
     const current = await this.getSourceRow({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
     if (input.records !== undefined && current.type !== 'record') {
       throw new AppError('parameter_invalid', 'Invalid records: only record sources take records', { param: 'records' });
@@ -178,7 +144,7 @@ export class KnowledgeSourcesService {
     return this.getSource({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
   }
 
-  async reindexSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }) {
+  async reindexSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
     const current = await this.getSourceRow(input);
     await this.resync(current.id, 'reindex');
     return this.getSource(input);

@@ -4,44 +4,8 @@ import { defineRoute } from '../http/route';
 import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
 import type { RouteDeps } from '../http/route-deps';
-
-const KnowledgeBaseSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('knowledge_base'),
-    name: z.string(),
-    description: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()),
-    source_count: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('KnowledgeBase');
-
-const RefreshSchema = z.enum(['daily', 'weekly', 'manual']);
-
-const KnowledgeSourceSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('knowledge_source'),
-    knowledge_base_id: z.string(),
-    type: z.enum(['url', 'document', 'record', 'api']),
-    url: z.string().nullable(),
-    file_id: z.string().nullable(),
-    record_count: z.number().int().optional(),
-    timeout_ms: z.number().int().nullable().optional(),
-    metadata: z.record(z.string(), z.string()),
-    refresh: RefreshSchema,
-    status: z.enum(['indexing', 'ready', 'failed']),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    passage_count: z.number().int(),
-    version: z.number().int().nullable().describe('The version queries read; null until the first sync succeeds'),
-    last_synced_at: z.string().nullable(),
-    next_sync_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('KnowledgeSource');
+import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
+import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
 
 const RecordSchema = z.strictObject({
   title: z.string().min(1).max(1000),
@@ -58,17 +22,17 @@ const CreateBaseBodySchema = z.strictObject({
 });
 
 const AddSourceBodySchema = z.strictObject({
-  type: z.enum(['url', 'document', 'record', 'api']),
+  type: KnowledgeSourceTypeSchema,
   url: z.string().max(2048).optional().describe('url and api sources'),
   file_id: z.string().max(255).optional().describe('document sources: a file from POST /v1/files'),
   records: RecordsSchema.optional().describe('record sources: rows with title and content (url, metadata optional)'),
-  refresh: RefreshSchema.optional().describe('default weekly'),
+  refresh: KnowledgeRefreshSchema.optional().describe('default weekly'),
   metadata: MetadataSchema.optional(),
   timeout_ms: z.number().int().min(100).max(30_000).optional().describe('api sources: how long to wait at answer time'),
 });
 
 const UpdateSourceBodySchema = z.strictObject({
-  refresh: RefreshSchema.optional(),
+  refresh: KnowledgeRefreshSchema.optional(),
   metadata: MetadataSchema.optional(),
   records: RecordsSchema.optional().describe('replaces every row and re-syncs'),
   timeout_ms: z.number().int().min(100).max(30_000).optional(),
@@ -86,17 +50,6 @@ const QueryBodySchema = z.strictObject({
   filter: FilterSchema.optional(),
   min_score: z.number().min(0).max(1).optional(),
 });
-
-const QueryResultSchema = z
-  .object({
-    object: z.literal('knowledge_query'),
-    knowledge_base_id: z.string(),
-    query: z.string(),
-    results: z.array(
-      z.object({ source_id: z.string(), title: z.string(), snippet: z.string(), url: z.string().nullable(), score: z.number().min(0).max(1) }),
-    ),
-  })
-  .openapi('KnowledgeQueryResult');
 
 const SourceParamsSchema = z.strictObject({ id: z.string().min(1).max(255), src: z.string().min(1).max(255) });
 
@@ -119,7 +72,7 @@ export function registerKnowledgeRoutes(deps: RouteDeps) {
     ({ params, principal }) => bases.deleteBase({ accountId: principal.accountId, knowledgeBaseId: params.id }));
 
   defineRoute(router, registry, {
-    method: 'post', path: '/v1/knowledge_bases/{id}/query', tag, params: IdParamsSchema, body: QueryBodySchema, response: QueryResultSchema,
+    method: 'post', path: '/v1/knowledge_bases/{id}/query', tag, params: IdParamsSchema, body: QueryBodySchema, response: KnowledgeQueryResultSchema,
     summary: 'Query a knowledge base: ranked passages with calibrated scores (no generated answer)',
     description: '409 source_indexing while every source of the base is still indexing its first version.',
   }, ({ params, body, principal }) => bases.queryBase({ accountId: principal.accountId, knowledgeBaseId: params.id, ...body }));

@@ -3,38 +3,9 @@ import { MAX_BODY_CHARS } from './messages.service';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
+import { MessageSchema, MessageStatusSchema } from './message.schemas';
 
 const timestamp = z.iso.datetime({ offset: true });
-const StatusSchema = z.enum(['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'canceled', 'received']);
-
-export const MessageSchema = z
-  .object({
-    id: z.string().describe('msg_ prefix'),
-    object: z.literal('message'),
-    channel: z.string(),
-    direction: z.enum(['outbound', 'inbound']),
-    type: z.enum(['transactional', 'promotional']),
-    to: z.string(),
-    from: z.string(),
-    body: z.string(),
-    status: StatusSchema,
-    segments: z.number().int(),
-    encoding: z.string().describe('GSM-7 or UCS-2'),
-    price: z.string().nullable().describe('decimal string, set once charged (carrier acceptance)'),
-    price_currency: z.string().nullable(),
-    error_code: z.string().nullable().describe('set when undelivered or failed; see docs/sms-error-codes.md'),
-    error_message: z.string().nullable(),
-    reference: z.string().nullable(),
-    status_callback: z.string().nullable(),
-    send_at: z.string().nullable(),
-    carrier: z.string().nullable(),
-    carrier_message_id: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    sent_at: z.string().nullable(),
-    delivered_at: z.string().nullable(),
-  })
-  .openapi('Message');
 
 const CreateBodySchema = z.strictObject({
   to: z.string().max(32).describe('E.164 recipient'),
@@ -50,7 +21,7 @@ const CreateBodySchema = z.strictObject({
 const ListQuerySchema = PageQuerySchema.extend({
   to: z.string().max(32).optional(),
   from: z.string().max(32).optional(),
-  status: StatusSchema.optional(),
+  status: MessageStatusSchema.optional(),
   direction: z.enum(['inbound', 'outbound']).optional(),
 });
 

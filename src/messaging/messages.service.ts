@@ -22,6 +22,7 @@ import {
 } from '../../workflows/shared/messaging.contracts';
 import { emitMessageUpdated } from './message-events';
 import { MessageRepo } from './message.repo';
+import type { ListObject } from '../domain/api-schema';
 import { toMessageObject, type MessageObject } from './message.schemas';
 
 /** Body limits: at most 1600 characters and 10 segments (1530 GSM-7 septets or 670 UCS-2 code units). */
@@ -223,7 +224,7 @@ export class MessagesService {
     return toMessageObject(row);
   }
 
-  async listMessages(input: { accountId: string; page: PageParams; to?: string; from?: string; status?: MessageStatus; direction?: 'inbound' | 'outbound' }) {
+  async listMessages(input: { accountId: string; page: PageParams; to?: string; from?: string; status?: MessageStatus; direction?: 'inbound' | 'outbound' }): Promise<ListObject<MessageObject>> {
     const { accountId, page, ...filter } = input;
     const result = await this.repo.listMessages(this.deps.db, accountId, page, filter);
     return { object: 'list' as const, data: result.data.map(toMessageObject), has_more: result.has_more };

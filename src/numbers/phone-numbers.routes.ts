@@ -1,19 +1,7 @@
-import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
-
-const PhoneNumberSchema = z
-  .object({
-    id: z.string().describe('pn_ prefix'),
-    object: z.literal('phone_number'),
-    number: z.string(),
-    country: z.string().nullable(),
-    agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
-    help_text: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi('PhoneNumber');
+import { PhoneNumberSchema } from './phone-number.schemas';
 
 /** Read-only: numbers are provisioned by operators (`npm run cli -- numbers add`) or in the console. */
 export function registerPhoneNumberRoutes({ router, registry, services }: RouteDeps) {

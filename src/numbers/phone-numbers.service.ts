@@ -5,18 +5,8 @@ import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-
-type PhoneNumberRow = NonNullable<Awaited<ReturnType<PhoneNumberRepo['getPhoneNumberById']>>>;
-
-export const toPhoneNumberObject = (row: PhoneNumberRow) => ({
-  id: row.id,
-  object: 'phone_number' as const,
-  number: row.number,
-  country: row.country,
-  agent_id: row.agent_id,
-  help_text: row.help_text,
-  created_at: row.created_at.toISOString(),
-});
+import type { ListObject } from '../domain/api-schema';
+import { toPhoneNumberObject, type PhoneNumberObject } from './phone-number.schemas';
 
 /**
  * The account's phone numbers. They are provisioned by operators (CLI, console) and read-only through
@@ -27,7 +17,7 @@ export class PhoneNumbersService {
 
   constructor(private readonly deps: { db: Kysely<DB> }) {}
 
-  async provisionPhoneNumber(input: { accountId: string; number: string; helpText?: string; agentId?: string }) {
+  async provisionPhoneNumber(input: { accountId: string; number: string; helpText?: string; agentId?: string }): Promise<PhoneNumberObject> {
     const parsed = parseRecipient(input.number);
     if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid number: ${parsed.reason}`, { param: 'number' });
     if (await this.repo.getPhoneNumberByNumber(this.deps.db, parsed.number)) {
@@ -44,13 +34,13 @@ export class PhoneNumbersService {
     return toPhoneNumberObject(row);
   }
 
-  async getPhoneNumber(input: { accountId: string; phoneNumberId: string }) {
+  async getPhoneNumber(input: { accountId: string; phoneNumberId: string }): Promise<PhoneNumberObject> {
     const row = await this.repo.getPhoneNumberById(this.deps.db, input.accountId, input.phoneNumberId);
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
 
-  async listPhoneNumbers(input: { accountId: string; page: PageParams }) {
+  async listPhoneNumbers(input: { accountId: string; page: PageParams }): Promise<ListObject<PhoneNumberObject>> {
     const page = await this.repo.listPhoneNumbers(this.deps.db, input.accountId, input.page);
     return { object: 'list' as const, data: page.data.map(toPhoneNumberObject), has_more: page.has_more };
   }

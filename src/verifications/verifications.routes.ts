@@ -2,22 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
-
-const VerificationSchema = z
-  .object({
-    id: z.string().describe('ver_ prefix'),
-    object: z.literal('verification'),
-    to: z.string(),
-    channel: z.string(),
-    status: z.enum(['pending', 'approved', 'expired', 'max_attempts_reached']),
-    attempts: z.number().int().describe('codes checked so far'),
-    max_attempts: z.number().int(),
-    message_id: z.string().nullable().describe('the SMS that carried the code'),
-    expires_at: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('Verification');
+import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
 
 const CreateBodySchema = z.strictObject({
   to: z.string().max(32).describe('E.164 recipient'),
@@ -37,6 +22,6 @@ export function registerVerificationRoutes({ router, registry, services }: Route
   defineRoute(router, registry, { method: 'get', path: '/v1/verifications/{id}', summary: 'Retrieve a verification', tag, params: IdParamsSchema, response: VerificationSchema },
     ({ params, principal }) => svc.getVerification({ accountId: principal.accountId, verificationId: params.id }));
 
-  defineRoute(router, registry, { method: 'post', path: '/v1/verifications/{id}/check', summary: 'Check a code (limited attempts)', tag, params: IdParamsSchema, body: CheckBodySchema, response: VerificationSchema.extend({ valid: z.boolean() }) },
+  defineRoute(router, registry, { method: 'post', path: '/v1/verifications/{id}/check', summary: 'Check a code (limited attempts)', tag, params: IdParamsSchema, body: CheckBodySchema, response: VerificationCheckSchema },
     ({ params, body, principal }) => svc.checkVerification({ accountId: principal.accountId, verificationId: params.id, code: body.code }));
 }

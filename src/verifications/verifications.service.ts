@@ -13,23 +13,9 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { verificationFinishedSignal, verificationWorkflowContract, verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import type { EventsService } from '../webhooks/events.service';
 import type { MessagesService } from '../messaging/messages.service';
+import { toVerificationObject, type VerificationCheckObject, type VerificationObject } from './verification.schemas';
 
 type VerificationRow = Selectable<VerificationTable>;
-
-export const toVerificationObject = (v: VerificationRow) => ({
-  id: v.id,
-  object: 'verification' as const,
-  to: v.to,
-  channel: v.channel,
-  status: v.status,
-  attempts: v.attempts,
-  max_attempts: v.max_attempts,
-  message_id: v.message_id,
-  expires_at: v.expires_at.toISOString(),
-  created_at: v.created_at.toISOString(),
-  updated_at: v.updated_at.toISOString(),
-});
-export type VerificationObject = ReturnType<typeof toVerificationObject>;
 
 /** HMAC of the code keyed by the verification id: the code is never stored, and hashes differ per id. */
 const hashCode = (verificationId: string, code: string) => createHmac('sha256', verificationId).update(code).digest('hex');
@@ -100,7 +86,7 @@ export class VerificationsService {
    * Checks a code: constant-time comparison of hashes; each check counts as an attempt, and the last
    * allowed wrong one locks the verification. A verification that is not pending answers 409.
    */
-  async checkVerification(input: { accountId: string; verificationId: string; code: string }): Promise<VerificationObject & { valid: boolean }> {
+  async checkVerification(input: { accountId: string; verificationId: string; code: string }): Promise<VerificationCheckObject> {
     const { db } = this.deps;
     const v = await this.repo.getVerificationById(db, input.accountId, input.verificationId);
     if (!v) throw notFound('verification', input.verificationId);
@@ -138,7 +124,7 @@ export class VerificationsService {
     await this.deps.events.emit({
       accountId: row.account_id,
       type,
-      data: toVerificationObject(row) as unknown as Record<string, unknown>,
+      data: toVerificationObject(row),
       eventId: derivedId(IdPrefix.event, row.id, type),
     });
   }

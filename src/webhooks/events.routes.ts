@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
-
-const EventSchema = z
-  .object({ id: z.string(), object: z.literal('event'), type: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) })
-  .openapi('Event');
+import { EventSchema } from './event.schemas';
+import { WebhookDeliverySchema, WebhookRedeliverySchema } from './webhook-delivery.schemas';
 
 const ListEventsQuerySchema = PageQuerySchema.extend({ type: z.string().max(100).optional() });
 
@@ -22,9 +20,9 @@ export function registerEventRoutes({ router, registry, services }: RouteDeps) {
   defineRoute(router, registry, { method: 'get', path: '/v1/events/{id}', summary: 'Retrieve an event', tag, params: IdParamsSchema, response: EventSchema },
     ({ params, principal }) => svc.getEvent({ accountId: principal.accountId, eventId: params.id }));
 
-  defineRoute(router, registry, { method: 'get', path: '/v1/events/{id}/deliveries', summary: 'Deliveries of an event with every attempt', tag, params: IdParamsSchema },
+  defineRoute(router, registry, { method: 'get', path: '/v1/events/{id}/deliveries', summary: 'Deliveries of an event with every attempt', tag, params: IdParamsSchema, response: listOf(WebhookDeliverySchema, 'WebhookDeliveryList') },
     ({ params, principal }) => svc.listDeliveries({ accountId: principal.accountId, eventId: params.id }));
 
-  defineRoute(router, registry, { method: 'post', path: '/v1/events/{id}/redeliver', summary: 'Deliver an event again to its subscribed endpoints (or one endpoint)', tag, params: IdParamsSchema, body: z.strictObject({ endpoint_id: z.string().optional() }) },
+  defineRoute(router, registry, { method: 'post', path: '/v1/events/{id}/redeliver', summary: 'Deliver an event again to its subscribed endpoints (or one endpoint)', tag, params: IdParamsSchema, body: z.strictObject({ endpoint_id: z.string().optional() }), response: listOf(WebhookRedeliverySchema, 'WebhookRedeliveryList') },
     ({ params, body, principal }) => svc.redeliverEvent({ accountId: principal.accountId, eventId: params.id, endpointId: body.endpoint_id }));
 }

@@ -7,24 +7,9 @@ import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { Metrics } from '../observability/metrics';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
-
-export interface EventObject {
-  id: string;
-  object: 'event';
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
-type EventRow = { id: string; type: string; created_at: Date; data: Record<string, unknown> };
-
-export const toEventObject = (row: EventRow): EventObject => ({
-  id: row.id,
-  object: 'event',
-  type: row.type,
-  created_at: row.created_at.toISOString(),
-  data: row.data,
-});
+import type { ListObject } from '../domain/api-schema';
+import { toEventObject, type EventObject } from './event.schemas';
+import { toWebhookDeliveryObject, type WebhookDeliveryObject, type WebhookRedeliveryObject } from './webhook-delivery.schemas';
 
 export interface EmitEventInput {
   accountId: string;
@@ -99,47 +84,21 @@ export class EventsService {
     return toEventObject(row);
   }
 
-  async listEvents(input: { accountId: string; page: PageParams; type?: string }) {
+  async listEvents(input: { accountId: string; page: PageParams; type?: string }): Promise<ListObject<EventObject>> {
     const page = await this.repo.listEvents(this.deps.db, input.accountId, input.page, { type: input.type });
     return { object: 'list' as const, data: page.data.map(toEventObject), has_more: page.has_more };
   }
 
   /** Deliveries of one event with every attempt (status code, latency, error). */
-  async listDeliveries(input: { accountId: string; eventId: string }) {
+  async listDeliveries(input: { accountId: string; eventId: string }): Promise<ListObject<WebhookDeliveryObject>> {
     await this.getEvent(input);
     const deliveries = await this.repo.listDeliveriesForEvent(this.deps.db, input.accountId, input.eventId);
     const attempts = await this.repo.listAttempts(this.deps.db, deliveries.map((d) => d.id));
-    return {
-      object: 'list' as const,
-      has_more: false,
-      data: deliveries.map((d) => ({
-        id: d.id,
-        object: 'webhook_delivery' as const,
-        event_id: d.event_id,
-        endpoint_id: d.endpoint_id,
-        url: d.url,
-        status: d.status,
-        attempt_count: d.attempt_count,
-        last_status_code: d.last_status_code,
-        last_error: d.last_error,
-        created_at: d.created_at.toISOString(),
-        completed_at: d.completed_at?.toISOString() ?? null,
-        attempts: attempts
-          .filter((a) => a.delivery_id === d.id)
-          .map((a) => ({
-            attempt: a.attempt,
-            started_at: a.started_at.toISOString(),
-            status_code: a.status_code,
-            latency_ms: a.latency_ms,
-            outcome: a.outcome,
-            error: a.error,
-          })),
-      })),
-    };
+    return { object: 'list' as const, has_more: false, data: deliveries.map((d) => toWebhookDeliveryObject(d, attempts)) };
   }
 
   /** Sends an event again as a new delivery to its subscribed endpoints, or to one endpoint. */
-  async redeliverEvent(input: { accountId: string; eventId: string; endpointId?: string }) {
+  async redeliverEvent(input: { accountId: string; eventId: string; endpointId?: string }): Promise<ListObject<WebhookRedeliveryObject>> {
     const event = await this.getEvent(input);
     let endpoints;
     if (input.endpointId) {

@@ -3,7 +3,7 @@ import type { DB } from '../db/schema';
 import { EventRepo } from './event.repo';
 import { notFound } from '../domain/errors';
 import type { Metrics } from '../observability/metrics';
-import { toEventObject } from './events.service';
+import { toEventObject } from './event.schemas';
 import { OutboundNetworkError, postSignedJson } from '../platform/outbound-http';
 
 export interface AttemptWebhookDeliveryInput {

@@ -1,28 +1,14 @@
 import { z } from 'zod';
-import { toWebhookEndpointObject } from './webhook-endpoints.service';
 import { defineRoute } from '../http/route';
 import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
+import { EventSchema } from './event.schemas';
+import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
 
 const EventTypesSchema = z
   .array(z.string().regex(/^(\*|[a-z_]+(\.[a-z_]+)+)$/, 'an event type such as message.updated, or *'))
   .min(1)
   .max(50);
-
-const WebhookEndpointSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('webhook_endpoint'),
-    url: z.string(),
-    description: z.string().nullable(),
-    events: z.array(z.string()),
-    enabled: z.boolean(),
-    metadata: z.record(z.string(), z.string()),
-    created_at: z.string(),
-    updated_at: z.string(),
-    signing_secret: z.string().optional().describe('whsec_ secret; returned on creation and rotation only'),
-  })
-  .openapi('WebhookEndpoint');
 
 const CreateBodySchema = z.strictObject({
   url: z.string().max(2048),
@@ -62,6 +48,6 @@ export function registerWebhookEndpointRoutes({ router, registry, services }: Ro
   defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/rotate_secret', summary: 'Replace the signing secret', tag, params: IdParamsSchema, response: WebhookEndpointSchema },
     ({ params, principal }) => svc.rotateSecret({ accountId: principal.accountId, endpointId: params.id }));
 
-  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/test', summary: 'Send a signed webhook_endpoint.test event to this endpoint', tag, params: IdParamsSchema },
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/test', summary: 'Send a signed webhook_endpoint.test event to this endpoint', tag, params: IdParamsSchema, response: EventSchema },
     ({ params, principal }) => svc.sendTestEvent({ accountId: principal.accountId, endpointId: params.id }));
 }

@@ -10,21 +10,8 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { cancelDeliverySignal, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
-
-type EndpointRow = NonNullable<Awaited<ReturnType<EventRepo['getEndpointById']>>>;
-
-export const toWebhookEndpointObject = (row: EndpointRow, withSecret = false) => ({
-  id: row.id,
-  object: 'webhook_endpoint' as const,
-  url: row.url,
-  description: row.description,
-  events: row.events,
-  enabled: row.enabled,
-  metadata: row.metadata,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-  ...(withSecret ? { signing_secret: row.secret } : {}),
-});
+import type { ListObject } from '../domain/api-schema';
+import { toWebhookEndpointObject, type WebhookEndpointObject } from './webhook-endpoint.schemas';
 
 export interface CreateWebhookEndpointInput {
   principal: Principal;
@@ -51,7 +38,7 @@ export class WebhookEndpointsService {
     assertOutboundUrl(url, { allowPrivate: this.deps.allowPrivateNetwork, requireHttps: principal.mode === 'live' });
   }
 
-  async createEndpoint(input: CreateWebhookEndpointInput) {
+  async createEndpoint(input: CreateWebhookEndpointInput): Promise<WebhookEndpointObject> {
     this.checkUrl(input.principal, input.url);
     const row = await this.repo.insertEndpoint(this.deps.db, {
       id: newId(IdPrefix.webhookEndpoint),
@@ -72,7 +59,7 @@ export class WebhookEndpointsService {
     return row;
   }
 
-  async listEndpoints(input: { accountId: string; page: PageParams }) {
+  async listEndpoints(input: { accountId: string; page: PageParams }): Promise<ListObject<WebhookEndpointObject>> {
     const page = await this.repo.listEndpoints(this.deps.db, input.accountId, input.page);
     return { object: 'list' as const, data: page.data.map((r) => toWebhookEndpointObject(r)), has_more: page.has_more };
   }
@@ -81,7 +68,7 @@ export class WebhookEndpointsService {
     principal: Principal;
     endpointId: string;
     patch: { url?: string; events?: string[]; enabled?: boolean; description?: string | null; metadata?: Record<string, string> };
-  }) {
+  }): Promise<WebhookEndpointObject> {
     if (input.patch.url) this.checkUrl(input.principal, input.patch.url);
     const { events, ...rest } = input.patch;
     const row = await this.repo.updateEndpoint(this.deps.db, input.principal.accountId, input.endpointId, {
@@ -103,7 +90,7 @@ export class WebhookEndpointsService {
     return { id: row.id, object: 'webhook_endpoint' as const, deleted: true as const };
   }
 
-  async rotateSecret(input: { accountId: string; endpointId: string }) {
+  async rotateSecret(input: { accountId: string; endpointId: string }): Promise<WebhookEndpointObject> {
     const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, { secret: newSigningSecret() });
     if (!row) throw notFound('webhook endpoint', input.endpointId);
     return toWebhookEndpointObject(row, true);

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { apiClient, type ApiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 
 /**
  * The embedded deployment as `npm start` runs it (src/main.ts): PGlite for Postgres, the Temporal dev
@@ -27,15 +28,9 @@ function freePort(): Promise<number> {
   });
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Polls every 250 ms (the process may still be starting: errors count as not yet); a timeout shows its output. */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000) =>
+  pollUntil(what, () => fn().catch(() => undefined), { timeoutMs, intervalMs: 250, detail: () => `\n${output.slice(-2000)}` });
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'converse-start-'));

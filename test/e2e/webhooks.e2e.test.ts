@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import type { Runtime } from '../../src/app/runtime';
 import { apiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { startDevRuntime, type DevRuntime } from '../support/runtime';
 
@@ -50,12 +51,11 @@ describe('webhooks end to end (Temporal dev server, API, worker, local receiver)
     const stored = await call('GET', `/v1/events/${sent.body.id}`);
     assert.deepEqual(stored.body, JSON.parse(req!.rawBody.toString()), 'the API shows the event exactly as delivered');
 
-    let deliveries;
-    for (let i = 0; i < 50; i++) {
+    let deliveries: Awaited<ReturnType<typeof call>> | undefined;
+    await pollUntil('the delivery to be delivered', async () => {
       deliveries = await call('GET', `/v1/events/${sent.body.id}/deliveries`);
-      if (deliveries.body.data[0]?.status === 'delivered') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return deliveries.body.data[0]?.status === 'delivered';
+    }, { intervalMs: 100, timeoutMs: 5000, detail: () => JSON.stringify(deliveries?.body.data[0]) });
     assert.equal(deliveries!.body.data[0].status, 'delivered');
     assert.equal(deliveries!.body.data[0].attempts[0].status_code, 200);
     await receiver.close();

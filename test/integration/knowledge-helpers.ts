@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 
 /** Polls a source until it has `status` (and `extra` holds); fails after `timeoutMs`. */
 export async function waitForSource(
@@ -12,15 +12,11 @@ export async function waitForSource(
   extra: (s: any) => boolean = () => true,
   timeoutMs = 30_000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
   let last: any;
-  while (Date.now() < deadline) {
-    const res = await call('GET', `/v1/knowledge_bases/${kb}/sources/${src}`);
-    last = res.body;
-    if (last?.status === status && extra(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`source ${src} did not reach ${status}: ${JSON.stringify(last)}`);
+  return pollUntil(`source ${src} to reach ${status}`, async () => {
+    last = (await call('GET', `/v1/knowledge_bases/${kb}/sources/${src}`)).body;
+    return last?.status === status && extra(last) && last;
+  }, { timeoutMs, intervalMs: 100, detail: () => JSON.stringify(last) });
 }
 
 export interface SitePage {

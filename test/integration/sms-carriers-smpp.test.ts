@@ -14,13 +14,17 @@ import type { Clock } from '../../src/channels/sms/carriers/rate-limiter';
 import { SmppCarrier } from '../../src/channels/sms/carriers/smpp.carrier';
 import { loadConfig } from '../../src/config/env';
 import { silentLogger } from '../../src/observability/logger';
-import { SMPP_STATUS, SmscSimulator, waitUntil, type SmscSimulatorOptions } from '../support/smsc-simulator';
+import { pollUntil } from '../support/poll';
+import { SMPP_STATUS, SmscSimulator, type SmscSimulatorOptions } from '../support/smsc-simulator';
 
 /**
  * The SMPP carrier against the SMSC simulator on loopback: bind, submit, receipts, MO messages, long
  * messages, dropped connections, outages, enquire_link, error classification. No timing thresholds:
  * every wait is for an observable event (with a generous deadline).
  */
+
+/** Waits here are for in-process events on loopback: checked every 5 ms, for at most 5 s. */
+const quick = { intervalMs: 5, timeoutMs: 5000 };
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -134,7 +138,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
       { destination: '447700900001', source: 'ACME', registeredDelivery: 1, dataCoding: 0, text: 'Your code is 1234' },
     );
 
-    await waitUntil(() => rec.receipts.length === 2, 'two receipts');
+    await pollUntil('two receipts', () => rec.receipts.length === 2, quick);
     const byId = new Map(rec.receipts.map((r) => [r.carrierMessageId, r]));
     assert.equal(byId.get(delivered.carrierMessageIds[0]!)?.status, 'delivered');
     const bad = byId.get(undelivered.carrierMessageIds[0]!);
@@ -148,7 +152,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
     const rec = recorder();
     const carrier = await startCarrier(sim, {}, rec.listener);
     const result = await carrier.submit(request('+447700900003', 'hi'));
-    await waitUntil(() => rec.receipts.length === 1, 'the receipt');
+    await pollUntil('the receipt', () => rec.receipts.length === 1, quick);
     assert.deepEqual(
       { id: rec.receipts[0]!.carrierMessageId, status: rec.receipts[0]!.status },
       { id: result.carrierMessageIds[0], status: 'expired' },
@@ -181,7 +185,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
     assert.notEqual(ucsParts[0]!.concat?.ref, gsmParts[0]!.concat?.ref, 'each message gets its own reference');
     assert.equal(ucsParts.map((p) => p.text).join(''), ucsBody);
 
-    await waitUntil(() => rec.receipts.length === 4, 'a receipt per part');
+    await pollUntil('a receipt per part', () => rec.receipts.length === 4, quick);
     assert.deepEqual(new Set(rec.receipts.map((r) => r.carrierMessageId)), new Set([...gsm.carrierMessageIds, ...ucs.carrierMessageIds]));
   });
 
@@ -209,7 +213,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
     await sim.sendMo({ from: '+447700900009', to: '+12025550123', body: longUcs, sar: true });
     await sim.sendMo({ from: '+447700900009', to: 'ACME', body: 'Grüße' });
 
-    await waitUntil(() => rec.inbound.length === 4, 'four inbound messages');
+    await pollUntil('four inbound messages', () => rec.inbound.length === 4, quick);
     assert.deepEqual(
       rec.inbound.map((m) => [m.from, m.to, m.body, m.carrier]),
       [
@@ -254,7 +258,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
     const sim = await startSimulator();
     const carrier = await startCarrier(sim);
     await sim.stop();
-    await waitUntil(() => !carrier.isAvailable(), 'the carrier to notice the outage');
+    await pollUntil('the carrier to notice the outage', () => !carrier.isAvailable(), quick);
     const err = await rejection(carrier.submit(request('+447700900001', 'during outage')));
     assert.deepEqual([err.code, err.retryable], ['carrier_unavailable', true]);
 
@@ -268,14 +272,14 @@ describe('SMPP carrier against the SMSC simulator', () => {
   it('keeps the link alive with enquire_link and answers the SMSC’s own', async () => {
     const sim = await startSimulator();
     await startCarrier(sim, { enquire_link_ms: 20 });
-    await waitUntil(() => sim.enquireLinks >= 2, 'enquire_link from the carrier');
+    await pollUntil('enquire_link from the carrier', () => sim.enquireLinks >= 2, quick);
     assert.equal(await sim.sendEnquireLink(), 0);
   });
 
   it('reconnects when enquire_link goes unanswered', async () => {
     const sim = await startSimulator({ answerEnquireLink: false });
     const carrier = await startCarrier(sim, { enquire_link_ms: 20, response_timeout_ms: 50 });
-    await waitUntil(() => sim.binds >= 2, 'a second bind');
+    await pollUntil('a second bind', () => sim.binds >= 2, quick);
     await carrier.waitUntilBound(5000);
   });
 
@@ -325,7 +329,7 @@ describe('SMPP carrier against the SMSC simulator', () => {
     assert.equal(sim.boundSessions, 1);
     await carrier.stop();
     assert.equal(carrier.isAvailable(), false);
-    await waitUntil(() => sim.boundSessions === 0, 'the session to close');
+    await pollUntil('the session to close', () => sim.boundSessions === 0, quick);
   });
 });
 
@@ -345,23 +349,23 @@ describe('carrier router over SMPP', () => {
     await router.start(rec.listener);
 
     assert.equal((await router.submit(request('+447700900001', 'to primary'))).carrier, 'primary');
-    await waitUntil(() => rec.receipts.length === 1, 'the receipt from primary');
+    await pollUntil('the receipt from primary', () => rec.receipts.length === 1, quick);
     await primary.stop();
-    await waitUntil(() => !router.carrier('primary')!.isAvailable(), 'primary to drop');
+    await pollUntil('primary to drop', () => !router.carrier('primary')!.isAvailable(), quick);
     const failedOver = await router.submit(request('+447700900001', 'to secondary'));
     assert.equal(failedOver.carrier, 'secondary');
     assert.equal(secondary.accepted.at(-1)?.text, 'to secondary');
-    await waitUntil(() => rec.receipts.length === 2, 'the receipt from secondary');
+    await pollUntil('the receipt from secondary', () => rec.receipts.length === 2, quick);
     assert.deepEqual(rec.receipts.map((r) => r.carrier), ['primary', 'secondary']);
 
     await secondary.stop();
-    await waitUntil(() => !router.isAvailable(), 'every carrier down');
+    await pollUntil('every carrier down', () => !router.isAvailable(), quick);
     const err = await rejection(router.submit(request('+447700900001', 'waits')));
     assert.deepEqual([err.code, err.retryable], ['no_carrier_available', true]);
 
     await primary.start();
     await (router.carrier('primary') as SmppCarrier).waitUntilBound(5000);
     assert.equal((await router.submit(request('+447700900001', 'waits'))).carrier, 'primary', 'goes out once a carrier returns');
-    await waitUntil(() => rec.receipts.length === 3, 'the receipt from primary again');
+    await pollUntil('the receipt from primary again', () => rec.receipts.length === 3, quick);
   });
 });

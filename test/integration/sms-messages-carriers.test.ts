@@ -6,7 +6,8 @@ import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/channels
 import { SANDBOX_MAGIC_NUMBERS } from '../../src/channels/sms/carriers/sandbox.carrier';
 import { silentLogger } from '../../src/observability/logger';
 import { apiClient, type ApiClient } from '../support/http';
-import { SmscSimulator, waitUntil } from '../support/smsc-simulator';
+import { pollUntil } from '../support/poll';
+import { SmscSimulator } from '../support/smsc-simulator';
 import { startTestStack, type TestStack } from '../support/stack';
 import { buildTestConfig } from '../support/config';
 import { createTimeSkippingEnv } from '../support/temporal';
@@ -31,7 +32,7 @@ before(async () => {
   ]);
   const config = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined) });
   stack = await startTestStack({ label: __filename, env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
-  await waitUntil(() => smsc.boundSessions > 0, 'the SMPP carrier binds to the simulator');
+  await pollUntil('the SMPP carrier to bind to the simulator', () => smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
 });
 after(async () => {
   await stack?.close();
@@ -46,12 +47,10 @@ async function client() {
 
 async function waitForStatus(call: ApiClient, id: string, status: string) {
   let last: any;
-  for (let i = 0; i < 400; i++) {
+  return pollUntil(`message ${id} to be ${status}`, async () => {
     last = (await call('GET', `/v1/messages/${id}`)).body;
-    if (last.status === status) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`message ${id} is ${last?.status}, expected ${status}`);
+    return last.status === status && last;
+  }, { detail: () => `it is ${last?.status}` });
 }
 
 describe('sandbox carrier through the API', () => {
@@ -112,11 +111,10 @@ describe('SMPP carrier through the API', () => {
     const { call, accountId } = await client();
     await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: '+447512345678' });
     await smsc.sendMo({ from: '+447400123458', to: '+447512345678', body: 'STOP' });
-    let inbound: any[] = [];
-    for (let i = 0; i < 200 && inbound.length === 0; i++) {
-      inbound = (await call('GET', '/v1/messages?direction=inbound')).body.data;
-      if (inbound.length === 0) await new Promise((r) => setTimeout(r, 25));
-    }
+    const inbound: any[] = await pollUntil('the inbound message', async () => {
+      const data = (await call('GET', '/v1/messages?direction=inbound')).body.data;
+      return data.length > 0 && data;
+    }, { intervalMs: 25, timeoutMs: 5000 });
     assert.deepEqual(inbound.map((m) => [m.from, m.to, m.body]), [['+447400123458', '+447512345678', 'STOP']]);
     const res = await call('POST', '/v1/messages', { to: '+447400123458', from: '+447512345678', body: 'Offer' });
     const m = await waitForStatus(call, res.body.id, 'failed');

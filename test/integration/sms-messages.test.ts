@@ -4,6 +4,7 @@ import { isQuietTime } from '../../src/channels/sms/quiet-hours';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
 import { apiClient, type ApiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
 import { useTestStack } from '../support/stack';
@@ -22,24 +23,20 @@ async function newClient() {
 
 async function waitForStatus(call: ApiClient, id: string, status: string | string[]) {
   const want = Array.isArray(status) ? status : [status];
-  for (let i = 0; i < 400; i++) {
-    const res = await call('GET', `/v1/messages/${id}`);
-    if (want.includes(res.body.status)) return res.body;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const last = await call('GET', `/v1/messages/${id}`);
-  assert.fail(`message ${id} is ${last.body.status}, expected ${want.join('|')}`);
+  let last: any;
+  return pollUntil(`message ${id} to be ${want.join('|')}`, async () => {
+    last = (await call('GET', `/v1/messages/${id}`)).body;
+    return want.includes(last.status) && last;
+  }, { detail: () => `it is ${last?.status}` });
 }
 
 /** Resolves once the message's workflow is parked on a durable timer (send_at or quiet hours). */
 async function waitForTimer(messageId: string) {
   const handle = ctx.env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
-  for (let i = 0; i < 400; i++) {
+  await pollUntil('the delivery workflow to start a timer', async () => {
     const history = await handle.fetchHistory().catch(() => undefined);
-    if (history?.events?.some((e) => e.timerStartedEventAttributes)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail('the delivery workflow never started a timer');
+    return history?.events?.some((e) => e.timerStartedEventAttributes) ?? false;
+  });
 }
 
 /**
@@ -48,12 +45,10 @@ async function waitForTimer(messageId: string) {
  */
 async function workflowClosed(messageId: string) {
   const handle = ctx.env.client.workflow.getHandle(smsDeliveryWorkflowId(messageId));
-  for (let i = 0; i < 400; i++) {
+  return pollUntil(`the workflow of ${messageId} to close`, async () => {
     const d = await handle.describe();
-    if (d.status.name !== 'RUNNING') return d.status.name;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`workflow of ${messageId} still running`);
+    return d.status.name !== 'RUNNING' && d.status.name;
+  });
 }
 
 const eventsOfType = (accountId: string, type: string) =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import { apiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { FakeSmsCarrier } from '../support/sms-messages-fake-carrier';
 import { useTestStack } from '../support/stack';
 
@@ -18,12 +19,8 @@ async function setup() {
 
 /** The code as the handset would read it, from the SMS the fake carrier received. */
 async function codeSentTo(to: string): Promise<string> {
-  for (let i = 0; i < 400; i++) {
-    const sms = carrier.submitsTo(to)[0];
-    if (sms) return /(\d{6})/.exec(sms.body)![1]!;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`no SMS reached ${to}`);
+  const sms = await pollUntil(`an SMS to reach ${to}`, () => carrier.submitsTo(to)[0], { intervalMs: 25, timeoutMs: 10_000 });
+  return /(\d{6})/.exec(sms.body)![1]!;
 }
 
 const eventsOfType = (accountId: string, type: string) =>
@@ -62,11 +59,10 @@ describe('verifications', () => {
     assert.equal((approved[0]!.data as any).id, v.id);
     // Approval ends the expiry timer: no verification.expired later.
     const handle = ctx.env.client.workflow.getHandle(verificationWorkflowId(v.id));
-    let state = (await handle.describe()).status.name;
-    for (let i = 0; i < 200 && state === 'RUNNING'; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      state = (await handle.describe()).status.name;
-    }
+    const state = await pollUntil('the verification workflow to close', async () => {
+      const name = (await handle.describe()).status.name;
+      return name !== 'RUNNING' && name;
+    }, { intervalMs: 25, timeoutMs: 5000 });
     assert.equal(state, 'COMPLETED');
     await ctx.env.sleep('11m');
     assert.equal((await eventsOfType(accountId, 'verification.expired')).length, 0);
@@ -81,10 +77,10 @@ describe('verifications', () => {
     assert.equal((await call('GET', `/v1/verifications/${v.id}`)).body.status, 'pending');
     await ctx.env.sleep('2m');
     let status = '';
-    for (let i = 0; i < 200 && status !== 'expired'; i++) {
+    await pollUntil(`verification ${v.id} to expire`, async () => {
       status = (await call('GET', `/v1/verifications/${v.id}`)).body.status;
-      if (status !== 'expired') await new Promise((r) => setTimeout(r, 25));
-    }
+      return status === 'expired';
+    }, { intervalMs: 25, timeoutMs: 5000, detail: () => `it is ${status}` });
     assert.equal(status, 'expired');
     const late = await call('POST', `/v1/verifications/${v.id}/check`, { code });
     assert.equal(late.status, 409);

@@ -289,12 +289,3 @@ export class SmscSimulator {
     session.send(new smpp.PDU('deliver_sm', params));
   }
 }
-
-/** Polls `predicate` every 5 ms until it holds; rejects after `timeoutMs` with `what` in the message. */
-export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

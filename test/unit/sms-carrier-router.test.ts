@@ -18,7 +18,7 @@ import { CircuitBreaker } from '../../src/channels/sms/circuit-breaker';
 import { CarrierRouter } from '../../src/channels/sms/router';
 import { silentLogger } from '../../src/observability/logger';
 import { buildTestConfig } from '../support/config';
-import { waitUntil } from '../support/smsc-simulator';
+import { pollUntil } from '../support/poll';
 
 type Behaviour = 'ok' | 'retryable' | 'final' | 'hang' | 'throw';
 
@@ -60,6 +60,9 @@ class FakeCarrier implements Carrier {
     this.started = false;
   }
 }
+
+/** Receipts arrive in-process: checked every 5 ms, for at most 5 s. */
+const quick = { intervalMs: 5, timeoutMs: 5000 };
 
 const req = (to: string, extra: Partial<SubmitSmsRequest> = {}): SubmitSmsRequest => ({
   messageId: 'msg_test',
@@ -322,7 +325,7 @@ describe('sandbox carrier', () => {
     const result = await carrier.submit(req('+447700900123', { body: 'x'.repeat(161) }));
     assert.equal(result.carrier, 'sandbox');
     assert.equal(result.carrierMessageIds.length, 2);
-    await waitUntil(() => rec.receipts.length === 1, 'the receipt');
+    await pollUntil('the receipt', () => rec.receipts.length === 1, quick);
     assert.equal(rec.receipts[0]!.carrierMessageId, result.carrierMessageIds[0]);
     assert.equal(rec.receipts[0]!.status, 'delivered');
     await carrier.stop();
@@ -342,7 +345,7 @@ describe('sandbox carrier', () => {
 
     const undelivered = await carrier.submit(req(SANDBOX_MAGIC_NUMBERS.undelivered));
     const silent = await carrier.submit(req(SANDBOX_MAGIC_NUMBERS.noReceipt));
-    await waitUntil(() => rec.receipts.length === 2, 'two receipts');
+    await pollUntil('two receipts', () => rec.receipts.length === 2, quick);
     const byId = new Map(rec.receipts.map((r) => [r.carrierMessageId, r]));
     assert.deepEqual(
       { status: byId.get(undelivered.carrierMessageIds[0]!)?.status, err: byId.get(undelivered.carrierMessageIds[0]!)?.carrierErrorCode },
@@ -358,7 +361,7 @@ describe('sandbox carrier', () => {
     const rec = recorder({ failReceipts: 1 });
     await carrier.start(rec.listener);
     await carrier.submit(req('+447700900123'));
-    await waitUntil(() => rec.receipts.length === 1, 'the redelivered receipt');
+    await pollUntil('the redelivered receipt', () => rec.receipts.length === 1, quick);
 
     carrier.setAvailable(false);
     assert.equal(carrier.isAvailable(), false);

@@ -1,0 +1,28 @@
+import type { Selectable } from 'kysely';
+import type { PhoneNumberTable } from '../db/tables/sms';
+import { z } from '../domain/api-schema';
+
+/** The phone number object: the API's response schema, the presenter's type and the OpenAPI entry. */
+export const PhoneNumberSchema = z
+  .object({
+    id: z.string().describe('pn_ prefix'),
+    object: z.literal('phone_number'),
+    number: z.string(),
+    country: z.string().nullable(),
+    agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
+    help_text: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('PhoneNumber');
+
+export type PhoneNumberObject = z.infer<typeof PhoneNumberSchema>;
+
+export const toPhoneNumberObject = (row: Selectable<PhoneNumberTable>): PhoneNumberObject => ({
+  id: row.id,
+  object: 'phone_number',
+  number: row.number,
+  country: row.country,
+  agent_id: row.agent_id,
+  help_text: row.help_text,
+  created_at: row.created_at.toISOString(),
+});
