@@ -1,4 +1,7 @@
 import { registerAccountRoutes } from '../accounts/account.routes';
+import { registerAgentRoutes } from '../agents/agents.routes';
+import { registerConversationRoutes } from '../conversations/conversations.routes';
+import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
 import { registerMessageRoutes } from '../messaging/messages.routes';
@@ -16,4 +19,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerMessageRoutes(deps);
   registerPhoneNumberRoutes(deps);
   registerVerificationRoutes(deps);
+  registerAgentRoutes(deps);
+  registerConversationRoutes(deps);
+  registerRunRoutes(deps);
 }
