@@ -113,10 +113,11 @@ export class KnowledgeSourcesService {
       timeout_ms: input.timeout_ms ?? null,
     });
     try {
-      await this.upsertRefreshSchedule({ sourceId: row.id, refresh, accountId, createdAt: row.created_at });
+      // A new source has no schedule yet: only a cadence creates one.
+      if (refresh !== 'manual') await this.upsertRefreshSchedule({ sourceId: row.id, refresh, accountId, createdAt: row.created_at });
       await this.startSync(row.id, row.sync_seq, 'create');
     } catch (err) {
-      await this.deleteRefreshSchedule(row.id);
+      if (refresh !== 'manual') await this.deleteRefreshSchedule(row.id);
       await this.repo.deleteSource(db, row.id);
       throw err;
     }

@@ -29,7 +29,7 @@ export async function seedAgent(stack: TestStack, agent: Partial<AgentConfigInpu
   const call = apiClient(stack.baseUrl, apiKey);
   const kb = await call('POST', '/v1/knowledge_bases', { name: 'Help center' });
   assert.equal(kb.status, 201);
-  const src = await call('POST', `/v1/knowledge_bases/${kb.body.id}/sources`, { type: 'record', records });
+  const src = await call('POST', `/v1/knowledge_bases/${kb.body.id}/sources`, { type: 'record', records, refresh: 'manual' });
   assert.equal(src.status, 202);
   await waitForSource(call, kb.body.id, src.body.id, 'ready');
   const created = await stack.services.agents.createAgent({

@@ -1,0 +1,42 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ToolRequest {
+  headers: http.IncomingHttpHeaders;
+  body: { tool: string; arguments: Record<string, unknown>; conversation_id: string; run_id: string };
+  raw: string;
+}
+
+export type ToolHandler = (req: ToolRequest, res: http.ServerResponse) => void | Promise<void>;
+
+/** A caller's tool endpoint on loopback: records every request, answers with `handler` (200 {ok:true} by default). */
+export async function startToolServer(handler?: ToolHandler) {
+  const requests: ToolRequest[] = [];
+  let current = handler;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const request = { headers: req.headers, body: JSON.parse(raw || '{}'), raw };
+      requests.push(request);
+      if (current) return void (await current(request, res));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    handle(h: ToolHandler) {
+      current = h;
+    },
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+export const json = (res: http.ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
