@@ -1,5 +1,17 @@
+import { Context } from '@temporalio/activity';
 import type { RunStepsService } from '../src/runs/run-steps.service';
 import { asActivity } from './activity-errors';
+
+/** Heartbeats while `fn` runs, so a worker lost mid-call is noticed within the heartbeat timeout. */
+async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), 1000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** The agent run workflow's steps, over RunStepsService; each reads and writes Postgres by run id. */
 export function createRunActivities(deps: { runSteps: RunStepsService }) {
@@ -12,7 +24,7 @@ export function createRunActivities(deps: { runSteps: RunStepsService }) {
     /** One planner turn: tool calls (validated, approval-gated) or a reply or a handoff. */
     planNextStep: (input: { runId: string; step: number }) => asActivity(() => steps.planNextStep(input)),
     /** Calls one tool endpoint (signed POST, timeout, retry once on network errors when idempotent). */
-    callTool: (input: { runId: string; toolCallId: string }) => asActivity(() => steps.callTool(input)),
+    callTool: (input: { runId: string; toolCallId: string }) => withHeartbeat(() => asActivity(() => steps.callTool(input))),
     /** in_progress → requires_action: approvals or async tool results awaited until expiresAtMs. */
     requireAction: (input: { runId: string; kind: 'approve_tool_call' | 'submit_tool_result'; toolCallIds: string[]; expiresAtMs: number }) =>
       asActivity(() => steps.requireAction(input)),

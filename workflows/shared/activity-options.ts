@@ -78,5 +78,6 @@ export const remotePlannerActivity: ActivityOptions = {
  */
 export const toolCallActivity: ActivityOptions = {
   startToCloseTimeout: '75s',
+  heartbeatTimeout: '5s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['resource_missing'] },
 };

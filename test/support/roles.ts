@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { TEST_DATABASE_URL } from './config';
+import { pollUntil } from './poll';
+
+const root = path.resolve(__dirname, '../..');
+
+/** A free loopback port (for a child process to listen on). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface RoleProcess {
+  child: ChildProcess;
+  output: () => string;
+  /** SIGKILL, as a crash would. */
+  kill(): Promise<void>;
+}
+
+/**
+ * One role of the scaled-out deployment (src/main.api.ts or src/main.worker.ts) as a real child process,
+ * on the test's Postgres schema and Temporal server: for crash and restart tests.
+ */
+export async function spawnRole(role: 'api' | 'worker', opts: { schema: string; temporalAddress: string; taskQueue: string; port?: number }): Promise<RoleProcess> {
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${opts.schema}`);
+  const child = spawn(process.execPath, ['--import', 'tsx', `src/main.${role}.ts`], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: url.toString(),
+      TEMPORAL_ADDRESS: opts.temporalAddress,
+      TEMPORAL_TASK_QUEUE: opts.taskQueue,
+      ALLOW_PRIVATE_NETWORK: 'true',
+      HOST: '127.0.0.1',
+      PORT: String(opts.port ?? 0),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const ready = role === 'api' ? /API listening/ : /Worker polling/;
+  await pollUntil(`the ${role} process to start`, async () => {
+    if (child.exitCode !== null) throw new Error(`the ${role} process exited: ${out}`);
+    return ready.test(out);
+  }, { timeoutMs: 60_000, intervalMs: 100, detail: () => out.slice(-2000) });
+  return {
+    child,
+    output: () => out,
+    async kill() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
