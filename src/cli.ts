@@ -4,18 +4,23 @@ import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
 import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
+import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
   npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
   npm run cli -- keys revoke --account <acct_id> --key <key_id>
-  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]`;
+  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
+  npm run cli -- agents apply --account <acct_id> <agent.yaml>   (create or update by name; publishes unless publish: false)
+  npm run cli -- agents list --account <acct_id>
+  npm run cli -- agents publish --account <acct_id> --agent <agt_id>`;
 
 /** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
 async function main() {
   const [resource, action, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: true,
     options: {
       name: { type: 'string' },
       account: { type: 'string' },
@@ -23,6 +28,7 @@ async function main() {
       key: { type: 'string' },
       number: { type: 'string' },
       'help-text': { type: 'string' },
+      agent: { type: 'string' },
     },
   });
   const config = loadConfig();
@@ -48,6 +54,17 @@ async function main() {
         helpText: values['help-text'],
       });
       console.log(JSON.stringify(number, null, 2));
+    } else if (resource === 'agents') {
+      const output = await runAgentsCommand(buildAgentsCommandServices({ config, db: database.db }), {
+        action,
+        account: values.account,
+        agent: values.agent,
+        file: positionals[0],
+      });
+      if (output === null) {
+        console.error(usage);
+        process.exitCode = 2;
+      } else console.log(output);
     } else {
       console.error(usage);
       process.exitCode = 2;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { ensureDevAccount } from './accounts/dev-account';
+import { ensureExampleAgent, type ExampleAgent } from './app/dev-examples';
 import { createLogger } from './observability/logger';
 import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
@@ -38,6 +39,12 @@ async function main() {
   await runtime.startWorker();
   await runtime.startApi();
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
+  let example: ExampleAgent | undefined;
+  try {
+    example = await ensureExampleAgent({ services: runtime.services, accountId: dev.accountId, log });
+  } catch (err) {
+    log.error({ err }, 'Creating the example agent failed; the service runs without it');
+  }
 
   const base = config.http.publicBaseUrl;
   const lines = [
@@ -49,8 +56,14 @@ async function main() {
     `  Temporal UI  ${temporalUi}`,
     `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,
     `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
+    ...(example ? [`  Example agent ${example.agentId}   (answers from "Example: Acme help center"; README "First minutes")`] : []),
     '',
     `  curl ${base}/v1/account -H "Authorization: Bearer ${dev.apiKey}"`,
+    ...(example
+      ? [
+          `  curl ${base}/v1/conversations -H "Authorization: Bearer ${dev.apiKey}" -H 'Content-Type: application/json' -d '{"agent_id":"${example.agentId}"}'`,
+        ]
+      : []),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -18,6 +18,7 @@ let dataDir: string;
 let child: ChildProcess;
 let output = '';
 let call: ApiClient;
+let exampleAgentId: string;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -56,6 +57,8 @@ before(async () => {
   const key = readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
   assert.ok(output.includes(key), 'the banner prints the test API key');
   assert.match(output, new RegExp(`Temporal UI  http://127.0.0.1:${ui}`));
+  exampleAgentId = /Example agent (agt_\w+)/.exec(output)?.[1] ?? '';
+  assert.ok(exampleAgentId, 'the banner prints the example agent id');
   call = apiClient(`http://127.0.0.1:${port}`, key);
 });
 
@@ -99,5 +102,18 @@ describe('npm start (embedded PGlite and Temporal dev server)', () => {
     });
     assert.equal(delivered.segments, 1);
     assert.ok(delivered.price);
+  });
+
+  it('answers a question to the example agent with a reply and a cited passage of the example help center (README "First minutes")', async () => {
+    const conversation = await call('POST', '/v1/conversations', { agent_id: exampleAgentId });
+    assert.equal(conversation.status, 201, JSON.stringify(conversation.body));
+    const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content: 'How do I reset my password?' });
+    assert.equal(posted.status, 201, JSON.stringify(posted.body));
+    const { run } = posted.body;
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.match(run.reply?.content ?? '', /Settings/, JSON.stringify(run));
+    const cited = run.retrieval.filter((r: { cited: boolean }) => r.cited);
+    assert.equal(cited[0]?.title, 'Password reset', JSON.stringify(run.retrieval));
+    assert.equal(cited[0]?.url, 'https://help.acme.example/password');
   });
 });

@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/env';
+import type { DB } from '../db/schema';
+import { AppError } from '../domain/errors';
+import { AccountsService } from '../accounts/accounts.service';
+import { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
+import { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.service';
+import { KnowledgeSourcesService } from '../knowledge/knowledge-sources.service';
+import { WorkflowGateway } from '../temporal/workflow-gateway';
+import { AgentsService } from './agents.service';
+
+/**
+ * The services `npm run cli -- agents …` needs, built on the database alone. Agent commands only read
+ * knowledge bases (to check the ids a config names); the knowledge services still take a Temporal
+ * gateway, so it gets a lazy connection that never dials because nothing here starts a workflow.
+ */
+export function buildAgentsCommandServices(input: { config: Config; db: Kysely<DB> }) {
+  const { config, db } = input;
+  const accounts = new AccountsService({ db });
+  const connection = Connection.lazy({ address: config.temporal.address ?? `127.0.0.1:${config.temporal.grpcPort}` });
+  const workflows = new WorkflowGateway(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
+  const allowPrivateNetwork = config.network.allowPrivate;
+  const retrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs });
+  const sources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
+  const knowledgeBases = new KnowledgeBasesService({ db, sources, retrieval });
+  return { accounts, knowledgeBases, agents: new AgentsService({ db, knowledgeBases }) };
+}
+
+export type AgentsCommandServices = ReturnType<typeof buildAgentsCommandServices>;
+
+export interface AgentsCommandInput {
+  action: string | undefined;
+  account?: string;
+  agent?: string;
+  /** `apply`: the YAML (or JSON) file. */
+  file?: string;
+}
+
+/**
+ * `agents apply|list|publish`: returns what to print (JSON), or null when the arguments do not make a
+ * command (the caller prints usage). Invalid configs throw the AgentsService's AppError, whose message
+ * names the path at fault (`Invalid agent config at tools.0.parameters: …`); nothing is written then.
+ */
+export async function runAgentsCommand(services: AgentsCommandServices, input: AgentsCommandInput): Promise<string | null> {
+  const { accounts, agents } = services;
+  if (!input.account) return null;
+  const accountId = input.account;
+  if (input.action === 'apply' && input.file) {
+    await accounts.getAccount({ accountId });
+    let text: string;
+    try {
+      text = await readFile(input.file, 'utf8');
+    } catch (err) {
+      throw new AppError('parameter_invalid', `Cannot read ${input.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const { agent, created } = await agents.applyAgentFile({ accountId, text });
+    return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version, created }, null, 2);
+  }
+  if (input.action === 'list') {
+    await accounts.getAccount({ accountId });
+    const rows: { id: string; name: string; status: string; version: number }[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await agents.listAgents({ accountId, page: { limit: 100, starting_after: after } });
+      rows.push(...page.data.map((a) => ({ id: a.id, name: a.name, status: a.status, version: a.version })));
+      if (!page.has_more || page.data.length === 0) break;
+      after = page.data.at(-1)!.id;
+    }
+    return JSON.stringify(rows, null, 2);
+  }
+  if (input.action === 'publish' && input.agent) {
+    const agent = await agents.publishAgent({ accountId, agentId: input.agent });
+    return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version }, null, 2);
+  }
+  return null;
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { buildAgentsCommandServices, runAgentsCommand, type AgentsCommandServices } from '../../src/agents/agents.commands';
+import { AppError } from '../../src/domain/errors';
+import { buildTestConfig, TEST_DATABASE_URL } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+
+/**
+ * `npm run cli -- agents apply|list|publish`: an agent kept as code, validated with messages that name the
+ * field at fault, and versioned on every apply. Real Postgres; the CLI itself is spawned once per outcome.
+ */
+const repo = path.resolve(__dirname, '../..');
+const example = readFileSync(path.join(repo, 'examples/agents/support-agent.yaml'), 'utf8');
+let database: TestDatabase;
+let services: AgentsCommandServices;
+let accountId: string;
+let kbId: string;
+let dir: string;
+
+/** The example file pointed at this account's knowledge base, with `edit` applied to its text. */
+function exampleFile(name: string, edit: (text: string) => string = (t) => t): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, edit(example.replace('kb_replace_with_your_knowledge_base_id', kbId)));
+  return file;
+}
+
+const apply = (file: string) => runAgentsCommand(services, { action: 'apply', account: accountId, file });
+
+/** Asserts that applying `file` fails with an AppError whose message matches `message`. */
+async function rejects(file: string, message: RegExp) {
+  await assert.rejects(apply(file), (err: unknown) => {
+    assert.ok(err instanceof AppError, String(err));
+    assert.match(err.message, message);
+    return true;
+  });
+}
+
+before(async () => {
+  database = await createTestDatabase(__filename);
+  services = buildAgentsCommandServices({ config: buildTestConfig(), db: database.db });
+  accountId = (await services.accounts.createAccount({ name: 'Acme' })).id;
+  kbId = (await services.knowledgeBases.createBase({ accountId, name: 'Help center' })).id;
+  dir = mkdtempSync(path.join(os.tmpdir(), 'agents-apply-'));
+});
+
+after(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await database?.destroy();
+});
+
+describe('agents apply', () => {
+  it('creates and publishes version 1 from the example file, then version 2 when the file changes', async () => {
+    const first = JSON.parse((await apply(exampleFile('agent.yaml')))!);
+    assert.deepEqual({ ...first, id: undefined }, { id: undefined, name: 'Acme support agent', status: 'live', version: 1, created: true });
+    assert.match(first.id, /^agt_/);
+
+    const live = await services.agents.getLiveVersion({ accountId, agentId: first.id });
+    assert.deepEqual(live.config.channels, ['chat', 'sms']);
+    assert.deepEqual(live.config.knowledge_bases, [{ id: kbId, filter: { audience: { in: ['customers', 'everyone'] } } }]);
+    assert.deepEqual(live.config.guardrails.requires_approval, ['issue_refund']);
+    assert.equal(live.config.tools[0]!.timeout_ms, 5000);
+    assert.equal(live.config.tools[0]!.idempotent, true);
+    assert.equal(live.config.locale_filter_key, 'locale');
+
+    const changed = exampleFile('agent.yaml', (t) => t.replace('default_queue: support', 'default_queue: tier-2'));
+    const second = JSON.parse((await apply(changed))!);
+    assert.deepEqual(second, { id: first.id, name: 'Acme support agent', status: 'live', version: 2, created: false });
+    const versions = await services.agents.listVersions({ accountId, agentId: first.id });
+    assert.deepEqual(versions.map((v) => v.version), [2, 1]);
+    assert.equal(versions[0]!.config.handoff.default_queue, 'tier-2');
+    assert.equal(versions[1]!.config.handoff.default_queue, 'support');
+
+    const listed = JSON.parse((await runAgentsCommand(services, { action: 'list', account: accountId }))!);
+    assert.deepEqual(listed, [{ id: first.id, name: 'Acme support agent', status: 'live', version: 2 }]);
+  });
+
+  it('keeps a draft with publish: false, and `agents publish` makes it the next version', async () => {
+    const file = exampleFile('draft.yaml', (t) => t.replace('name: Acme support agent', 'name: Draft agent').replace('publish: true', 'publish: false'));
+    const draft = JSON.parse((await apply(file))!);
+    assert.equal(draft.status, 'draft');
+    assert.equal(draft.version, 0);
+    const published = JSON.parse((await runAgentsCommand(services, { action: 'publish', account: accountId, agent: draft.id }))!);
+    assert.deepEqual(published, { id: draft.id, name: 'Draft agent', status: 'live', version: 1 });
+  });
+
+  it('refuses invalid files with a message naming the field at fault, and changes nothing', async () => {
+    const agent = await services.agents.findAgentByName({ accountId, name: 'Acme support agent' });
+    assert.ok(agent);
+    const before = { versions: await services.agents.listVersions({ accountId, agentId: agent.id }), row: agent };
+    const count = (await services.agents.listAgents({ accountId, page: { limit: 100 } })).data.length;
+
+    await rejects(exampleFile('bad.yaml', (t) => t.replace('channels: [chat, sms]', 'channels: [chat, sms')), /^The agent file is not valid YAML: /);
+    await rejects(exampleFile('unknown.yaml', (t) => `${t}\ncolour: blue\n`), /^Invalid agent config: .*\(colour\)/);
+    await rejects(
+      exampleFile('schema.yaml', (t) => t.replace('      type: object\n      properties:\n        order_number: { type: string, pattern: "^A[0-9]{6}$", description', '      type: string\n      properties:\n        order_number: { type: string, pattern: "^A[0-9]{6}$", description')),
+      /^Invalid agent config at tools\.0\.parameters: parameters must be a JSON Schema with type: 'object'/,
+    );
+    await rejects(exampleFile('not-object.yaml', (t) => t.replace(/parameters:\n {6}type: object/, 'parameters: order number\n    x_parameters:\n      type: object')), /^Invalid agent config at tools\.0\.parameters: Invalid input: expected record, received string/);
+    await rejects(exampleFile('approval.yaml', (t) => t.replace('requires_approval: [issue_refund]', 'requires_approval: [issue_refund, delete_account]')), /^Invalid agent config at guardrails\.requires_approval\.1: no tool named 'delete_account'/);
+    await rejects(exampleFile('kb.yaml', (t) => t.replace(kbId, 'kb_missing')), /^Invalid agent config at knowledge_bases\.0\.id: no knowledge base 'kb_missing' in this account/);
+
+    const agentAfter = await services.agents.findAgentByName({ accountId, name: 'Acme support agent' });
+    assert.deepEqual(agentAfter, before.row);
+    assert.deepEqual(await services.agents.listVersions({ accountId, agentId: agent.id }), before.versions);
+    assert.equal((await services.agents.listAgents({ accountId, page: { limit: 100 } })).data.length, count);
+  });
+});
+
+describe('npm run cli -- agents', () => {
+  const run = async (args: string[]) => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${database.schema}`);
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), ...args], {
+        cwd: repo,
+        env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('applies a file and prints the agent; an invalid file prints the path at fault and exits 1', async () => {
+    const ok = await run(['agents', 'apply', '--account', accountId, exampleFile('cli.yaml', (t) => t.replace('name: Acme support agent', 'name: CLI agent'))]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout).version, 1);
+
+    const bad = await run(['agents', 'apply', '--account', accountId, exampleFile('cli-bad.yaml', (t) => t.replace('timeout_ms: 5000', 'timeout_ms: 5'))]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /Invalid agent config at tools\.0\.timeout_ms: /);
+
+    const usage = await run(['agents', 'apply', '--account', accountId]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /agents apply --account <acct_id> <agent\.yaml>/);
+  });
+});
