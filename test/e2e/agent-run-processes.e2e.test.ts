@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { openConversation, seedAgent } from '../support/agents';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
@@ -9,16 +9,16 @@ import { json, startToolServer } from '../support/tool-server';
 
 // The API of this file's stack runs in the test process; workers (and a second API) run as real child
 // processes, so they can be killed as a crash would and restarted.
+const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
 let tools: Awaited<ReturnType<typeof startToolServer>>;
 const children: RoleProcess[] = [];
-// Registered before the stack's hooks, so the child processes are gone before the stack closes.
-after(async () => {
-  for (const c of children) await c.kill();
-  await tools?.close();
-});
-const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
 before(async () => {
   tools = await startToolServer();
+});
+after(async () => tools?.close());
+// Each test ends its child processes itself: the dev server's shutdown waits for their pollers.
+afterEach(async () => {
+  for (const c of children.splice(0)) await c.kill();
 });
 
 const roleOpts = () => ({ schema: ctx.stack.database.schema, temporalAddress: ctx.env.address, taskQueue: ctx.stack.config.temporal.taskQueue });
