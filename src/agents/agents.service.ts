@@ -29,6 +29,8 @@ function configError(path: (string | number)[], message: string): AppError {
  */
 export class AgentsService {
   private readonly repo = new AgentRepo();
+  /** Published versions never change: each is read from Postgres once per process (bounded). */
+  private readonly versions = new Map<string, AgentVersion>();
 
   constructor(private readonly deps: { db: Kysely<DB>; knowledgeBases: KnowledgeBasesService }) {}
 
@@ -130,9 +132,15 @@ export class AgentsService {
   }
 
   async getVersion(input: { agentId: string; version: number }): Promise<AgentVersion> {
+    const key = `${input.agentId}@${input.version}`;
+    const cached = this.versions.get(key);
+    if (cached) return cached;
     const v = await this.repo.getVersion(this.deps.db, input.agentId, input.version);
-    if (!v) throw notFound('agent version', `${input.agentId}@${input.version}`);
-    return { agentId: v.agent_id, version: v.version, config: AgentConfigSchema.parse(v.config) };
+    if (!v) throw notFound('agent version', key);
+    const version = { agentId: v.agent_id, version: v.version, config: AgentConfigSchema.parse(v.config) };
+    if (this.versions.size >= 1000) this.versions.delete(this.versions.keys().next().value!);
+    this.versions.set(key, version);
+    return version;
   }
 
   async listVersions(input: { accountId: string; agentId: string }) {

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { createActivities } from '../../activities';
@@ -11,7 +11,7 @@ import type { Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { createServices, type Services } from './container';
 import { connectTemporal, WorkflowGateway } from '../temporal/workflow-gateway';
-import { connectWorkerConnection, createWorker } from '../temporal/worker';
+import { createWorker } from '../temporal/worker';
 
 export interface Runtime {
   services: Services;
@@ -42,7 +42,6 @@ export async function createRuntime(input: {
   const services = createServices({ config, db, workflows: gateway, log, metrics, smsCarriers: createCarrierRouter(config, log) });
   let server: Server | undefined;
   let worker: Worker | undefined;
-  let workerConnection: NativeConnection | undefined;
   let workerRun: Promise<void> | undefined;
 
   return {
@@ -67,11 +66,11 @@ export async function createRuntime(input: {
       return server;
     },
     async startWorker() {
-      workerConnection = await connectWorkerConnection(input.temporalAddress);
       // Carriers live in the worker: receipts and inbound SMS reach the messaging service from here.
       await services.inboundSms.startCarriers();
       worker = await createWorker({
-        connection: workerConnection,
+        // The client's connection: workflows this process starts can be handed to this worker eagerly.
+        connection: temporal.connection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         activities: createActivities(services),
@@ -89,7 +88,6 @@ export async function createRuntime(input: {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));
-      await workerConnection?.close();
       await temporal.connection.close();
     },
   };

@@ -182,6 +182,7 @@ export class ConversationsService {
         toolResultTimeoutSeconds: live.config.timeouts.tool_result_seconds,
       },
       memo: { accountId: input.accountId, conversationId: conversation.id, agentId: conversation.agent_id, agentVersion: live.version, messageId },
+      eager: true,
     });
     const run = await this.deps.runsService.waitForRun({ runId, waitMs: input.waitMs ?? this.deps.config.runs.waitMsDefault });
     return { ...object, run };

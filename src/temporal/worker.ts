@@ -25,7 +25,3 @@ export async function createWorker(input: CreateWorkerInput): Promise<Worker> {
     maxConcurrentWorkflowTaskExecutions: 100,
   });
 }
-
-export async function connectWorkerConnection(address: string): Promise<NativeConnection> {
-  return NativeConnection.connect({ address });
-}
