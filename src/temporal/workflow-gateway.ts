@@ -51,7 +51,7 @@ export class WorkflowGateway {
         args: [opts.input],
         memo: opts.memo,
         startDelay: opts.startDelay,
-        requestEagerStart: opts.eager,
+        requestEagerStart: opts.eager === true && this.client.connection instanceof NativeConnection,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });
       return true;

@@ -113,4 +113,28 @@ describe('agent runs over chat', () => {
     const runs = await Promise.all([first.run.id, second.run.id].map((id) => ctx.stack.database.db.selectFrom('runs').select(['started_at', 'completed_at']).where('id', '=', id).executeTakeFirstOrThrow()));
     assert.ok(runs[1]!.started_at! >= runs[0]!.completed_at!, 'the second run started after the first finished');
   });
+
+  it('streams the run it triggers with ?stream=true: run.started, reply.delta pieces, run.completed', async () => {
+    const f = await seedAgent(ctx.stack);
+    const cnv = await openConversation(f);
+    const res = await fetch(`${ctx.stack.baseUrl}/v1/conversations/${cnv}/messages?stream=true`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'customer', content: 'How do I reset my password?' }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const text = await res.text();
+    const events = text.split('\n\n').filter((b) => b.includes('event: ')).map((b) => {
+      const lines = Object.fromEntries(b.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+      return { id: Number(lines.id), event: lines.event!, data: JSON.parse(lines.data!) };
+    });
+    assert.equal(events[0]!.event, 'run.started');
+    assert.equal(events.at(-1)!.event, 'run.completed');
+    assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+    const reply = events.filter((e) => e.event === 'reply.delta').map((e) => e.data.text).join('');
+    const run = (await f.call('GET', `/v1/runs/${events[0]!.data.run_id}`)).body;
+    assert.equal(reply, run.reply.content);
+    assert.match(reply, /Settings/);
+  });
 });
