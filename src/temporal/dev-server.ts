@@ -63,6 +63,8 @@ export async function startTemporalDevServer(opts: {
       '--ui-port', String(opts.uiPort),
       '--namespace', opts.namespace,
       '--log-level', 'error',
+      // Lets a process that starts a workflow and runs the worker take its first task at once (agent runs).
+      '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     ],
     { env: childProcessEnv({ TEMPORAL_VERSION_CHECK_DISABLED: '1' }), stdio: ['ignore', 'pipe', 'pipe'] },
   );
