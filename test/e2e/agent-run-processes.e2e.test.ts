@@ -17,8 +17,11 @@ before(async () => {
 });
 after(async () => tools?.close());
 // Each test ends its child processes itself: the dev server's shutdown waits for their pollers.
-afterEach(async () => {
-  for (const c of children.splice(0)) await c.kill();
+afterEach(async (t) => {
+  for (const c of children.splice(0)) {
+    if ((t as unknown as { passed?: boolean }).passed === false) console.error(`--- ${c.role} output\n${c.output().slice(-4000)}`);
+    await c.kill();
+  }
 });
 
 const roleOpts = () => ({ schema: ctx.stack.database.schema, temporalAddress: ctx.env.address, taskQueue: ctx.stack.config.temporal.taskQueue });
@@ -91,8 +94,8 @@ describe('agent runs across process failures', () => {
     assert.match(run.reply.content, /shipped/i, JSON.stringify(run));
     const transcript = await f.call('GET', `/v1/conversations/${cnv}/messages`);
     assert.deepEqual(transcript.body.data.map((m: any) => m.role), ['customer', 'agent']);
-    const history = await ctx.env.client.workflow.getHandle(runId).result();
-    assert.equal(history.status, 'completed');
+    const handle = ctx.env.client.workflow.getHandle(runId);
+    await pollUntil('the run workflow to complete', async () => (await handle.describe()).status.name === 'COMPLETED', { timeoutMs: 20_000, intervalMs: 200 });
   });
 
   it('resumes a run stream with Last-Event-ID across an API restart', async () => {
@@ -102,6 +105,7 @@ describe('agent runs across process failures', () => {
       await released;
       json(res, 200, { order_id: '22222', status: 'delivered' });
     });
+    await spawn('worker');
     const port = await freePort();
     let api = await spawn('api', port);
     const f = await seedAgent(ctx.stack, { tools: [lookupTool()] });

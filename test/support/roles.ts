@@ -16,6 +16,7 @@ export async function freePort(): Promise<number> {
 }
 
 export interface RoleProcess {
+  role: 'api' | 'worker';
   child: ChildProcess;
   output: () => string;
   /** SIGKILL, as a crash would. */
@@ -54,10 +55,11 @@ export async function spawnRole(role: 'api' | 'worker', opts: { schema: string; 
     return ready.test(out);
   }, { timeoutMs: 60_000, intervalMs: 100, detail: () => out.slice(-2000) });
   return {
+    role,
     child,
     output: () => out,
     async kill() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
