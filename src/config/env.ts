@@ -66,6 +66,12 @@ export const EnvSchema = z.object({
   KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
   KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
   KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  /** Document parsing (off the event loop): inflated DOCX size, PDF pages, time and heap per parse, parses at once. */
+  KNOWLEDGE_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(100_000_000),
+  KNOWLEDGE_MAX_PAGES: z.coerce.number().int().positive().default(1000),
+  KNOWLEDGE_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  KNOWLEDGE_PARSE_MEMORY_MB: z.coerce.number().int().min(16).default(512),
+  KNOWLEDGE_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -98,6 +104,11 @@ export interface Config {
     chunkMaxChars: number;
     chunkOverlapChars: number;
     apiTimeoutMs: number;
+    maxInflatedBytes: number;
+    maxPages: number;
+    parseTimeoutMs: number;
+    parseMemoryMb: number;
+    parseConcurrency: number;
   };
 }
 
@@ -145,6 +156,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chunkMaxChars: e.KNOWLEDGE_CHUNK_MAX_CHARS,
       chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
       apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
+      maxInflatedBytes: e.KNOWLEDGE_MAX_INFLATED_BYTES,
+      maxPages: e.KNOWLEDGE_MAX_PAGES,
+      parseTimeoutMs: e.KNOWLEDGE_PARSE_TIMEOUT_MS,
+      parseMemoryMb: e.KNOWLEDGE_PARSE_MEMORY_MB,
+      parseConcurrency: e.KNOWLEDGE_PARSE_CONCURRENCY,
     },
   };
 }

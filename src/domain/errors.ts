@@ -38,6 +38,7 @@ export const errorPolicy = {
   idempotency_key_reused: { status: 422, type: 'unprocessable_error', retryable: false },
   source_unreachable: { status: 422, type: 'unprocessable_error', retryable: false },
   unsupported_file: { status: 422, type: 'unprocessable_error', retryable: false },
+  file_too_large: { status: 422, type: 'unprocessable_error', retryable: false },
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
+import { fileTooLarge } from './ingest/document-parsers';
 
 export const FileSchema = z
   .object({
@@ -18,11 +19,11 @@ export const FileSchema = z
   })
   .openapi('File');
 
-function receiveFile(upload: multer.Multer, req: Request, res: Response): Promise<Express.Multer.File> {
+function receiveFile(upload: multer.Multer, maxBytes: number, req: Request, res: Response): Promise<Express.Multer.File> {
   return new Promise((resolve, reject) => {
     upload.single('file')(req, res, (err: unknown) => {
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return reject(new AppError('parameter_invalid', 'The file is larger than the upload limit', { param: 'file' }));
+        if (err.code === 'LIMIT_FILE_SIZE') return reject(fileTooLarge(`more than ${maxBytes} bytes`));
         return reject(new AppError('parameter_unknown', `Unexpected multipart field: ${err.field ?? err.code}`, { param: err.field ?? 'file' }));
       }
       if (err) return reject(err);
@@ -43,9 +44,9 @@ export function registerFileRoutes({ router, registry, services, config }: Route
   defineRoute(router, registry, {
     method: 'post', path: '/v1/files', tag, raw: true, status: 201, response: FileSchema,
     summary: 'Upload a document (multipart/form-data, field `file`): PDF, DOCX, HTML, Markdown or plain text',
-    description: 'Anything else, or a file that cannot be parsed, is refused with 422 unsupported_file and nothing is stored.',
+    description: 'Anything else, or a file that cannot be parsed, is refused with 422 unsupported_file; one past the size, inflated-size, page, time or memory limits with 422 file_too_large. Nothing is stored.',
   }, async ({ req, res, principal }) => {
-    const file = await receiveFile(upload, req, res);
+    const file = await receiveFile(upload, config.knowledge.maxFileBytes, req, res);
     const created = await svc.uploadFile({ accountId: principal.accountId, filename: file.originalname || 'upload', contentType: file.mimetype, data: file.buffer });
     res.status(201).json(created);
   });
