@@ -47,3 +47,16 @@ describe('markdown extraction on hostile input', () => {
     assert.equal(stripTags('x <> y'), 'x <> y');
   });
 });
+
+describe('titles and headings copied into passages', () => {
+  it('are capped, however long the document makes them', () => {
+    const long = 'Word '.repeat(200_000);
+    const doc = extractMarkdown(`# ${long}\n\n## ${long}\n\n### ${long}\n\nBody text.\n`, 'f');
+    const chunks = chunkDocument({ ...doc, title: long }, { maxChars: 2000, overlapChars: 200 });
+    assert.equal(chunks.length, 1);
+    assert.ok(chunks[0]!.title.length <= 200, `title of ${chunks[0]!.title.length}`);
+    assert.ok(chunks[0]!.heading!.length <= 500, `heading of ${chunks[0]!.heading!.length}`);
+    assert.ok(chunks[0]!.title.endsWith('…'));
+    assert.equal(chunks[0]!.content, 'Body text.');
+  });
+});
