@@ -7,6 +7,9 @@ import { registerVerificationRoutes } from '../verifications/verifications.route
 import type { RouteDeps } from '../http/route-deps';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
+/** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk). */
+export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}'];
+
 /** Every /v1 resource. Each area adds its register function here. */
 export function registerApiRoutes(deps: RouteDeps): void {
   registerAccountRoutes(deps);

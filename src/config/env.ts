@@ -31,6 +31,16 @@ export const EnvSchema = z.object({
   ALLOW_PRIVATE_NETWORK: bool.default(false),
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  /** Requests per second allowed per client address without a valid API key (burst is twice this). */
+  ANONYMOUS_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+  /** JSON request bodies: default cap, and the cap of the few routes that take bulk data (records). */
+  HTTP_JSON_LIMIT_BYTES: z.coerce.number().int().positive().default(256_000),
+  HTTP_JSON_LARGE_LIMIT_BYTES: z.coerce.number().int().positive().default(10_000_000),
+  /** Express `trust proxy`: false (default; the client address is the peer), true, a hop count or subnets. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' || v === '' ? false : /^\d+$/.test(v) ? Number(v) : v)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
@@ -79,7 +89,7 @@ export type Env = z.infer<typeof EnvSchema>;
 export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
-  http: { host: string; port: number; publicBaseUrl: string };
+  http: { host: string; port: number; publicBaseUrl: string; jsonLimitBytes: number; jsonLargeLimitBytes: number; trustProxy: boolean | number | string };
   database: { url?: string; pgliteDir: string };
   dataDir: string;
   temporal: {
@@ -91,7 +101,7 @@ export interface Config {
     grpcPort: number;
   };
   network: { allowPrivate: boolean };
-  rateLimit: { perSecond: number };
+  rateLimit: { perSecond: number; anonymousPerSecond: number };
   webhooks: { timeoutMs: number };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
@@ -126,6 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host: e.HOST,
       port: e.PORT,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`,
+      jsonLimitBytes: e.HTTP_JSON_LIMIT_BYTES,
+      jsonLargeLimitBytes: e.HTTP_JSON_LARGE_LIMIT_BYTES,
+      trustProxy: e.TRUST_PROXY,
     },
     database: { url: e.DATABASE_URL || undefined, pgliteDir: `${e.DATA_DIR}/pglite` },
     dataDir: e.DATA_DIR,
@@ -138,7 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grpcPort: e.TEMPORAL_GRPC_PORT,
     },
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
-    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, anonymousPerSecond: e.ANONYMOUS_RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     messaging: {
       prices: e.SMS_PRICES,
