@@ -39,6 +39,7 @@ export function createServices(deps: ServiceDeps) {
     workflows,
     events,
     allowPrivateNetwork: config.network.allowPrivate,
+    maxEndpointsPerAccount: config.limits.webhookEndpointsPerAccount,
   });
   const webhookDeliveries = new WebhookDeliveryService({
     db,

@@ -42,6 +42,13 @@ export const EnvSchema = z.object({
     .default('false')
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' || v === '' ? false : /^\d+$/.test(v) ? Number(v) : v)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Per-account limits (422 account_limit_reached past them). */
+  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT: z.coerce.number().int().positive().default(16),
+  MAX_API_SOURCES_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+  /** /metrics: on its own listener when METRICS_PORT is set (and not on the API port), else behind METRICS_TOKEN when set, else loopback callers only. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -103,6 +110,8 @@ export interface Config {
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number; anonymousPerSecond: number };
   webhooks: { timeoutMs: number };
+  limits: { webhookEndpointsPerAccount: number; apiSourcesPerAccount: number };
+  metrics: { port?: number; host: string; token?: string };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   sms: SmsCarriersConfig;
@@ -153,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, anonymousPerSecond: e.ANONYMOUS_RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    limits: { webhookEndpointsPerAccount: e.MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT, apiSourcesPerAccount: e.MAX_API_SOURCES_PER_ACCOUNT },
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN || undefined },
     messaging: {
       prices: e.SMS_PRICES,
       priceCurrency: e.SMS_PRICE_CURRENCY,

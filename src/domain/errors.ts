@@ -42,6 +42,7 @@ export const errorPolicy = {
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },

@@ -57,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
     metrics: deps.metrics,
     readiness: deps.readiness,
     publicBaseUrl: deps.config.http.publicBaseUrl,
+    metricsAccess: deps.config.metrics,
   });
   registerConsoleRoutes(app);
   app.get('/', (_req, res) => {

@@ -26,10 +26,15 @@ function receiveFile(upload: multer.Multer, maxBytes: number, req: Request, res:
         if (err.code === 'LIMIT_FILE_SIZE') return reject(fileTooLarge(`more than ${maxBytes} bytes`));
         return reject(new AppError('parameter_unknown', `Unexpected multipart field: ${err.field ?? err.code}`, { param: err.field ?? 'file' }));
       }
-      if (err) return reject(err);
+      // Anything else the multipart reader throws (no boundary, truncated body, bad part headers) is the body's fault.
+      if (err) return reject(new AppError('parameter_invalid', `Malformed multipart/form-data body: ${(err as Error).message}`, { param: 'file' }));
       const extra = Object.keys((req.body as Record<string, unknown> | undefined) ?? {}).find((k) => k !== 'purpose');
       if (extra) return reject(new AppError('parameter_unknown', `Received unknown parameter: ${extra}`, { param: extra }));
       if (!req.file) return reject(new AppError('parameter_missing', 'Missing required parameter: file (multipart/form-data field)', { param: 'file' }));
+      const name = req.file.originalname ?? '';
+      if (name.includes('\u0000') || name.length > 255) {
+        return reject(new AppError('parameter_invalid', 'Invalid file: the filename must be at most 255 characters, without NUL', { param: 'file' }));
+      }
       resolve(req.file);
     });
   });
@@ -39,7 +44,7 @@ function receiveFile(upload: multer.Multer, maxBytes: number, req: Request, res:
 export function registerFileRoutes({ router, registry, services, config }: RouteDeps) {
   const tag = 'Files';
   const svc = services.knowledgeFiles;
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.knowledge.maxFileBytes, files: 1, fields: 5 }, defParamCharset: 'utf8' });
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.knowledge.maxFileBytes, files: 1, fields: 5, parts: 8, fieldSize: 1024 }, defParamCharset: 'utf8' });
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/files', tag, raw: true, status: 201, response: FileSchema,

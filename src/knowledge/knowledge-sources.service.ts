@@ -16,6 +16,7 @@ import {
   type KnowledgeSyncInput,
 } from '../../workflows/shared/knowledge.contracts';
 import { assertOutboundUrl } from '../platform/outbound-http';
+import { createWithinQuota } from '../accounts/account-quotas';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const REFRESH_INTERVAL_MS: Record<Exclude<KnowledgeRefresh, 'manual'>, number> = { daily: DAY_MS, weekly: 7 * DAY_MS };
@@ -83,7 +84,15 @@ export interface UpdateSourceInput {
 export class KnowledgeSourcesService {
   private readonly repo = new KnowledgeRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; workflows: WorkflowGateway; allowPrivateNetwork: boolean }) {}
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      allowPrivateNetwork: boolean;
+      /** api sources an account may have; unlimited when absent. */
+      maxApiSourcesPerAccount?: number;
+    },
+  ) {}
 
   private async getBase(accountId: string, baseId: string) {
     const base = await this.repo.getBaseById(this.deps.db, accountId, baseId);
@@ -133,7 +142,8 @@ export class KnowledgeSourcesService {
       forbid('url', 'file_id', 'timeout_ms');
     }
     const refresh = input.refresh ?? 'weekly';
-    const row = await this.repo.insertSource(db, {
+    const quota = { accountId, kind: 'api_sources' as const, limit: input.type === 'api' ? this.deps.maxApiSourcesPerAccount : undefined };
+    const row = await createWithinQuota(db, quota, (trx) => this.repo.insertSource(trx, {
       id: newId(IdPrefix.source),
       account_id: accountId,
       knowledge_base_id: input.knowledgeBaseId,
@@ -145,7 +155,7 @@ export class KnowledgeSourcesService {
       refresh,
       metadata: input.metadata ?? {},
       timeout_ms: input.timeout_ms ?? null,
-    });
+    }));
     try {
       await this.upsertRefreshSchedule({ sourceId: row.id, refresh, accountId, createdAt: row.created_at });
       await this.startSync(row.id, row.sync_seq, 'create');

@@ -10,6 +10,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { cancelDeliverySignal, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
+import { createWithinQuota } from '../accounts/account-quotas';
 
 type EndpointRow = NonNullable<Awaited<ReturnType<EventRepo['getEndpointById']>>>;
 
@@ -44,6 +45,8 @@ export class WebhookEndpointsService {
       workflows: WorkflowGateway;
       events: EventsService;
       allowPrivateNetwork: boolean;
+      /** Endpoints an account may have (not deleted); unlimited when absent. */
+      maxEndpointsPerAccount?: number;
     },
   ) {}
 
@@ -53,7 +56,8 @@ export class WebhookEndpointsService {
 
   async createEndpoint(input: CreateWebhookEndpointInput) {
     this.checkUrl(input.principal, input.url);
-    const row = await this.repo.insertEndpoint(this.deps.db, {
+    const quota = { accountId: input.principal.accountId, kind: 'webhook_endpoints' as const, limit: this.deps.maxEndpointsPerAccount };
+    const row = await createWithinQuota(this.deps.db, quota, (trx) => this.repo.insertEndpoint(trx, {
       id: newId(IdPrefix.webhookEndpoint),
       account_id: input.principal.accountId,
       url: input.url,
@@ -61,7 +65,7 @@ export class WebhookEndpointsService {
       events: [...new Set(input.events)],
       secret: newSigningSecret(),
       metadata: input.metadata ?? {},
-    });
+    }));
     const final = input.enabled === false ? await this.repo.updateEndpoint(this.deps.db, row.account_id, row.id, { enabled: false }) : row;
     return toWebhookEndpointObject(final!, true);
   }
