@@ -12,9 +12,26 @@ export class AccountRepo {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getSigningSecret(db: Db, id: string) {
-    const row = await db.selectFrom('accounts').select('signing_secret').where('id', '=', id).executeTakeFirst();
-    return row?.signing_secret;
+  async getSigningSecrets(db: Db, id: string) {
+    return db
+      .selectFrom('accounts')
+      .select(['signing_secret', 'previous_signing_secret', 'previous_signing_secret_expires_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** New current secret; the old one keeps signing until `previousExpiresAt` (none when null). */
+  async rotateSigningSecret(db: Db, id: string, secret: string, previousExpiresAt: Date | null) {
+    return db
+      .updateTable('accounts')
+      .set((eb) => ({
+        signing_secret: secret,
+        previous_signing_secret: previousExpiresAt ? eb.ref('signing_secret') : null,
+        previous_signing_secret_expires_at: previousExpiresAt,
+      }))
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async getAccountByName(db: Db, name: string) {

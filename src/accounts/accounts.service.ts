@@ -4,10 +4,13 @@ import type { DB } from '../db/schema';
 import { AccountRepo } from './account.repo';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { newSigningSecret } from '../domain/signature';
+import { activeSigningSecrets, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** Longest grace period of a rotated signing secret (Stripe's figure for webhook secrets). */
+export const MAX_SIGNING_SECRET_GRACE_SECONDS = 24 * 3600;
 
 const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,}$/;
 
@@ -35,11 +38,26 @@ export class AccountsService {
     return account;
   }
 
-  /** The secret that signs the account's tool calls, api-source queries and status callbacks. */
-  async getSigningSecret(input: { accountId: string }): Promise<string> {
-    const secret = await this.repo.getSigningSecret(this.deps.db, input.accountId);
-    if (!secret) throw notFound('account', input.accountId);
-    return secret;
+  /**
+   * The secrets that sign the account's tool calls, api-source queries and status callbacks: the current
+   * one, then the one it replaced while that is within its grace period (both sign meanwhile).
+   */
+  async getSigningSecret(input: { accountId: string }): Promise<string[]> {
+    const row = await this.repo.getSigningSecrets(this.deps.db, input.accountId);
+    if (!row) throw notFound('account', input.accountId);
+    return activeSigningSecrets(row);
+  }
+
+  /**
+   * Replaces the account's signing secret. The old one keeps signing beside the new one for
+   * `gracePeriodSeconds` (0 to 24 h, default 24 h), so receivers can switch without dropping a call.
+   */
+  async rotateSigningSecret(input: { accountId: string; gracePeriodSeconds?: number }) {
+    const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
+    const until = grace > 0 ? new Date(Date.now() + grace * 1000) : null;
+    const row = await this.repo.rotateSigningSecret(this.deps.db, input.accountId, newSigningSecret(), until);
+    if (!row) throw notFound('account', input.accountId);
+    return row;
   }
 
   async findAccountByName(input: { name: string }) {

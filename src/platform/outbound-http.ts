@@ -3,7 +3,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { AppError } from '../domain/errors';
-import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
+import { SIGNATURE_HEADER, signatureHeader, type SigningSecrets } from '../domain/signature';
 
 /**
  * Every request the service makes to a caller-owned URL (webhooks, status callbacks, tool endpoints,
@@ -172,7 +172,8 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
  */
 export function postSignedJson(req: {
   url: string;
-  secret: string;
+  /** One secret, or the current and previous ones during a rotation (one v1 entry each). */
+  secret: SigningSecrets;
   body: string;
   timeoutMs: number;
   allowPrivate: boolean;
