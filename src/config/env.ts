@@ -71,6 +71,11 @@ export const EnvSchema = z.object({
   VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
   VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   VERIFY_FROM: z.string().min(1).default('Verify'),
+  /**
+   * Server secret keying what must not rest in clear: OTP code hashes and sealed message bodies. Required
+   * in production; elsewhere a fixed development value stands in.
+   */
+  SERVER_SECRET: z.string().min(32).optional(),
   /** SMS carriers as a JSON array (see docs/sms-error-codes.md and carrier-config.ts); default: the sandbox alone. */
   SMS_CARRIERS: jsonEnv(CarriersConfigSchema).optional(),
   /** JSON object: account id → names of the carriers it may use. */
@@ -93,6 +98,9 @@ export const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Stands in for SERVER_SECRET outside production; public, so it protects nothing. */
+const DEVELOPMENT_SERVER_SECRET = 'converse-development-server-secret-not-for-production';
+
 export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
@@ -114,6 +122,7 @@ export interface Config {
   metrics: { port?: number; host: string; token?: string };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
+  secrets: { server: string };
   sms: SmsCarriersConfig;
   knowledge: {
     crawlMaxPages: number;
@@ -138,6 +147,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid environment: ${issues}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.SERVER_SECRET) {
+    throw new Error('Invalid environment: SERVER_SECRET is required in production (at least 32 characters)');
+  }
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -171,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
     },
     verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
+    secrets: { server: e.SERVER_SECRET ?? DEVELOPMENT_SERVER_SECRET },
     sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
     knowledge: {
       crawlMaxPages: e.KNOWLEDGE_CRAWL_MAX_PAGES,

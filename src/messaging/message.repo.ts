@@ -211,4 +211,9 @@ export class MessageRepo {
   }
 
 
+
+  /** Drops the encrypted text of a message once it is no longer needed (submitted or failed). */
+  async clearSealedBody(db: Db, id: string) {
+    await db.updateTable('messages').set({ body_sealed: null }).where('id', '=', id).where('body_sealed', 'is not', null).execute();
+  }
 }

@@ -3,6 +3,7 @@ import { countryOf, classifySender, parseRecipient } from '../channels/sms/addre
 import { segmentSms } from '../channels/sms/segmenter';
 import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
+import { deriveKey, sealText } from '../domain/secret-box';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import type { MessageOrigin, MessageStatus, MessageType } from '../db/tables/sms';
@@ -110,9 +111,14 @@ export class MessagesService {
   }
 
   /** A message the service sends itself (keyword replies, verification codes): no sender check. */
-  async sendInternalMessage(input: { accountId: string; to: string; from: string; body: string; origin: MessageOrigin; id?: string }) {
-    const segmented = segmentSms(input.body);
+  /**
+   * A message the service itself sends (keyword replies, verification codes). With `sealedBody`, the
+   * real text is stored encrypted and `body` (a masked copy of the same length) is what rests in clear.
+   */
+  async sendInternalMessage(input: { accountId: string; to: string; from: string; body: string; sealedBody?: string; origin: MessageOrigin; id?: string }) {
+    const segmented = segmentSms(input.sealedBody ?? input.body);
     return this.enqueueMessage({
+      bodySealed: input.sealedBody === undefined ? null : sealText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), input.sealedBody),
       id: input.id,
       accountId: input.accountId,
       to: input.to,
@@ -136,6 +142,7 @@ export class MessagesService {
     country: string | null;
     from: string;
     body: string;
+    bodySealed?: string | null;
     segments: number;
     encoding: string;
     type: MessageType;
@@ -155,6 +162,7 @@ export class MessagesService {
       to: m.to,
       from: m.from,
       body: m.body,
+      body_sealed: m.bodySealed ?? null,
       status: 'queued',
       segments: m.segments,
       encoding: m.encoding,
