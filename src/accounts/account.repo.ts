@@ -1,4 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+
+/** Postgres channel announcing revoked API keys (payload: the key id) to every API process. */
+export const API_KEY_REVOKED_CHANNEL = 'converse_api_key_revoked';
 import type { DB } from '../db/schema';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -66,5 +69,10 @@ export class AccountRepo {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Tells every process listening on API_KEY_REVOKED_CHANNEL (delivered when the transaction commits). */
+  async notifyApiKeyRevoked(db: Db, keyId: string) {
+    await sql`select pg_notify(${API_KEY_REVOKED_CHANNEL}, ${keyId})`.execute(db);
   }
 }

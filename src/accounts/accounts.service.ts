@@ -12,15 +12,20 @@ export const hashApiKey = (secret: string) => createHash('sha256').update(secret
 /** Longest grace period of a rotated signing secret (Stripe's figure for webhook secrets). */
 export const MAX_SIGNING_SECRET_GRACE_SECONDS = 24 * 3600;
 
+/** Cache lifetime of an authenticated key when revocations are not announced to this process. */
+const UNANNOUNCED_CACHE_TTL_MS = 1000;
+
 const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,}$/;
 
 /**
  * Accounts and their secret API keys. Keys are stored as sha256 hashes; the secret is returned once,
- * at creation. Authentication results are cached briefly so the hot path costs no query.
+ * at creation. Authentication results are cached briefly so the hot path costs no query; a revocation
+ * reaches every process within a second (setRevocationFeed).
  */
 export class AccountsService {
   private readonly repo = new AccountRepo();
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+  private revocationFeedLive = false;
 
   constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number }) {}
 
@@ -79,10 +84,30 @@ export class AccountsService {
   }
 
   async revokeApiKey(input: { accountId: string; keyId: string }) {
-    const row = await this.repo.revokeApiKey(this.deps.db, input.accountId, input.keyId);
+    const row = await this.deps.db.transaction().execute(async (trx) => {
+      const revoked = await this.repo.revokeApiKey(trx, input.accountId, input.keyId);
+      if (revoked) await this.repo.notifyApiKeyRevoked(trx, revoked.id);
+      return revoked;
+    });
     if (!row) throw notFound('api key', input.keyId);
-    this.cache.clear();
+    this.forgetApiKey({ keyId: row.id });
     return row;
+  }
+
+  /** Drops a key from this process's cache (a revocation here or announced by another process). */
+  forgetApiKey(input: { keyId: string }) {
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === input.keyId) this.cache.delete(hash);
+  }
+
+  /**
+   * Whether revocations reach this process as they happen (a LISTEN subscription is up). While they do,
+   * authenticated keys are cached for `cacheTtlMs`; otherwise for at most a second, so a key revoked by
+   * another process stops working within a second either way. (Re)connecting clears the cache: what was
+   * announced while disconnected is unknown.
+   */
+  setRevocationFeed(input: { live: boolean }) {
+    this.revocationFeedLive = input.live;
+    this.cache.clear();
   }
 
   /** Resolves a bearer secret to its account; 401 for anything else. */
@@ -96,7 +121,8 @@ export class AccountsService {
     const key = await this.repo.getActiveApiKeyByHash(this.deps.db, hash);
     if (!key) throw new AppError('api_key_invalid', `Invalid API key provided: sk_…${secret.slice(-4)}`);
     const principal: Principal = { accountId: key.account_id, keyId: key.id, mode: key.mode };
-    this.cache.set(hash, { principal, expires: Date.now() + (this.deps.cacheTtlMs ?? 30_000) });
+    const ttl = this.revocationFeedLive ? (this.deps.cacheTtlMs ?? 30_000) : Math.min(this.deps.cacheTtlMs ?? 30_000, UNANNOUNCED_CACHE_TTL_MS);
+    this.cache.set(hash, { principal, expires: Date.now() + ttl });
     return principal;
   }
 }
