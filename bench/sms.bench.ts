@@ -45,6 +45,7 @@ async function main() {
     await waitUntil(() => smsc.boundSessions > 0, 'the SMPP carrier binds', 10_000);
     const account = await runtime.services.accounts.createAccount({ name: 'bench' });
     const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
+    await runtime.services.senders.registerSender({ accountId: account.id, sender: 'Bench' });
     const call = apiClient(baseUrl, secret);
 
     const latencies: number[] = [];

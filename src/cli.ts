@@ -4,12 +4,14 @@ import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
 import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
+import { SendersService } from './numbers/senders.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
   npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
   npm run cli -- keys revoke --account <acct_id> --key <key_id>
-  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]`;
+  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
+  npm run cli -- senders add --account <acct_id> --sender <sender ID or short code>`;
 
 /** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
 async function main() {
@@ -23,6 +25,7 @@ async function main() {
       key: { type: 'string' },
       number: { type: 'string' },
       'help-text': { type: 'string' },
+      sender: { type: 'string' },
     },
   });
   const config = loadConfig();
@@ -48,6 +51,10 @@ async function main() {
         helpText: values['help-text'],
       });
       console.log(JSON.stringify(number, null, 2));
+    } else if (resource === 'senders' && action === 'add' && values.account && values.sender) {
+      await accounts.getAccount({ accountId: values.account });
+      const sender = await new SendersService({ db: database.db, reserved: [config.verify.from] }).registerSender({ accountId: values.account, sender: values.sender });
+      console.log(JSON.stringify(sender, null, 2));
     } else {
       console.error(usage);
       process.exitCode = 2;

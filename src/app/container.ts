@@ -12,6 +12,7 @@ import { InboundSmsService, noCustomerMessagePort } from '../messaging/inbound-s
 import { MessageDeliveryService } from '../messaging/message-delivery.service';
 import { MessagesService } from '../messaging/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
@@ -48,17 +49,18 @@ export function createServices(deps: ServiceDeps) {
     metrics,
   });
   const phoneNumbers = new PhoneNumbersService({ db });
-  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config });
+  const senders = new SendersService({ db, reserved: [config.verify.from] });
+  const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
   const inboundSms = new InboundSmsService({
-    db, workflows, events, phoneNumbers, messages, config, log: deps.log,
+    db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
     delivery: messageDelivery,
     customerMessages: noCustomerMessagePort,
     carriers: deps.smsCarriers,
   });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

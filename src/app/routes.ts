@@ -3,6 +3,7 @@ import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
 import { registerMessageRoutes } from '../messaging/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
+import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
 import type { RouteDeps } from '../http/route-deps';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
@@ -18,5 +19,6 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerKnowledgeRoutes(deps);
   registerMessageRoutes(deps);
   registerPhoneNumberRoutes(deps);
+  registerSenderRoutes(deps);
   registerVerificationRoutes(deps);
 }

@@ -23,6 +23,7 @@ export const errorPolicy = {
   api_key_missing: { status: 401, type: 'authentication_error', retryable: false },
   api_key_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
+  sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404
   resource_missing: { status: 404, type: 'not_found_error', retryable: false },
   route_missing: { status: 404, type: 'not_found_error', retryable: false },

@@ -11,6 +11,7 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import type { SendersService } from '../numbers/senders.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
@@ -64,6 +65,7 @@ export class MessagesService {
       workflows: WorkflowGateway;
       events: EventsService;
       phoneNumbers: PhoneNumbersService;
+      senders: SendersService;
       config: Config;
     },
   ) {
@@ -202,14 +204,22 @@ export class MessagesService {
     return toMessageObject(row!);
   }
 
-  private async assertSender(accountId: string, from: string) {
+  /**
+   * `from` must be one of the account's own senders: a phone number, or an alphanumeric sender ID or
+   * short code registered to it. Anything else is 403 `sender_not_registered` (a malformed one is 400).
+   */
+  async assertSender(accountId: string, from: string) {
     const kind = classifySender(from);
     if (!kind) {
       throw new AppError('parameter_invalid', 'Invalid from: expected a sender ID (1-11 letters, digits or spaces, at least one letter), a short code (3-8 digits) or an E.164 number', { param: 'from' });
     }
-    if (kind === 'number') {
-      const number = await this.deps.phoneNumbers.findAccountNumber({ accountId, number: from });
-      if (!number) throw new AppError('parameter_invalid', `Invalid from: ${from} is not a phone number of this account`, { param: 'from' });
+    const owned =
+      kind === 'number'
+        ? Boolean(await this.deps.phoneNumbers.findAccountNumber({ accountId, number: from }))
+        : (await this.deps.senders.findSenderOwner({ sender: from })) === accountId;
+    if (!owned) {
+      const what = kind === 'number' ? 'phone number' : kind === 'short_code' ? 'short code' : 'sender ID';
+      throw new AppError('sender_not_registered', `The ${what} ${from} is not registered to this account; ask an operator to register it (npm run cli -- ${kind === 'number' ? 'numbers' : 'senders'} add)`, { param: 'from' });
     }
   }
 

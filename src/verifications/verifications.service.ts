@@ -75,6 +75,8 @@ export class VerificationsService {
     if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
     const from = input.from ?? config.verify.from;
     if (input.from && !classifySender(input.from)) throw new AppError('parameter_invalid', 'Invalid from: not a sender ID, short code or E.164 number', { param: 'from' });
+    // A `from` of the caller's choosing must be its own; without one the platform's sender is used.
+    if (input.from) await this.deps.messages.assertSender(input.principal.accountId, input.from);
     const { codeLength, ttlSeconds, maxAttempts } = config.verify;
     const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
     const id = newId(IdPrefix.verification);
