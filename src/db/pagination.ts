@@ -17,7 +17,7 @@ export interface Page<Row> {
 /**
  * Cursor pagination over (created_at, id), newest first unless `order` is asc. `starting_after` and
  * `ending_before` name an object of the same list (looked up through `qb`, so within the caller's account);
- * any other id is a 400.
+ * any other id is 404 resource_missing, and both at once 422.
  * `qb` must already be scoped to the account and filtered; the table must have `id` and `created_at`.
  */
 export async function paginate<Row extends { id: string; created_at: Date }>(
@@ -28,7 +28,8 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
   order: 'asc' | 'desc' = 'desc',
 ): Promise<Page<Row>> {
   if (page.starting_after && page.ending_before) {
-    throw new AppError('parameter_invalid', 'Pass at most one of starting_after and ending_before', {
+    // Each is valid alone (the schema cannot say "not both"): the combination is unprocessable, not malformed.
+    throw new AppError('parameter_unprocessable', 'Pass at most one of starting_after and ending_before', {
       param: 'ending_before',
     });
   }
@@ -50,7 +51,7 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
       .executeTakeFirst();
     if (!cursor) {
       const param = page.starting_after ? 'starting_after' : 'ending_before';
-      throw new AppError('parameter_invalid', `Invalid ${param}: no object '${cursorId}' in this list`, { param });
+      throw new AppError('resource_missing', `No such object in this list: '${cursorId}' (${param})`, { param });
     }
     // Walking towards older rows in desc order (or newer in asc order) means "less than" the cursor.
     const less = (order === 'desc') !== backwards;

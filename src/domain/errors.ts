@@ -19,6 +19,7 @@ export const errorPolicy = {
   parameter_invalid: { status: 400, type: 'invalid_request_error', retryable: false },
   parameter_unknown: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
   // 401 / 403
   api_key_missing: { status: 401, type: 'authentication_error', retryable: false },
   api_key_invalid: { status: 401, type: 'authentication_error', retryable: false },
@@ -43,6 +44,8 @@ export const errorPolicy = {
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
+  parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },
   account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },

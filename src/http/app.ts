@@ -9,6 +9,7 @@ import type { Services } from '../app/container';
 import { authenticate } from './middleware/auth';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { idempotency } from './middleware/idempotency';
+import { methodNotAllowed } from './middleware/method-not-allowed';
 import { jsonBody, rejectNulInUrl } from './middleware/json-body';
 import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): Express {
   registerApiRoutes({ router: api, registry, services: deps.services, config: deps.config });
   app.use(api);
 
+  app.use(methodNotAllowed(registry));
   app.use(routeNotFound);
   app.use(errorHandler(deps.log));
   return app;

@@ -170,10 +170,10 @@ export class KnowledgeSourcesService {
   async updateSource(input: UpdateSourceInput) {
     const current = await this.getSourceRow({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
     if (input.records !== undefined && current.type !== 'record') {
-      throw new AppError('parameter_invalid', 'Invalid records: only record sources take records', { param: 'records' });
+      throw new AppError('parameter_unprocessable', 'Invalid records: only record sources take records', { param: 'records' });
     }
     if (input.timeout_ms !== undefined && current.type !== 'api') {
-      throw new AppError('parameter_invalid', 'Invalid timeout_ms: only api sources take a timeout', { param: 'timeout_ms' });
+      throw new AppError('parameter_unprocessable', 'Invalid timeout_ms: only api sources take a timeout', { param: 'timeout_ms' });
     }
     await this.repo.updateSource(this.deps.db, current.id, {
       refresh: input.refresh,

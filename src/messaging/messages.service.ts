@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { countryOf, classifySender, parseRecipient } from '../channels/sms/addresses';
+import { countryOf, classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
 import { segmentSms } from '../channels/sms/segmenter';
 import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
@@ -81,7 +81,7 @@ export class MessagesService {
   async createMessage(input: CreateMessageInput): Promise<MessageObject> {
     const { principal } = input;
     const to = parseRecipient(input.to);
-    if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
+    if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
     await this.assertSender(principal.accountId, input.from);
     const segmented = this.assertBody(input.body);
     if (input.status_callback) {
@@ -91,9 +91,9 @@ export class MessagesService {
     if (input.send_at) {
       sendAt = new Date(input.send_at);
       const now = Date.now();
-      if (sendAt.getTime() < now) throw new AppError('parameter_invalid', 'Invalid send_at: it is in the past', { param: 'send_at' });
+      if (sendAt.getTime() < now) throw new AppError('parameter_unprocessable', 'Invalid send_at: it is in the past', { param: 'send_at' });
       if (sendAt.getTime() > now + MAX_SCHEDULE_DAYS * 86_400_000) {
-        throw new AppError('parameter_invalid', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
+        throw new AppError('parameter_unprocessable', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
       }
     }
     return this.enqueueMessage({
@@ -230,7 +230,7 @@ export class MessagesService {
     }
     const segmented = segmentSms(body);
     if (segmented.segments > MAX_SEGMENTS) {
-      throw new AppError('parameter_invalid', `Invalid body: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param: 'body' });
+      throw new AppError('parameter_unprocessable', `Invalid body: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param: 'body' });
     }
     return segmented;
   }

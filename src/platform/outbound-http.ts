@@ -49,7 +49,8 @@ export function assertOutboundUrl(raw: string, policy: OutboundPolicy, param = '
   try {
     url = new URL(raw);
   } catch {
-    throw new AppError('parameter_invalid', `Invalid ${param}: not an absolute URL`, { param });
+    const shaped = /^https?:\/\//i.test(raw); // matches the published pattern, yet no URL parser takes it
+    throw new AppError(shaped ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid ${param}: not an absolute URL`, { param });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new AppError('parameter_invalid', `Invalid ${param}: only http(s) URLs are supported`, { param });

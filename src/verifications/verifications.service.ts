@@ -1,6 +1,6 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { classifySender, parseRecipient } from '../channels/sms/addresses';
+import { classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
 import type { Config } from '../config/env';
 import { deriveKey, keyedHash } from '../domain/secret-box';
 import { VerificationRepo } from './verification.repo';
@@ -72,7 +72,7 @@ export class VerificationsService {
   async createVerification(input: { principal: Principal; to: string; channel?: 'sms'; from?: string }): Promise<VerificationObject> {
     const { db, config } = this.deps;
     const to = parseRecipient(input.to);
-    if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
+    if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
     const from = input.from ?? config.verify.from;
     if (input.from && !classifySender(input.from)) throw new AppError('parameter_invalid', 'Invalid from: not a sender ID, short code or E.164 number', { param: 'from' });
     // A `from` of the caller's choosing must be its own; without one the platform's sender is used.

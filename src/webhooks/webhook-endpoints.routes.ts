@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toWebhookEndpointObject } from './webhook-endpoints.service';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 
 const EventTypesSchema = z
@@ -25,7 +25,7 @@ const WebhookEndpointSchema = z
   .openapi('WebhookEndpoint');
 
 const CreateBodySchema = z.strictObject({
-  url: z.string().max(2048),
+  url: HttpUrlSchema,
   events: EventTypesSchema,
   description: z.string().max(500).optional(),
   enabled: z.boolean().optional(),
@@ -33,7 +33,7 @@ const CreateBodySchema = z.strictObject({
 });
 
 const UpdateBodySchema = z.strictObject({
-  url: z.string().max(2048).optional(),
+  url: HttpUrlSchema.optional(),
   events: EventTypesSchema.optional(),
   description: z.string().max(500).nullable().optional(),
   enabled: z.boolean().optional(),
