@@ -137,24 +137,24 @@ describe('sending', () => {
 });
 
 describe('validation', () => {
-  it('answers 400 naming the parameter, and stores and sends nothing', async () => {
+  it('answers 400 (422 for values of the documented shape that break an unstated rule) naming the parameter, and stores and sends nothing', async () => {
     const { call, accountId, sender } = await newClient();
     const to = freshNumber();
     const base = { to, from: sender, body: 'hello' };
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
     const cases: [Record<string, unknown>, string, string][] = [
       [{ ...base, to: '4155550100' }, 'to', 'parameter_invalid'],
-      [{ ...base, to: '+15555555555' }, 'to', 'parameter_invalid'],
+      [{ ...base, to: '+15555555555' }, 'to', 'parameter_unprocessable'],
       [{ ...base, to: undefined }, 'to', 'parameter_missing'],
       [{ ...base, from: 'TwelveChars1' }, 'from', 'parameter_invalid'],
       [{ ...base, from: '12' }, 'from', 'parameter_invalid'],
       [{ ...base, from: 'Ac-me' }, 'from', 'parameter_invalid'],
       [{ ...base, body: '' }, 'body', 'parameter_invalid'],
-      [{ ...base, body: 'a'.repeat(1531) }, 'body', 'parameter_invalid'],
-      [{ ...base, body: 'ж'.repeat(671) }, 'body', 'parameter_invalid'],
+      [{ ...base, body: 'a'.repeat(1531) }, 'body', 'parameter_unprocessable'],
+      [{ ...base, body: 'ж'.repeat(671) }, 'body', 'parameter_unprocessable'],
       [{ ...base, body: 'a'.repeat(1601) }, 'body', 'parameter_invalid'],
-      [{ ...base, send_at: new Date(Date.now() - 60_000).toISOString() }, 'send_at', 'parameter_invalid'],
-      [{ ...base, send_at: new Date(Date.now() + 36 * 86_400_000).toISOString() }, 'send_at', 'parameter_invalid'],
+      [{ ...base, send_at: new Date(Date.now() - 60_000).toISOString() }, 'send_at', 'parameter_unprocessable'],
+      [{ ...base, send_at: new Date(Date.now() + 36 * 86_400_000).toISOString() }, 'send_at', 'parameter_unprocessable'],
       [{ ...base, send_at: 'tomorrow' }, 'send_at', 'parameter_invalid'],
       [{ ...base, status_callback: 'not a url' }, 'status_callback', 'parameter_invalid'],
       [{ ...base, type: 'marketing' }, 'type', 'parameter_invalid'],
@@ -163,7 +163,7 @@ describe('validation', () => {
     ];
     for (const [body, param, code] of cases) {
       const res = await call('POST', '/v1/messages', body);
-      assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(res.status, code === 'parameter_unprocessable' ? 422 : 400, JSON.stringify(body).slice(0, 80));
       assert.equal(res.body.error.param, param, JSON.stringify(body).slice(0, 80));
       assert.equal(res.body.error.code, code, JSON.stringify(body).slice(0, 80));
     }
