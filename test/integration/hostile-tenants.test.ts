@@ -34,7 +34,8 @@ describe('cursors belong to the caller', () => {
     await b.call('POST', '/v1/knowledge_bases', { name: 'B base' });
     for (const param of ['starting_after', 'ending_before']) {
       const res = await b.call('GET', `/v1/knowledge_bases?${param}=${theirs}`);
-      assert.equal(res.status, 400, `${param}: ${JSON.stringify(res.body)}`);
+      // Not an object of the caller's list: 404, exactly as for an id that exists nowhere.
+      assert.equal(res.status, 404, `${param}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.error.param, param);
     }
     const own = await a.call('GET', `/v1/knowledge_bases?ending_before=${theirs}`);
