@@ -82,7 +82,7 @@ async function freePort(): Promise<number> {
 async function main() {
   installTemporalLogging(undefined, 'ERROR');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-runs-'));
-  const config = buildTestConfig({ rateLimit: { perSecond: 100_000 } });
+  const config = buildTestConfig({ rateLimit: { perSecond: 100_000, anonymousPerSecond: 100_000 } });
   const devServer = await startTemporalDevServer({ dataDir, grpcPort: await freePort(), uiPort: await freePort(), namespace: config.temporal.namespace });
   const database = await createTestDatabase('bench_runs');
   const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: devServer.address });

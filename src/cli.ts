@@ -5,6 +5,7 @@ import { createLogger } from './observability/logger';
 import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
 import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
+import { SendersService } from './numbers/senders.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
@@ -13,7 +14,8 @@ const usage = `Usage:
   npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
   npm run cli -- agents apply --account <acct_id> <agent.yaml>   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id>
-  npm run cli -- agents publish --account <acct_id> --agent <agt_id>`;
+  npm run cli -- agents publish --account <acct_id> --agent <agt_id>
+  npm run cli -- senders add --account <acct_id> --sender <sender ID or short code>`;
 
 /** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
 async function main() {
@@ -29,6 +31,7 @@ async function main() {
       number: { type: 'string' },
       'help-text': { type: 'string' },
       agent: { type: 'string' },
+      sender: { type: 'string' },
     },
   });
   const config = loadConfig();
@@ -65,6 +68,10 @@ async function main() {
         console.error(usage);
         process.exitCode = 2;
       } else console.log(output);
+    } else if (resource === 'senders' && action === 'add' && values.account && values.sender) {
+      await accounts.getAccount({ accountId: values.account });
+      const sender = await new SendersService({ db: database.db, reserved: [config.verify.from] }).registerSender({ accountId: values.account, sender: values.sender });
+      console.log(JSON.stringify(sender, null, 2));
     } else {
       console.error(usage);
       process.exitCode = 2;

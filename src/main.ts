@@ -8,6 +8,9 @@ import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 
+/** Sender ID registered to the development account on first start. */
+const DEV_SENDER = 'Acme';
+
 /**
  * `npm start`: the embedded deployment in one process. Postgres from DATABASE_URL or PGlite under
  * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, then API, worker and console.
@@ -39,6 +42,10 @@ async function main() {
   await runtime.startWorker();
   await runtime.startApi();
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
+  // Senders belong to accounts: the development account may send as DEV_SENDER out of the box.
+  if ((await runtime.services.senders.findSenderOwner({ sender: DEV_SENDER })) === undefined) {
+    await runtime.services.senders.registerSender({ accountId: dev.accountId, sender: DEV_SENDER });
+  }
   let example: ExampleAgent | undefined;
   try {
     example = await ensureExampleAgent({ services: runtime.services, accountId: dev.accountId, log });

@@ -1,4 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+
+/** Postgres channel announcing revoked API keys (payload: the key id) to every API process. */
+export const API_KEY_REVOKED_CHANNEL = 'converse_api_key_revoked';
 import type { DB } from '../db/schema';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -12,9 +15,26 @@ export class AccountRepo {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getSigningSecret(db: Db, id: string) {
-    const row = await db.selectFrom('accounts').select('signing_secret').where('id', '=', id).executeTakeFirst();
-    return row?.signing_secret;
+  async getSigningSecrets(db: Db, id: string) {
+    return db
+      .selectFrom('accounts')
+      .select(['signing_secret', 'previous_signing_secret', 'previous_signing_secret_expires_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** New current secret; the old one keeps signing until `previousExpiresAt` (none when null). */
+  async rotateSigningSecret(db: Db, id: string, secret: string, previousExpiresAt: Date | null) {
+    return db
+      .updateTable('accounts')
+      .set((eb) => ({
+        signing_secret: secret,
+        previous_signing_secret: previousExpiresAt ? eb.ref('signing_secret') : null,
+        previous_signing_secret_expires_at: previousExpiresAt,
+      }))
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async getAccountByName(db: Db, name: string) {
@@ -49,5 +69,10 @@ export class AccountRepo {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Tells every process listening on API_KEY_REVOKED_CHANNEL (delivered when the transaction commits). */
+  async notifyApiKeyRevoked(db: Db, keyId: string) {
+    await sql`select pg_notify(${API_KEY_REVOKED_CHANNEL}, ${keyId})`.execute(db);
   }
 }

@@ -9,6 +9,10 @@ export const AccountSchema = z
     object: z.literal('account'),
     name: z.string(),
     signing_secret: z.string().describe('Signs status callbacks and tool calls (same scheme as webhooks)'),
+    previous_signing_secret_expires_at: z
+      .string()
+      .nullable()
+      .describe('After a rotation, until when the replaced secret still signs beside the new one (a second v1 in Service-Signature)'),
     created_at: z.string(),
   })
   .openapi('Account');
@@ -20,5 +24,7 @@ export const toAccountObject = (a: Selectable<AccountTable>): AccountObject => (
   object: 'account',
   name: a.name,
   signing_secret: a.signing_secret,
+  previous_signing_secret_expires_at:
+    a.previous_signing_secret_expires_at && a.previous_signing_secret_expires_at > new Date() ? a.previous_signing_secret_expires_at.toISOString() : null,
   created_at: a.created_at.toISOString(),
 });

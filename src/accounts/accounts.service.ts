@@ -4,20 +4,28 @@ import type { DB } from '../db/schema';
 import { AccountRepo } from './account.repo';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { newSigningSecret } from '../domain/signature';
+import { activeSigningSecrets, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** Longest grace period of a rotated signing secret (Stripe's figure for webhook secrets). */
+export const MAX_SIGNING_SECRET_GRACE_SECONDS = 24 * 3600;
+
+/** Cache lifetime of an authenticated key when revocations are not announced to this process. */
+const UNANNOUNCED_CACHE_TTL_MS = 1000;
 
 const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,}$/;
 
 /**
  * Accounts and their secret API keys. Keys are stored as sha256 hashes; the secret is returned once,
- * at creation. Authentication results are cached briefly so the hot path costs no query.
+ * at creation. Authentication results are cached briefly so the hot path costs no query; a revocation
+ * reaches every process within a second (setRevocationFeed).
  */
 export class AccountsService {
   private readonly repo = new AccountRepo();
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+  private revocationFeedLive = false;
 
   constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number }) {}
 
@@ -35,11 +43,26 @@ export class AccountsService {
     return account;
   }
 
-  /** The secret that signs the account's tool calls, api-source queries and status callbacks. */
-  async getSigningSecret(input: { accountId: string }): Promise<string> {
-    const secret = await this.repo.getSigningSecret(this.deps.db, input.accountId);
-    if (!secret) throw notFound('account', input.accountId);
-    return secret;
+  /**
+   * The secrets that sign the account's tool calls, api-source queries and status callbacks: the current
+   * one, then the one it replaced while that is within its grace period (both sign meanwhile).
+   */
+  async getSigningSecret(input: { accountId: string }): Promise<string[]> {
+    const row = await this.repo.getSigningSecrets(this.deps.db, input.accountId);
+    if (!row) throw notFound('account', input.accountId);
+    return activeSigningSecrets(row);
+  }
+
+  /**
+   * Replaces the account's signing secret. The old one keeps signing beside the new one for
+   * `gracePeriodSeconds` (0 to 24 h, default 24 h), so receivers can switch without dropping a call.
+   */
+  async rotateSigningSecret(input: { accountId: string; gracePeriodSeconds?: number }) {
+    const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
+    const until = grace > 0 ? new Date(Date.now() + grace * 1000) : null;
+    const row = await this.repo.rotateSigningSecret(this.deps.db, input.accountId, newSigningSecret(), until);
+    if (!row) throw notFound('account', input.accountId);
+    return row;
   }
 
   async findAccountByName(input: { name: string }) {
@@ -61,10 +84,30 @@ export class AccountsService {
   }
 
   async revokeApiKey(input: { accountId: string; keyId: string }) {
-    const row = await this.repo.revokeApiKey(this.deps.db, input.accountId, input.keyId);
+    const row = await this.deps.db.transaction().execute(async (trx) => {
+      const revoked = await this.repo.revokeApiKey(trx, input.accountId, input.keyId);
+      if (revoked) await this.repo.notifyApiKeyRevoked(trx, revoked.id);
+      return revoked;
+    });
     if (!row) throw notFound('api key', input.keyId);
-    this.cache.clear();
+    this.forgetApiKey({ keyId: row.id });
     return row;
+  }
+
+  /** Drops a key from this process's cache (a revocation here or announced by another process). */
+  forgetApiKey(input: { keyId: string }) {
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === input.keyId) this.cache.delete(hash);
+  }
+
+  /**
+   * Whether revocations reach this process as they happen (a LISTEN subscription is up). While they do,
+   * authenticated keys are cached for `cacheTtlMs`; otherwise for at most a second, so a key revoked by
+   * another process stops working within a second either way. (Re)connecting clears the cache: what was
+   * announced while disconnected is unknown.
+   */
+  setRevocationFeed(input: { live: boolean }) {
+    this.revocationFeedLive = input.live;
+    this.cache.clear();
   }
 
   /** Resolves a bearer secret to its account; 401 for anything else. */
@@ -78,7 +121,8 @@ export class AccountsService {
     const key = await this.repo.getActiveApiKeyByHash(this.deps.db, hash);
     if (!key) throw new AppError('api_key_invalid', `Invalid API key provided: sk_…${secret.slice(-4)}`);
     const principal: Principal = { accountId: key.account_id, keyId: key.id, mode: key.mode };
-    this.cache.set(hash, { principal, expires: Date.now() + (this.deps.cacheTtlMs ?? 30_000) });
+    const ttl = this.revocationFeedLive ? (this.deps.cacheTtlMs ?? 30_000) : Math.min(this.deps.cacheTtlMs ?? 30_000, UNANNOUNCED_CACHE_TTL_MS);
+    this.cache.set(hash, { principal, expires: Date.now() + ttl });
     return principal;
   }
 }

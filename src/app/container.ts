@@ -20,6 +20,7 @@ import { InboundSmsService, noCustomerMessagePort } from '../messaging/inbound-s
 import { MessageDeliveryService } from '../messaging/message-delivery.service';
 import { MessagesService } from '../messaging/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
@@ -47,6 +48,7 @@ export function createServices(deps: ServiceDeps) {
     workflows,
     events,
     allowPrivateNetwork: config.network.allowPrivate,
+    maxEndpointsPerAccount: config.limits.webhookEndpointsPerAccount,
   });
   const webhookDeliveries = new WebhookDeliveryService({
     db,
@@ -55,10 +57,11 @@ export function createServices(deps: ServiceDeps) {
     metrics,
   });
   const phoneNumbers = new PhoneNumbersService({ db });
-  const messages = new MessagesService({ db, workflows, events, phoneNumbers, config });
+  const senders = new SendersService({ db, reserved: [config.verify.from] });
+  const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
   const inboundSms = new InboundSmsService({
-    db, workflows, events, phoneNumbers, messages, config, log: deps.log,
+    db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
     delivery: messageDelivery,
     customerMessages: noCustomerMessagePort,
     carriers: deps.smsCarriers,
@@ -83,7 +86,7 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -7,6 +7,9 @@ import { createCarrierRouter } from '../channels/sms/carrier-registry';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
+import { startMetricsServer } from '../http/metrics-access';
+import { startApiKeyRevocationFeed } from '../accounts/api-key-revocation-feed';
+import type { NotificationListener } from '../db/notifications';
 import type { Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { createServices, type Services } from './container';
@@ -41,6 +44,8 @@ export async function createRuntime(input: {
   const gateway = new WorkflowGateway(temporal.client, config.temporal.taskQueue);
   const services = createServices({ config, db, workflows: gateway, log, metrics, smsCarriers: createCarrierRouter(config, log) });
   let server: Server | undefined;
+  let metricsServer: Server | undefined;
+  let revocations: NotificationListener | undefined;
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
 
@@ -63,6 +68,11 @@ export async function createRuntime(input: {
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(port, host, () => resolve(s));
       });
+      if (config.database.url) {
+        // Revocations by other processes (another API, the CLI) drop this process's key cache at once.
+        revocations = startApiKeyRevocationFeed({ url: config.database.url, accounts: services.accounts, log });
+      }
+      if (config.metrics.port !== undefined) metricsServer = await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port });
       return server;
     },
     async startWorker() {
@@ -81,6 +91,8 @@ export async function createRuntime(input: {
       return worker;
     },
     async close() {
+      await revocations?.close();
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       if (server) {
         server.closeAllConnections?.();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -31,7 +31,24 @@ export const EnvSchema = z.object({
   ALLOW_PRIVATE_NETWORK: bool.default(false),
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  /** Requests per second allowed per client address without a valid API key (burst is twice this). */
+  ANONYMOUS_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+  /** JSON request bodies: default cap, and the cap of the few routes that take bulk data (records). */
+  HTTP_JSON_LIMIT_BYTES: z.coerce.number().int().positive().default(256_000),
+  HTTP_JSON_LARGE_LIMIT_BYTES: z.coerce.number().int().positive().default(10_000_000),
+  /** Express `trust proxy`: false (default; the client address is the peer), true, a hop count or subnets. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' || v === '' ? false : /^\d+$/.test(v) ? Number(v) : v)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Per-account limits (422 account_limit_reached past them). */
+  MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT: z.coerce.number().int().positive().default(16),
+  MAX_API_SOURCES_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+  /** /metrics: on its own listener when METRICS_PORT is set (and not on the API port), else behind METRICS_TOKEN when set, else loopback callers only. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -54,6 +71,11 @@ export const EnvSchema = z.object({
   VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
   VERIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   VERIFY_FROM: z.string().min(1).default('Verify'),
+  /**
+   * Server secret keying what must not rest in clear: OTP code hashes and sealed message bodies. Required
+   * in production; elsewhere a fixed development value stands in.
+   */
+  SERVER_SECRET: z.string().min(32).optional(),
   /** SMS carriers as a JSON array (see docs/sms-error-codes.md and carrier-config.ts); default: the sandbox alone. */
   SMS_CARRIERS: jsonEnv(CarriersConfigSchema).optional(),
   /** JSON object: account id → names of the carriers it may use. */
@@ -74,14 +96,23 @@ export const EnvSchema = z.object({
   PLANNER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long POST …/messages waits for its run to settle when the caller gives no wait_ms. */
   RUN_WAIT_MS_DEFAULT: z.coerce.number().int().min(0).max(60_000).default(20_000),
+  /** Document parsing (off the event loop): inflated DOCX size, PDF pages, time and heap per parse, parses at once. */
+  KNOWLEDGE_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(100_000_000),
+  KNOWLEDGE_MAX_PAGES: z.coerce.number().int().positive().default(1000),
+  KNOWLEDGE_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  KNOWLEDGE_PARSE_MEMORY_MB: z.coerce.number().int().min(16).default(512),
+  KNOWLEDGE_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Stands in for SERVER_SECRET outside production; public, so it protects nothing. */
+const DEVELOPMENT_SERVER_SECRET = 'converse-development-server-secret-not-for-production';
+
 export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
-  http: { host: string; port: number; publicBaseUrl: string };
+  http: { host: string; port: number; publicBaseUrl: string; jsonLimitBytes: number; jsonLargeLimitBytes: number; trustProxy: boolean | number | string };
   database: { url?: string; pgliteDir: string };
   dataDir: string;
   temporal: {
@@ -93,10 +124,13 @@ export interface Config {
     grpcPort: number;
   };
   network: { allowPrivate: boolean };
-  rateLimit: { perSecond: number };
+  rateLimit: { perSecond: number; anonymousPerSecond: number };
   webhooks: { timeoutMs: number };
+  limits: { webhookEndpointsPerAccount: number; apiSourcesPerAccount: number };
+  metrics: { port?: number; host: string; token?: string };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
+  secrets: { server: string };
   sms: SmsCarriersConfig;
   knowledge: {
     crawlMaxPages: number;
@@ -106,6 +140,11 @@ export interface Config {
     chunkMaxChars: number;
     chunkOverlapChars: number;
     apiTimeoutMs: number;
+    maxInflatedBytes: number;
+    maxPages: number;
+    parseTimeoutMs: number;
+    parseMemoryMb: number;
+    parseConcurrency: number;
   };
   planner: { provider: 'local' | 'openai' | 'anthropic'; baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
   runs: { waitMsDefault: number };
@@ -118,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid environment: ${issues}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.SERVER_SECRET) {
+    throw new Error('Invalid environment: SERVER_SECRET is required in production (at least 32 characters)');
+  }
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -125,6 +167,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host: e.HOST,
       port: e.PORT,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`,
+      jsonLimitBytes: e.HTTP_JSON_LIMIT_BYTES,
+      jsonLargeLimitBytes: e.HTTP_JSON_LARGE_LIMIT_BYTES,
+      trustProxy: e.TRUST_PROXY,
     },
     database: { url: e.DATABASE_URL || undefined, pgliteDir: `${e.DATA_DIR}/pglite` },
     dataDir: e.DATA_DIR,
@@ -137,8 +182,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grpcPort: e.TEMPORAL_GRPC_PORT,
     },
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
-    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, anonymousPerSecond: e.ANONYMOUS_RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    limits: { webhookEndpointsPerAccount: e.MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT, apiSourcesPerAccount: e.MAX_API_SOURCES_PER_ACCOUNT },
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN || undefined },
     messaging: {
       prices: e.SMS_PRICES,
       priceCurrency: e.SMS_PRICE_CURRENCY,
@@ -146,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
     },
     verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
+    secrets: { server: e.SERVER_SECRET ?? DEVELOPMENT_SERVER_SECRET },
     sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
     knowledge: {
       crawlMaxPages: e.KNOWLEDGE_CRAWL_MAX_PAGES,
@@ -155,6 +203,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chunkMaxChars: e.KNOWLEDGE_CHUNK_MAX_CHARS,
       chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
       apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
+      maxInflatedBytes: e.KNOWLEDGE_MAX_INFLATED_BYTES,
+      maxPages: e.KNOWLEDGE_MAX_PAGES,
+      parseTimeoutMs: e.KNOWLEDGE_PARSE_TIMEOUT_MS,
+      parseMemoryMb: e.KNOWLEDGE_PARSE_MEMORY_MB,
+      parseConcurrency: e.KNOWLEDGE_PARSE_CONCURRENCY,
     },
     planner: {
       provider: e.PLANNER_PROVIDER,

@@ -16,7 +16,8 @@ export interface Page<Row> {
 
 /**
  * Cursor pagination over (created_at, id), newest first unless `order` is asc. `starting_after` and
- * `ending_before` name an object of the same list; an id that is not in the table is a 400.
+ * `ending_before` name an object of the same list (looked up through `qb`, so within the caller's account);
+ * any other id is 404 resource_missing, and both at once 422.
  * `qb` must already be scoped to the account and filtered; the table must have `id` and `created_at`.
  */
 export async function paginate<Row extends { id: string; created_at: Date }>(
@@ -27,7 +28,8 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
   order: 'asc' | 'desc' = 'desc',
 ): Promise<Page<Row>> {
   if (page.starting_after && page.ending_before) {
-    throw new AppError('parameter_invalid', 'Pass at most one of starting_after and ending_before', {
+    // Each is valid alone (the schema cannot say "not both"): the combination is unprocessable, not malformed.
+    throw new AppError('parameter_unprocessable', 'Pass at most one of starting_after and ending_before', {
       param: 'ending_before',
     });
   }
@@ -39,14 +41,17 @@ export async function paginate<Row extends { id: string; created_at: Date }>(
   const cursorId = page.starting_after ?? page.ending_before;
   const backwards = Boolean(page.ending_before);
   if (cursorId) {
-    const cursor = await db
-      .selectFrom(table)
-      .select('id')
-      .where('id', '=', cursorId)
+    // Looked up through `qb`, so only within the caller's account (and the list's filters): an id of
+    // another account's object is not a cursor, and its existence does not leak.
+    const cursor = await (qb as SelectQueryBuilder<any, any, any>)
+      .clearSelect()
+      .select(col('id').as('id'))
+      .where(col('id') as any, '=', cursorId)
+      .limit(1)
       .executeTakeFirst();
     if (!cursor) {
       const param = page.starting_after ? 'starting_after' : 'ending_before';
-      throw new AppError('parameter_invalid', `Invalid ${param}: no object '${cursorId}' in this list`, { param });
+      throw new AppError('resource_missing', `No such object in this list: '${cursorId}' (${param})`, { param });
     }
     // Walking towards older rows in desc order (or newer in asc order) means "less than" the cursor.
     const less = (order === 'desc') !== backwards;

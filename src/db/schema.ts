@@ -2,6 +2,7 @@ import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/ac
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
+import type { SenderTable } from './tables/senders';
 import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -20,6 +21,7 @@ export interface DB {
   sms_receipts: SmsReceiptTable;
   sms_consents: SmsConsentTable;
   phone_numbers: PhoneNumberTable;
+  senders: SenderTable;
   verifications: VerificationTable;
   knowledge_bases: KnowledgeBaseTable;
   knowledge_files: KnowledgeFileTable;

@@ -19,10 +19,12 @@ export const errorPolicy = {
   parameter_invalid: { status: 400, type: 'invalid_request_error', retryable: false },
   parameter_unknown: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
   // 401 / 403
   api_key_missing: { status: 401, type: 'authentication_error', retryable: false },
   api_key_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
+  sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404
   resource_missing: { status: 404, type: 'not_found_error', retryable: false },
   route_missing: { status: 404, type: 'not_found_error', retryable: false },
@@ -40,9 +42,13 @@ export const errorPolicy = {
   idempotency_key_reused: { status: 422, type: 'unprocessable_error', retryable: false },
   source_unreachable: { status: 422, type: 'unprocessable_error', retryable: false },
   unsupported_file: { status: 422, type: 'unprocessable_error', retryable: false },
+  file_too_large: { status: 422, type: 'unprocessable_error', retryable: false },
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
+  parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },
+  account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },

@@ -18,6 +18,7 @@ export const IdPrefix = {
   webhookSecret: 'whsec',
   verification: 'ver',
   phoneNumber: 'pn',
+  sender: 'snd',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

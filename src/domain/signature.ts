@@ -8,13 +8,26 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
+/**
+ * The secrets a payload is signed with: one, or during a rotation's grace period the new one and the
+ * old one. Each gives one `v1=` entry, so receivers holding either secret verify (Stripe does the same).
+ */
+export type SigningSecrets = string | readonly string[];
+
+/** Current secret first, then the previous one while it has not expired. */
+export function activeSigningSecrets(row: { signing_secret: string; previous_signing_secret: string | null; previous_signing_secret_expires_at: Date | null }, now = new Date()): string[] {
+  const previousActive = row.previous_signing_secret && row.previous_signing_secret_expires_at && row.previous_signing_secret_expires_at > now;
+  return previousActive ? [row.signing_secret, row.previous_signing_secret!] : [row.signing_secret];
+}
+
 export function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
-/** `t=<unix seconds>,v1=<hex hmac-sha256 of "t.body">` over the exact bytes sent. */
-export function signatureHeader(secret: string, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
+/** `t=<unix seconds>,v1=<hex hmac-sha256 of "t.body">[,v1=…]` over the exact bytes sent, one v1 per secret. */
+export function signatureHeader(secrets: SigningSecrets, rawBody: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): string {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  return [`t=${timestamp}`, ...list.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',');
 }
 
 /** Receiver side: constant-time comparison and a timestamp no more than `tolerance` seconds away. */

@@ -9,10 +9,12 @@ import type { Services } from '../app/container';
 import { authenticate } from './middleware/auth';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { idempotency } from './middleware/idempotency';
-import { rateLimit } from './middleware/rate-limit';
+import { methodNotAllowed } from './middleware/method-not-allowed';
+import { jsonBody, rejectNulInUrl } from './middleware/json-body';
+import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { registerApiRoutes } from '../app/routes';
+import { largeBodyRoutes, registerApiRoutes } from '../app/routes';
 import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {
@@ -28,6 +30,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.set('trust proxy', deps.config.http.trustProxy);
   app.use(requestId);
   app.use((req, res, next) => {
     const end = deps.metrics.httpDuration.startTimer();
@@ -44,14 +47,10 @@ export function createApp(deps: AppDeps): Express {
     });
     next();
   });
-  app.use(
-    express.json({
-      limit: '10mb',
-      verify: (req, _res, buf) => {
-        (req as express.Request).rawBody = buf;
-      },
-    }),
-  );
+  // Nothing is read from a body before authentication (jsonBody below); anonymous callers are limited per address.
+  const clientLimit = clientAddressLimit({ perSecond: deps.config.rateLimit.anonymousPerSecond });
+  app.use(clientLimit.anonymous);
+  app.use(rejectNulInUrl);
 
   const registry = createOpenApiRegistry();
   registerSystemRoutes(app, {
@@ -59,6 +58,7 @@ export function createApp(deps: AppDeps): Express {
     metrics: deps.metrics,
     readiness: deps.readiness,
     publicBaseUrl: deps.config.http.publicBaseUrl,
+    metricsAccess: deps.config.metrics,
   });
   registerConsoleRoutes(app);
   app.get('/', (_req, res) => {
@@ -66,12 +66,14 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = express.Router();
-  api.use(authenticate(deps.services.accounts));
+  api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));
   api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
+  api.use(jsonBody({ limitBytes: deps.config.http.jsonLimitBytes, largeLimitBytes: deps.config.http.jsonLargeLimitBytes, largeRoutes: largeBodyRoutes }));
   api.use(idempotency(deps.db, deps.log));
   registerApiRoutes({ router: api, registry, services: deps.services, config: deps.config });
   app.use(api);
 
+  app.use(methodNotAllowed(registry));
   app.use(routeNotFound);
   app.use(errorHandler(deps.log));
   return app;

@@ -12,8 +12,39 @@ export function createOpenApiRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+/** Strings the API takes may not hold NUL (Postgres cannot store it; such requests are 400). */
+const NO_NUL = '^[^\\u0000]*$';
+
+type JsonSchema = { [k: string]: unknown };
+
+/**
+ * Writes the NUL rule into every request-side string schema that has no pattern of its own (a pattern
+ * such as E.164 already excludes NUL), and into the key names of free-form objects (metadata, filters).
+ */
+function forbidNul(schema: unknown): void {
+  if (!schema || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) return schema.forEach(forbidNul);
+  const s = schema as JsonSchema;
+  if (s.type === 'string' && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') {
+    s.propertyNames = { ...((s.propertyNames as JsonSchema) ?? {}), pattern: NO_NUL };
+  }
+  for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') forbidNul(v);
+}
+
+function forbidNulInRequests(document: { paths?: Record<string, Record<string, unknown>> }) {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      const o = op as { parameters?: { schema?: unknown }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
+      for (const p of o.parameters ?? []) forbidNul(p.schema);
+      for (const media of Object.values(o.requestBody?.content ?? {})) forbidNul(media.schema);
+    }
+  }
+  return document;
+}
+
 export function generateOpenApiDocument(registry: OpenAPIRegistry, serverUrl: string) {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Converse API',
@@ -23,4 +54,5 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, serverUrl: st
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
   });
+  return forbidNulInRequests(document as { paths?: Record<string, Record<string, unknown>> });
 }

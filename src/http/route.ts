@@ -44,6 +44,8 @@ export interface RouteSpec<B, Q, P, R extends z.ZodType | undefined = undefined,
   raw?: Raw;
   /** Public route (no API key). */
   public?: boolean;
+  /** Documents a multipart/form-data body that a raw handler reads itself (uploads). */
+  multipartBody?: z.ZodType;
   description?: string;
 }
 
@@ -110,7 +112,9 @@ export function defineRoute<
     request: {
       ...(spec.params ? { params: spec.params as any } : {}),
       ...(spec.query ? { query: spec.query as any } : {}),
-      ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } } } } : {}),
+      // Required when an empty object is not a valid body (some field is required).
+      ...(spec.body ? { body: { required: !spec.body.safeParse({}).success, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.multipartBody ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipartBody } } } } : {}),
     },
     responses: {
       [status]: {

@@ -3,6 +3,8 @@ import swaggerUiDist from 'swagger-ui-dist';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Metrics } from '../observability/metrics';
 import { generateOpenApiDocument } from './openapi';
+import type { Config } from '../config/env';
+import { metricsHandler } from './metrics-access';
 
 export interface ReadinessCheck {
   name: string;
@@ -17,10 +19,10 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui' });</script>
 </body></html>`;
 
-/** Unauthenticated operational routes: health, readiness, metrics, OpenAPI and its browsable docs. */
+/** Unauthenticated operational routes: health, readiness, metrics (restricted: metrics-access.ts), OpenAPI and its browsable docs. */
 export function registerSystemRoutes(
   app: Express,
-  deps: { registry: OpenAPIRegistry; metrics: Metrics; readiness: ReadinessCheck[]; publicBaseUrl: string },
+  deps: { registry: OpenAPIRegistry; metrics: Metrics; readiness: ReadinessCheck[]; publicBaseUrl: string; metricsAccess: Config['metrics'] },
 ) {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -43,10 +45,7 @@ export function registerSystemRoutes(
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
   });
 
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('Content-Type', deps.metrics.registry.contentType);
-    res.send(await deps.metrics.registry.metrics());
-  });
+  app.get('/metrics', metricsHandler(deps.metrics, deps.metricsAccess));
 
   let document: unknown;
   app.get('/v1/openapi.json', (_req, res) => {

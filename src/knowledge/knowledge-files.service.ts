@@ -4,7 +4,8 @@ import { KnowledgeRepo } from './knowledge.repo';
 import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { detectFormat, parseDocument } from './ingest/document-parsers';
+import { detectFormat } from './ingest/document-parsers';
+import { parseDocument, type DocumentParseLimits } from './ingest/document-parse';
 import type { ListObject } from '../domain/api-schema';
 import { toFileObject, type FileObject } from './file.schemas';
 
@@ -15,11 +16,11 @@ import { toFileObject, type FileObject } from './file.schemas';
 export class KnowledgeFilesService {
   private readonly repo = new KnowledgeRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB> }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; limits: DocumentParseLimits }) {}
 
   async uploadFile(input: { accountId: string; filename: string; contentType: string; data: Buffer }): Promise<FileObject> {
     const format = detectFormat({ filename: input.filename, contentType: input.contentType, data: input.data });
-    await parseDocument({ format, filename: input.filename, data: input.data });
+    await parseDocument({ format, filename: input.filename, data: input.data, limits: this.deps.limits });
     const row = await this.repo.insertFile(this.deps.db, {
       id: newId(IdPrefix.file),
       account_id: input.accountId,

@@ -8,7 +8,7 @@ import { chunkDocument } from './ingest/chunker';
 import { BM25_B, BM25_K1 } from './index/scoring';
 import { crawlSite } from './ingest/crawler';
 import { textToBlocks, type ParsedDocument } from './ingest/document';
-import { parseDocument } from './ingest/document-parsers';
+import { parseDocument } from './ingest/document-parse';
 import type { Logger } from '../observability/logger';
 import type { EventsService } from '../webhooks/events.service';
 import { toKnowledgeSourceObject } from './knowledge-source.schemas';
@@ -106,7 +106,7 @@ export class KnowledgeIngestionService {
       case 'document': {
         const file = await this.repo.getFileData(db, source.file_id!);
         if (!file) throw new AppError('resource_missing', `No such file: '${source.file_id}'`);
-        return [await parseDocument({ format: file.format, filename: file.filename, data: file.data })];
+        return [await parseDocument({ format: file.format, filename: file.filename, data: file.data, limits: knowledge })];
       }
       case 'record': {
         const records = await this.repo.getSourceRecords(db, source.id);

@@ -16,9 +16,9 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
   const { config, db, accounts, workflows, events, log } = deps;
   const allowPrivateNetwork = config.network.allowPrivate;
   const knowledgeRetrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, log });
-  const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
+  const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork, maxApiSourcesPerAccount: config.limits.apiSourcesPerAccount });
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
-  const knowledgeFiles = new KnowledgeFilesService({ db });
+  const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
   return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval };
 }

@@ -19,6 +19,7 @@ import { assertOutboundUrl } from '../platform/outbound-http';
 import type { ListObject } from '../domain/api-schema';
 import { toKnowledgeSourceObject, type KnowledgeSourceObject } from './knowledge-source.schemas';
 import { REFRESH_INTERVAL_MS } from './refresh-cadence';
+import { createWithinQuota } from '../accounts/account-quotas';
 
 export interface AddSourceInput {
   principal: Principal;
@@ -49,7 +50,15 @@ export interface UpdateSourceInput {
 export class KnowledgeSourcesService {
   private readonly repo = new KnowledgeRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; workflows: WorkflowGateway; allowPrivateNetwork: boolean }) {}
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      allowPrivateNetwork: boolean;
+      /** api sources an account may have; unlimited when absent. */
+      maxApiSourcesPerAccount?: number;
+    },
+  ) {}
 
   private async getBase(accountId: string, baseId: string) {
     const base = await this.repo.getBaseById(this.deps.db, accountId, baseId);
@@ -99,7 +108,8 @@ export class KnowledgeSourcesService {
       forbid('url', 'file_id', 'timeout_ms');
     }
     const refresh = input.refresh ?? 'weekly';
-    const row = await this.repo.insertSource(db, {
+    const quota = { accountId, kind: 'api_sources' as const, limit: input.type === 'api' ? this.deps.maxApiSourcesPerAccount : undefined };
+    const row = await createWithinQuota(db, quota, (trx) => this.repo.insertSource(trx, {
       id: newId(IdPrefix.source),
       account_id: accountId,
       knowledge_base_id: input.knowledgeBaseId,
@@ -111,7 +121,7 @@ export class KnowledgeSourcesService {
       refresh,
       metadata: input.metadata ?? {},
       timeout_ms: input.timeout_ms ?? null,
-    });
+    }));
     try {
       // A new source has no schedule yet: only a cadence creates one.
       if (refresh !== 'manual') await this.upsertRefreshSchedule({ sourceId: row.id, refresh, accountId, createdAt: row.created_at });
@@ -127,10 +137,10 @@ export class KnowledgeSourcesService {
   async updateSource(input: UpdateSourceInput): Promise<KnowledgeSourceObject> {
     const current = await this.getSourceRow({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
     if (input.records !== undefined && current.type !== 'record') {
-      throw new AppError('parameter_invalid', 'Invalid records: only record sources take records', { param: 'records' });
+      throw new AppError('parameter_unprocessable', 'Invalid records: only record sources take records', { param: 'records' });
     }
     if (input.timeout_ms !== undefined && current.type !== 'api') {
-      throw new AppError('parameter_invalid', 'Invalid timeout_ms: only api sources take a timeout', { param: 'timeout_ms' });
+      throw new AppError('parameter_unprocessable', 'Invalid timeout_ms: only api sources take a timeout', { param: 'timeout_ms' });
     }
     await this.repo.updateSource(this.deps.db, current.id, {
       refresh: input.refresh,

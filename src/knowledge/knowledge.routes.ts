@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOP_K_DEFAULT, TOP_K_MAX } from './knowledge-retrieval.service';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { DeletedSchema, HttpUrlSchema, IdParamsSchema, MetadataSchema, PageQuerySchema, listOf } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
 import type { RouteDeps } from '../http/route-deps';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
@@ -10,7 +10,7 @@ import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchem
 const RecordSchema = z.strictObject({
   title: z.string().min(1).max(1000),
   content: z.string().min(1).max(200_000),
-  url: z.string().url().max(2048).optional(),
+  url: HttpUrlSchema.optional(),
   metadata: MetadataSchema.optional(),
 });
 const RecordsSchema = z.array(RecordSchema).min(1).max(20_000);
@@ -21,27 +21,35 @@ const CreateBaseBodySchema = z.strictObject({
   metadata: MetadataSchema.optional(),
 });
 
-const AddSourceBodySchema = z.strictObject({
-  type: KnowledgeSourceTypeSchema,
-  url: z.string().max(2048).optional().describe('url and api sources'),
-  file_id: z.string().max(255).optional().describe('document sources: a file from POST /v1/files'),
-  records: RecordsSchema.optional().describe('record sources: rows with title and content (url, metadata optional)'),
+const sourceCommon = {
   refresh: KnowledgeRefreshSchema.optional().describe('default weekly'),
   metadata: MetadataSchema.optional(),
-  timeout_ms: z.number().int().min(100).max(30_000).optional().describe('api sources: how long to wait at answer time'),
-});
+};
+/** One shape per source type (the fields each takes, and only those), told apart by `type`. */
+const AddSourceBodySchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('url'), url: HttpUrlSchema.describe('start page; the crawl stays under its host and path'), ...sourceCommon }),
+  z.strictObject({ type: z.literal('document'), file_id: z.string().min(1).max(255).describe('a file from POST /v1/files'), ...sourceCommon }),
+  z.strictObject({ type: z.literal('record'), records: RecordsSchema.describe('rows with title and content (url, metadata optional)'), ...sourceCommon }),
+  z.strictObject({
+    type: z.literal('api'),
+    url: HttpUrlSchema.describe('queried at answer time with a signed POST'),
+    timeout_ms: z.number().int().min(100).max(30_000).optional().describe('how long to wait at answer time'),
+    ...sourceCommon,
+  }),
+]);
 
 const UpdateSourceBodySchema = z.strictObject({
   refresh: KnowledgeRefreshSchema.optional(),
   metadata: MetadataSchema.optional(),
-  records: RecordsSchema.optional().describe('replaces every row and re-syncs'),
-  timeout_ms: z.number().int().min(100).max(30_000).optional(),
+  records: RecordsSchema.optional().describe('record sources only (else 422): replaces every row and re-syncs'),
+  timeout_ms: z.number().int().min(100).max(30_000).optional().describe('api sources only (else 422)'),
 });
 
 const FilterScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 const FilterSchema = z
   .record(z.string().max(40), z.union([FilterScalar, z.strictObject({ in: z.array(FilterScalar).min(1).max(100) }), z.strictObject({ eq: FilterScalar })]))
   .refine((f) => Object.keys(f).length <= 20, 'at most 20 keys')
+  .openapi({ maxProperties: 20, propertyNames: { maxLength: 40 } } as Record<string, unknown>)
   .describe('source metadata must match every key: a value (equality), {eq: value} or {in: [values]}');
 
 const QueryBodySchema = z.strictObject({

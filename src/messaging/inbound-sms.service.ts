@@ -7,6 +7,7 @@ import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import type { SendersService } from '../numbers/senders.service';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
@@ -41,6 +42,7 @@ export class InboundSmsService implements CarrierListener {
       workflows: WorkflowGateway;
       events: EventsService;
       phoneNumbers: PhoneNumbersService;
+      senders: SendersService;
       messages: MessagesService;
       delivery: MessageDeliveryService;
       customerMessages: CustomerMessagePort;
@@ -89,9 +91,11 @@ export class InboundSmsService implements CarrierListener {
   async onInbound(sms: InboundSms): Promise<void> {
     const { db, log } = this.deps;
     const number = await this.deps.phoneNumbers.findNumber({ number: sms.to });
-    const accountId = number?.account_id ?? (await this.repo.findAccountOfConversation(db, sms.to, sms.from));
+    // Only the sender's owner hears from it: the number's account, or the account the sender ID or short
+    // code is registered to. Nobody else, even an account that once wrote from it.
+    const accountId = number?.account_id ?? (await this.deps.senders.findSenderOwner({ sender: sms.to }));
     if (!accountId) {
-      log.warn({ carrier: sms.carrier, to: sms.to }, 'Inbound SMS to an unknown number dropped');
+      await this.onInboundToUnownedSender(sms);
       return;
     }
     const id = sms.carrierMessageId
@@ -162,5 +166,23 @@ export class InboundSmsService implements CarrierListener {
     if (!keyword && number?.agent_id) {
       await this.deps.customerMessages.onCustomerMessage({ accountId, phoneNumberId: number.id, agentId: number.agent_id, message });
     }
+  }
+
+  /**
+   * An inbound SMS to a sender nobody owns (the platform's verification sender): not stored and not
+   * shown to any account. An opt-out still counts, for every account that wrote to the handset from
+   * that sender, so consent holds without anyone reading the message.
+   */
+  private async onInboundToUnownedSender(sms: InboundSms) {
+    const { db, log } = this.deps;
+    const keyword = classifyKeyword(sms.body);
+    if (keyword?.action === 'opt_out' || keyword?.action === 'opt_out_all') {
+      for (const accountId of await this.repo.findAccountsOfConversation(db, sms.to, sms.from)) {
+        await this.repo.setConsent(db, { account_id: accountId, sender: sms.to, recipient: sms.from, opted_out: true, keyword: keyword.keyword });
+      }
+      log.info({ carrier: sms.carrier, to: sms.to }, 'Opt-out to an unowned sender applied to the accounts that wrote from it');
+      return;
+    }
+    log.warn({ carrier: sms.carrier, to: sms.to }, 'Inbound SMS to an unowned sender dropped');
   }
 }

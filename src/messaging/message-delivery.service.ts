@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { deriveKey, openText } from '../domain/secret-box';
 import { CarrierError, type SmsCarriers, type SubmitSmsResult } from '../channels/sms/carrier';
 import { priceMessage } from '../channels/sms/pricing';
 import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
@@ -77,7 +78,8 @@ export class MessageDeliveryService {
     if (!this.deps.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
     let result: SubmitSmsResult;
     try {
-      result = await this.deps.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true });
+      const body = m.body_sealed ? openText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
+      result = await this.deps.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body, requestReceipt: true });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -94,6 +96,7 @@ export class MessageDeliveryService {
       sent_at: new Date(),
     });
     if (sent) await emitMessageUpdated(this.deps.events, sent);
+    if (m.body_sealed) await this.repo.clearSealedBody(db, m.id); // the carrier has it: nothing to keep
     return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
   }
 
@@ -110,6 +113,7 @@ export class MessageDeliveryService {
 
   private async fail(messageId: string, errorCode: string, errorMessage: string) {
     const row = await this.repo.transitionMessage(this.deps.db, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
+    await this.repo.clearSealedBody(this.deps.db, messageId);
     if (row) await emitMessageUpdated(this.deps.events, row);
   }
 

@@ -185,17 +185,17 @@ export class MessageRepo {
   }
 
   /** The account that last sent from `from` to `to` (routes inbound replies to sender IDs and short codes). */
-  async findAccountOfConversation(db: Db, from: string, to: string) {
-    const row = await db
+  /** Every account that sent from `from` to `to` (consent for an unowned sender). */
+  async findAccountsOfConversation(db: Db, from: string, to: string): Promise<string[]> {
+    const rows = await db
       .selectFrom('messages')
       .select('account_id')
+      .distinct()
       .where('direction', '=', 'outbound')
       .where('from', '=', from)
       .where('to', '=', to)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.account_id;
+      .execute();
+    return rows.map((r) => r.account_id);
   }
 
   async setConsent(db: Db, row: { account_id: string; sender: string; recipient: string; opted_out: boolean; keyword: string }) {
@@ -211,4 +211,9 @@ export class MessageRepo {
   }
 
 
+
+  /** Drops the encrypted text of a message once it is no longer needed (submitted or failed). */
+  async clearSealedBody(db: Db, id: string) {
+    await db.updateTable('messages').set({ body_sealed: null }).where('id', '=', id).where('body_sealed', 'is not', null).execute();
+  }
 }

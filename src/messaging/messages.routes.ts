@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { MAX_BODY_CHARS } from './messages.service';
 import { defineRoute } from '../http/route';
-import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
+import { E164Schema, HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { MessageSchema, MessageStatusSchema } from './message.schemas';
 
 const timestamp = z.iso.datetime({ offset: true });
 
 const CreateBodySchema = z.strictObject({
-  to: z.string().max(32).describe('E.164 recipient'),
-  from: z.string().max(32).describe('sender ID (≤ 11 chars), short code or one of the account\'s numbers'),
-  body: z.string().max(MAX_BODY_CHARS).describe(`at most ${MAX_BODY_CHARS} characters and 10 segments`),
+  to: E164Schema.describe('E.164 recipient (a number outside its numbering plan: 422)'),
+  from: SenderSchema,
+  body: z.string().min(1).max(MAX_BODY_CHARS).describe(`at most ${MAX_BODY_CHARS} characters and 10 segments (more segments: 422)`),
   channel: z.literal('sms').optional(),
   type: z.enum(['transactional', 'promotional']).optional(),
-  status_callback: z.string().max(2048).optional(),
+  status_callback: HttpUrlSchema.optional(),
   reference: z.string().max(255).optional(),
-  send_at: timestamp.optional().describe('RFC 3339, not in the past, at most 35 days ahead'),
+  send_at: timestamp.optional().describe('RFC 3339, not in the past, at most 35 days ahead (else 422)'),
 });
 
 const ListQuerySchema = PageQuerySchema.extend({

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { countryOf, classifySender, parseRecipient } from '../channels/sms/addresses';
+import { countryOf, classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
 import { segmentSms } from '../channels/sms/segmenter';
 import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
+import { deriveKey, sealText } from '../domain/secret-box';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import type { MessageOrigin, MessageStatus, MessageType } from '../db/tables/sms';
@@ -10,6 +11,7 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import type { SendersService } from '../numbers/senders.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
@@ -64,6 +66,7 @@ export class MessagesService {
       workflows: WorkflowGateway;
       events: EventsService;
       phoneNumbers: PhoneNumbersService;
+      senders: SendersService;
       config: Config;
     },
   ) {
@@ -79,7 +82,7 @@ export class MessagesService {
   async createMessage(input: CreateMessageInput): Promise<MessageObject> {
     const { principal } = input;
     const to = parseRecipient(input.to);
-    if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
+    if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
     await this.assertSender(principal.accountId, input.from);
     const segmented = this.assertBody(input.body);
     if (input.status_callback) {
@@ -89,9 +92,9 @@ export class MessagesService {
     if (input.send_at) {
       sendAt = new Date(input.send_at);
       const now = Date.now();
-      if (sendAt.getTime() < now) throw new AppError('parameter_invalid', 'Invalid send_at: it is in the past', { param: 'send_at' });
+      if (sendAt.getTime() < now) throw new AppError('parameter_unprocessable', 'Invalid send_at: it is in the past', { param: 'send_at' });
       if (sendAt.getTime() > now + MAX_SCHEDULE_DAYS * 86_400_000) {
-        throw new AppError('parameter_invalid', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
+        throw new AppError('parameter_unprocessable', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
       }
     }
     return this.enqueueMessage({
@@ -111,9 +114,14 @@ export class MessagesService {
   }
 
   /** A message the service sends itself (keyword replies, verification codes): no sender check. */
-  async sendInternalMessage(input: { accountId: string; to: string; from: string; body: string; origin: MessageOrigin; id?: string }) {
-    const segmented = segmentSms(input.body);
+  /**
+   * A message the service itself sends (keyword replies, verification codes). With `sealedBody`, the
+   * real text is stored encrypted and `body` (a masked copy of the same length) is what rests in clear.
+   */
+  async sendInternalMessage(input: { accountId: string; to: string; from: string; body: string; sealedBody?: string; origin: MessageOrigin; id?: string }) {
+    const segmented = segmentSms(input.sealedBody ?? input.body);
     return this.enqueueMessage({
+      bodySealed: input.sealedBody === undefined ? null : sealText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), input.sealedBody),
       id: input.id,
       accountId: input.accountId,
       to: input.to,
@@ -137,6 +145,7 @@ export class MessagesService {
     country: string | null;
     from: string;
     body: string;
+    bodySealed?: string | null;
     segments: number;
     encoding: string;
     type: MessageType;
@@ -156,6 +165,7 @@ export class MessagesService {
       to: m.to,
       from: m.from,
       body: m.body,
+      body_sealed: m.bodySealed ?? null,
       status: 'queued',
       segments: m.segments,
       encoding: m.encoding,
@@ -195,14 +205,22 @@ export class MessagesService {
     return toMessageObject(row!);
   }
 
-  private async assertSender(accountId: string, from: string) {
+  /**
+   * `from` must be one of the account's own senders: a phone number, or an alphanumeric sender ID or
+   * short code registered to it. Anything else is 403 `sender_not_registered` (a malformed one is 400).
+   */
+  async assertSender(accountId: string, from: string) {
     const kind = classifySender(from);
     if (!kind) {
       throw new AppError('parameter_invalid', 'Invalid from: expected a sender ID (1-11 letters, digits or spaces, at least one letter), a short code (3-8 digits) or an E.164 number', { param: 'from' });
     }
-    if (kind === 'number') {
-      const number = await this.deps.phoneNumbers.findAccountNumber({ accountId, number: from });
-      if (!number) throw new AppError('parameter_invalid', `Invalid from: ${from} is not a phone number of this account`, { param: 'from' });
+    const owned =
+      kind === 'number'
+        ? Boolean(await this.deps.phoneNumbers.findAccountNumber({ accountId, number: from }))
+        : (await this.deps.senders.findSenderOwner({ sender: from })) === accountId;
+    if (!owned) {
+      const what = kind === 'number' ? 'phone number' : kind === 'short_code' ? 'short code' : 'sender ID';
+      throw new AppError('sender_not_registered', `The ${what} ${from} is not registered to this account; ask an operator to register it (npm run cli -- ${kind === 'number' ? 'numbers' : 'senders'} add)`, { param: 'from' });
     }
   }
 
@@ -213,7 +231,7 @@ export class MessagesService {
     }
     const segmented = segmentSms(body);
     if (segmented.segments > MAX_SEGMENTS) {
-      throw new AppError('parameter_invalid', `Invalid body: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param: 'body' });
+      throw new AppError('parameter_unprocessable', `Invalid body: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param: 'body' });
     }
     return segmented;
   }

@@ -3,7 +3,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { AppError } from '../domain/errors';
-import { SIGNATURE_HEADER, signatureHeader } from '../domain/signature';
+import { SIGNATURE_HEADER, signatureHeader, type SigningSecrets } from '../domain/signature';
 
 /**
  * Every request the service makes to a caller-owned URL (webhooks, status callbacks, tool endpoints,
@@ -21,8 +21,17 @@ const privateRanges = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
   ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.2.0', 24], ['192.88.99.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24],
 ] as const) privateRanges.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+// IPv6 forms that reach IPv4 space or a private network: the IPv4-compatible (::a.b.c.d, including :: and
+// ::1), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48), 6to4
+// (2002::/16) and Teredo (2001::/32) prefixes are refused outright, with site-local (fec0::/10),
+// unique-local, link-local, multicast, discard and documentation ranges. IPv4-mapped (::ffff:a.b.c.d)
+// addresses are checked against the IPv4 list (BlockList does that for both spellings).
+for (const [net, prefix] of [
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32],
+  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) {
   privateRanges.addSubnet(net, prefix, 'ipv6');
 }
 
@@ -40,7 +49,8 @@ export function assertOutboundUrl(raw: string, policy: OutboundPolicy, param = '
   try {
     url = new URL(raw);
   } catch {
-    throw new AppError('parameter_invalid', `Invalid ${param}: not an absolute URL`, { param });
+    const shaped = /^https?:\/\//i.test(raw); // matches the published pattern, yet no URL parser takes it
+    throw new AppError(shaped ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid ${param}: not an absolute URL`, { param });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new AppError('parameter_invalid', `Invalid ${param}: only http(s) URLs are supported`, { param });
@@ -163,7 +173,8 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
  */
 export function postSignedJson(req: {
   url: string;
-  secret: string;
+  /** One secret, or the current and previous ones during a rotation (one v1 entry each). */
+  secret: SigningSecrets;
   body: string;
   timeoutMs: number;
   allowPrivate: boolean;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
-import { IdParamsSchema } from '../http/schemas';
+import { E164Schema, IdParamsSchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
 
 const CreateBodySchema = z.strictObject({
-  to: z.string().max(32).describe('E.164 recipient'),
+  to: E164Schema.describe('E.164 recipient (a number outside its numbering plan: 422)'),
   channel: z.literal('sms'),
-  from: z.string().max(32).optional().describe('sender of the code; the configured default when absent'),
+  from: SenderSchema.optional().describe("sender of the code, one of the account's own (else 403); the platform's sender when absent"),
 });
 
 const CheckBodySchema = z.strictObject({ code: z.string().min(1).max(20) });

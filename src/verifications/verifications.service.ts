@@ -1,7 +1,8 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { classifySender, parseRecipient } from '../channels/sms/addresses';
+import { classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
 import type { Config } from '../config/env';
+import { deriveKey, keyedHash } from '../domain/secret-box';
 import { VerificationRepo } from './verification.repo';
 import type { DB } from '../db/schema';
 import type { VerificationTable } from '../db/tables/sms';
@@ -17,16 +18,30 @@ import { toVerificationObject, type VerificationCheckObject, type VerificationOb
 
 type VerificationRow = Selectable<VerificationTable>;
 
-/** HMAC of the code keyed by the verification id: the code is never stored, and hashes differ per id. */
-const hashCode = (verificationId: string, code: string) => createHmac('sha256', verificationId).update(code).digest('hex');
+/**
+ * What is stored of a code: `v2:` + HMAC-SHA256 of `<id>:<code>` under a key derived from SERVER_SECRET.
+ * The code is never stored, hashes differ per verification, and a copy of the database alone cannot be
+ * searched for codes (the key is not in it). Rows from before carry the old hash keyed by the public id.
+ */
+const hashCode = (key: Buffer, verificationId: string, code: string) => `v2:${keyedHash(key, `${verificationId}:${code}`)}`;
+const legacyHashCode = (verificationId: string, code: string) => createHmac('sha256', verificationId).update(code).digest('hex');
+
+const sameHash = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
 
 /**
  * One-time codes sent by SMS. A verification is `pending` until the right code is checked
  * (`approved`, verification.approved), its lifetime ends (`expired` by the workflow timer,
  * verification.expired) or too many wrong codes were checked (`max_attempts_reached`).
  */
+const codeMessage = (code: string, minutes: number) => `Your verification code is ${code}. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+
 export class VerificationsService {
   private readonly repo = new VerificationRepo();
+  private readonly codeKey: Buffer;
 
   constructor(
     private readonly deps: {
@@ -36,14 +51,18 @@ export class VerificationsService {
       messages: MessagesService;
       config: Config;
     },
-  ) {}
+  ) {
+    this.codeKey = deriveKey(deps.config.secrets.server, 'otp-code-hash');
+  }
 
   async createVerification(input: { principal: Principal; to: string; channel?: 'sms'; from?: string }): Promise<VerificationObject> {
     const { db, config } = this.deps;
     const to = parseRecipient(input.to);
-    if (!to.ok) throw new AppError('parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
+    if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
     const from = input.from ?? config.verify.from;
     if (input.from && !classifySender(input.from)) throw new AppError('parameter_invalid', 'Invalid from: not a sender ID, short code or E.164 number', { param: 'from' });
+    // A `from` of the caller's choosing must be its own; without one the platform's sender is used.
+    if (input.from) await this.deps.messages.assertSender(input.principal.accountId, input.from);
     const { codeLength, ttlSeconds, maxAttempts } = config.verify;
     const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
     const id = newId(IdPrefix.verification);
@@ -53,7 +72,7 @@ export class VerificationsService {
       to: to.number,
       channel: input.channel ?? 'sms',
       status: 'pending',
-      code_hash: hashCode(id, code),
+      code_hash: hashCode(this.codeKey, id, code),
       code_length: codeLength,
       max_attempts: maxAttempts,
       message_id: null,
@@ -64,7 +83,9 @@ export class VerificationsService {
       accountId: input.principal.accountId,
       to: to.number,
       from,
-      body: `Your verification code is ${code}. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      // Stored masked; the real text travels sealed (encrypted) and is dropped once the carrier has it.
+      body: codeMessage('*'.repeat(code.length), minutes),
+      sealedBody: codeMessage(code, minutes),
       origin: 'verification',
     });
     await this.repo.setMessageId(db, id, message.id);
@@ -96,9 +117,8 @@ export class VerificationsService {
       const now = (await this.repo.getVerification(db, v.id))!;
       throw new AppError('verification_not_pending', `Verification ${v.id} is ${now.status}; it accepts no more codes`, { param: 'id' });
     }
-    const given = Buffer.from(hashCode(v.id, input.code), 'hex');
-    const expected = Buffer.from(v.code_hash, 'hex');
-    const valid = given.length === expected.length && timingSafeEqual(given, expected);
+    const given = v.code_hash.startsWith('v2:') ? hashCode(this.codeKey, v.id, input.code) : legacyHashCode(v.id, input.code);
+    const valid = sameHash(given, v.code_hash);
     let row = counted;
     if (valid) {
       const approved = await this.repo.finishVerification(db, v.id, 'approved');

@@ -107,7 +107,7 @@ export class EventRepo {
       .select([
         'd.id', 'd.account_id', 'd.status', 'd.url', 'd.endpoint_id', 'd.attempt_count',
         'e.id as event_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at',
-        'a.signing_secret as account_secret',
+        'a.signing_secret', 'a.previous_signing_secret', 'a.previous_signing_secret_expires_at',
         'w.secret as endpoint_secret', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
       ])
       .where('d.id', '=', deliveryId)

@@ -5,6 +5,7 @@ import { notFound } from '../domain/errors';
 import type { Metrics } from '../observability/metrics';
 import { toEventObject } from './event.schemas';
 import { OutboundNetworkError, postSignedJson } from '../platform/outbound-http';
+import { activeSigningSecrets } from '../domain/signature';
 
 export interface AttemptWebhookDeliveryInput {
   deliveryId: string;
@@ -48,7 +49,7 @@ export class WebhookDeliveryService {
     const body = JSON.stringify(
       toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }),
     );
-    const secret = d.endpoint_secret ?? d.account_secret;
+    const secret = d.endpoint_secret ?? activeSigningSecrets(d);
     const startedAt = input.scheduledAt ?? new Date();
     const sendStarted = Date.now();
     let statusCode: number | null = null;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { EventSchema } from './event.schemas';
 import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
@@ -11,7 +11,7 @@ const EventTypesSchema = z
   .max(50);
 
 const CreateBodySchema = z.strictObject({
-  url: z.string().max(2048),
+  url: HttpUrlSchema,
   events: EventTypesSchema,
   description: z.string().max(500).optional(),
   enabled: z.boolean().optional(),
@@ -19,7 +19,7 @@ const CreateBodySchema = z.strictObject({
 });
 
 const UpdateBodySchema = z.strictObject({
-  url: z.string().max(2048).optional(),
+  url: HttpUrlSchema.optional(),
   events: EventTypesSchema.optional(),
   description: z.string().max(500).nullable().optional(),
   enabled: z.boolean().optional(),

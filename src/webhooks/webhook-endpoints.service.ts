@@ -12,6 +12,7 @@ import type { EventsService } from './events.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import type { ListObject } from '../domain/api-schema';
 import { toWebhookEndpointObject, type WebhookEndpointObject } from './webhook-endpoint.schemas';
+import { createWithinQuota } from '../accounts/account-quotas';
 
 export interface CreateWebhookEndpointInput {
   principal: Principal;
@@ -31,6 +32,8 @@ export class WebhookEndpointsService {
       workflows: WorkflowGateway;
       events: EventsService;
       allowPrivateNetwork: boolean;
+      /** Endpoints an account may have (not deleted); unlimited when absent. */
+      maxEndpointsPerAccount?: number;
     },
   ) {}
 
@@ -40,7 +43,8 @@ export class WebhookEndpointsService {
 
   async createEndpoint(input: CreateWebhookEndpointInput): Promise<WebhookEndpointObject> {
     this.checkUrl(input.principal, input.url);
-    const row = await this.repo.insertEndpoint(this.deps.db, {
+    const quota = { accountId: input.principal.accountId, kind: 'webhook_endpoints' as const, limit: this.deps.maxEndpointsPerAccount };
+    const row = await createWithinQuota(this.deps.db, quota, (trx) => this.repo.insertEndpoint(trx, {
       id: newId(IdPrefix.webhookEndpoint),
       account_id: input.principal.accountId,
       url: input.url,
@@ -48,7 +52,7 @@ export class WebhookEndpointsService {
       events: [...new Set(input.events)],
       secret: newSigningSecret(),
       metadata: input.metadata ?? {},
-    });
+    }));
     const final = input.enabled === false ? await this.repo.updateEndpoint(this.deps.db, row.account_id, row.id, { enabled: false }) : row;
     return toWebhookEndpointObject(final!, true);
   }

@@ -167,7 +167,7 @@ describe('pagination', () => {
     assert.deepEqual(back.body.data.map((d: { id: string }) => d.id), pages[1].data.map((d: { id: string }) => d.id));
 
     const unknownCursor = await call('GET', '/v1/webhook_endpoints?starting_after=we_nope');
-    assert.equal(unknownCursor.status, 400);
+    assert.equal(unknownCursor.status, 404);
     assert.equal(unknownCursor.body.error.param, 'starting_after');
   });
 });

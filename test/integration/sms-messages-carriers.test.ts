@@ -40,9 +40,13 @@ after(async () => {
   await env?.teardown();
 });
 
+let senderSeq = 0;
+/** A fresh account with a sender ID of its own (senders belong to one account). */
 async function client() {
   const account = await stack.newAccount();
-  return { ...account, call: apiClient(stack.baseUrl, account.apiKey) };
+  const sender = `Acme${++senderSeq}`;
+  await stack.services.senders.registerSender({ accountId: account.accountId, sender });
+  return { ...account, sender, call: apiClient(stack.baseUrl, account.apiKey) };
 }
 
 async function waitForStatus(call: ApiClient, id: string, status: string) {
@@ -55,7 +59,7 @@ async function waitForStatus(call: ApiClient, id: string, status: string) {
 
 describe('sandbox carrier through the API', () => {
   it('follows the documented magic numbers', async () => {
-    const { call } = await client();
+    const { call, sender } = await client();
     const expected: [string, string, string | null][] = [
       ['+14155550123', 'delivered', null],
       [SANDBOX_MAGIC_NUMBERS.failAtSubmit, 'failed', 'carrier_rejected'],
@@ -64,7 +68,7 @@ describe('sandbox carrier through the API', () => {
       [SANDBOX_MAGIC_NUMBERS.carrierDownOnce, 'delivered', null],
     ];
     const ids = [];
-    for (const [to] of expected) ids.push((await call('POST', '/v1/messages', { to, from: 'Acme', body: 'sandbox' })).body.id);
+    for (const [to] of expected) ids.push((await call('POST', '/v1/messages', { to, from: sender, body: 'sandbox' })).body.id);
     for (const [i, [, status, code]] of expected.entries()) {
       const m = await waitForStatus(call, ids[i], status);
       assert.equal(m.error_code, code, `${expected[i]![0]}`);
@@ -76,8 +80,8 @@ describe('sandbox carrier through the API', () => {
 
 describe('SMPP carrier through the API', () => {
   it('submits over SMPP, records the SMSC message id, and applies its DELIVRD receipt', async () => {
-    const { call } = await client();
-    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: 'Acme', body: 'Over SMPP' });
+    const { call, sender } = await client();
+    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: sender, body: 'Over SMPP' });
     const m = await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(m.carrier, 'smsc');
     const submit = smsc.accepted.find((s) => s.text === 'Over SMPP');
@@ -87,9 +91,9 @@ describe('SMPP carrier through the API', () => {
   });
 
   it('sends a long body as concatenated parts, one submit_sm per segment', async () => {
-    const { call } = await client();
+    const { call, sender } = await client();
     const body = `${'Long message. '.repeat(20)}end`;
-    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: 'Acme', body });
+    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: sender, body });
     assert.equal(res.body.segments, 2);
     const m = await waitForStatus(call, res.body.id, 'delivered');
     // The only concatenated message of this file.
@@ -100,15 +104,15 @@ describe('SMPP carrier through the API', () => {
   });
 
   it('ends undelivered on an UNDELIV receipt', async () => {
-    const { call } = await client();
-    const res = await call('POST', '/v1/messages', { to: '+447400123457', from: 'Acme', body: 'Nobody home' });
+    const { call, sender } = await client();
+    const res = await call('POST', '/v1/messages', { to: '+447400123457', from: sender, body: 'Nobody home' });
     const m = await waitForStatus(call, res.body.id, 'undelivered');
     assert.equal(m.error_code, 'undeliverable');
     assert.match(m.error_message, /undelivered/);
   });
 
   it('stores an inbound deliver_sm as an inbound message, and STOP from it blocks the next send', async () => {
-    const { call, accountId } = await client();
+    const { call, accountId, sender } = await client();
     await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: '+447512345678' });
     await smsc.sendMo({ from: '+447400123458', to: '+447512345678', body: 'STOP' });
     const inbound: any[] = await pollUntil('the inbound message', async () => {
@@ -123,8 +127,8 @@ describe('SMPP carrier through the API', () => {
   });
 
   it('fails over from a carrier that is down to the next one for the prefix', async () => {
-    const { call } = await client();
-    const res = await call('POST', '/v1/messages', { to: '+4915123456789', from: 'Acme', body: 'Failover' });
+    const { call, sender } = await client();
+    const res = await call('POST', '/v1/messages', { to: '+4915123456789', from: sender, body: 'Failover' });
     const m = await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(m.carrier, 'sandbox');
   });

@@ -16,9 +16,13 @@ let numberSeq = 0;
 /** A fresh valid US mobile-style number per call, so tests never share a recipient. */
 const freshNumber = () => `+1415555${String(1000 + ++numberSeq).padStart(4, '0')}`;
 
+let senderSeq = 0;
+/** A fresh account with a sender ID of its own (senders belong to one account). */
 async function newClient() {
   const account = await ctx.stack.newAccount();
-  return { ...account, call: apiClient(ctx.stack.baseUrl, account.apiKey) };
+  const sender = `Acme${++senderSeq}`;
+  await ctx.stack.services.senders.registerSender({ accountId: account.accountId, sender });
+  return { ...account, sender, call: apiClient(ctx.stack.baseUrl, account.apiKey) };
 }
 
 async function waitForStatus(call: ApiClient, id: string, status: string | string[]) {
@@ -56,9 +60,9 @@ const eventsOfType = (accountId: string, type: string) =>
 
 describe('sending', () => {
   it('creates a queued message (201) with every SPEC field, then delivers and charges it', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'Hello from Acme', reference: 'order-42' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'Hello from Acme', reference: 'order-42' });
     assert.equal(res.status, 201);
     const m = res.body;
     assert.match(m.id, /^msg_/);
@@ -66,7 +70,7 @@ describe('sending', () => {
     assert.equal(m.channel, 'sms');
     assert.equal(m.direction, 'outbound');
     assert.equal(m.type, 'transactional');
-    assert.deepEqual([m.to, m.from, m.body, m.status, m.segments], [to, 'Acme', 'Hello from Acme', 'queued', 1]);
+    assert.deepEqual([m.to, m.from, m.body, m.status, m.segments], [to, sender, 'Hello from Acme', 'queued', 1]);
     assert.equal(m.price, null);
     assert.equal(m.price_currency, null);
     assert.equal(m.error_code, null);
@@ -84,15 +88,15 @@ describe('sending', () => {
   });
 
   it('prices per segment and destination: a 2-segment UK message costs twice the GB rate', async () => {
-    const { call } = await newClient();
-    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: 'Acme', body: 'x'.repeat(200) });
+    const { call, sender } = await newClient();
+    const res = await call('POST', '/v1/messages', { to: '+447400123456', from: sender, body: 'x'.repeat(200) });
     assert.equal(res.body.segments, 2);
     const delivered = await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(delivered.price, '0.0800');
   });
 
   it('accepts one of the account\'s numbers as from, and lists and retrieves its phone numbers', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const own = freshNumber();
     const pn = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
     const list = await call('GET', '/v1/phone_numbers');
@@ -105,14 +109,15 @@ describe('sending', () => {
     const ok = await call('POST', '/v1/messages', { to: freshNumber(), from: own, body: 'hi' });
     assert.equal(ok.status, 201);
     const foreign = await other.call('POST', '/v1/messages', { to: freshNumber(), from: own, body: 'hi' });
-    assert.equal(foreign.status, 400);
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.body.error.code, 'sender_not_registered');
     assert.equal(foreign.body.error.param, 'from');
   });
 
   it('replays an Idempotency-Key: same message, one submit', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
-    const body = { to, from: 'Acme', body: 'once only' };
+    const body = { to, from: sender, body: 'once only' };
     const first = await call('POST', '/v1/messages', body, { 'Idempotency-Key': 'k-1' });
     const second = await call('POST', '/v1/messages', body, { 'Idempotency-Key': 'k-1' });
     assert.equal(first.status, 201);
@@ -127,25 +132,24 @@ describe('sending', () => {
 });
 
 describe('validation', () => {
-  it('answers 400 naming the parameter, and stores and sends nothing', async () => {
-    const { call, accountId } = await newClient();
+  it('answers 400 (422 for values of the documented shape that break an unstated rule) naming the parameter, and stores and sends nothing', async () => {
+    const { call, accountId, sender } = await newClient();
     const to = freshNumber();
-    const base = { to, from: 'Acme', body: 'hello' };
+    const base = { to, from: sender, body: 'hello' };
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
     const cases: [Record<string, unknown>, string, string][] = [
       [{ ...base, to: '4155550100' }, 'to', 'parameter_invalid'],
-      [{ ...base, to: '+15555555555' }, 'to', 'parameter_invalid'],
+      [{ ...base, to: '+15555555555' }, 'to', 'parameter_unprocessable'],
       [{ ...base, to: undefined }, 'to', 'parameter_missing'],
       [{ ...base, from: 'TwelveChars1' }, 'from', 'parameter_invalid'],
       [{ ...base, from: '12' }, 'from', 'parameter_invalid'],
       [{ ...base, from: 'Ac-me' }, 'from', 'parameter_invalid'],
-      [{ ...base, from: '+14155550199' }, 'from', 'parameter_invalid'],
       [{ ...base, body: '' }, 'body', 'parameter_invalid'],
-      [{ ...base, body: 'a'.repeat(1531) }, 'body', 'parameter_invalid'],
-      [{ ...base, body: 'ж'.repeat(671) }, 'body', 'parameter_invalid'],
+      [{ ...base, body: 'a'.repeat(1531) }, 'body', 'parameter_unprocessable'],
+      [{ ...base, body: 'ж'.repeat(671) }, 'body', 'parameter_unprocessable'],
       [{ ...base, body: 'a'.repeat(1601) }, 'body', 'parameter_invalid'],
-      [{ ...base, send_at: new Date(Date.now() - 60_000).toISOString() }, 'send_at', 'parameter_invalid'],
-      [{ ...base, send_at: new Date(Date.now() + 36 * 86_400_000).toISOString() }, 'send_at', 'parameter_invalid'],
+      [{ ...base, send_at: new Date(Date.now() - 60_000).toISOString() }, 'send_at', 'parameter_unprocessable'],
+      [{ ...base, send_at: new Date(Date.now() + 36 * 86_400_000).toISOString() }, 'send_at', 'parameter_unprocessable'],
       [{ ...base, send_at: 'tomorrow' }, 'send_at', 'parameter_invalid'],
       [{ ...base, status_callback: 'not a url' }, 'status_callback', 'parameter_invalid'],
       [{ ...base, type: 'marketing' }, 'type', 'parameter_invalid'],
@@ -154,7 +158,7 @@ describe('validation', () => {
     ];
     for (const [body, param, code] of cases) {
       const res = await call('POST', '/v1/messages', body);
-      assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(res.status, code === 'parameter_unprocessable' ? 422 : 400, JSON.stringify(body).slice(0, 80));
       assert.equal(res.body.error.param, param, JSON.stringify(body).slice(0, 80));
       assert.equal(res.body.error.code, code, JSON.stringify(body).slice(0, 80));
     }
@@ -173,11 +177,11 @@ describe('validation', () => {
 
 describe('listing', () => {
   it('lists newest first with cursors and the to, status, direction and created filters', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const a = freshNumber();
     const b = freshNumber();
     const ids: string[] = [];
-    for (const to of [a, b, a]) ids.push((await call('POST', '/v1/messages', { to, from: 'Acme', body: 'list me' })).body.id);
+    for (const to of [a, b, a]) ids.push((await call('POST', '/v1/messages', { to, from: sender, body: 'list me' })).body.id);
     for (const id of ids) await waitForStatus(call, id, 'delivered');
 
     const all = await call('GET', '/v1/messages');
@@ -206,12 +210,12 @@ describe('listing', () => {
 
 describe('scheduling', () => {
   it('holds a message until send_at on a durable timer, then sends it', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'receipt-first');
     // Workflow time runs ahead of the wall clock once a test has skipped time: schedule against it.
     const sendAt = new Date((await ctx.env.currentTimeMs()) + 2 * 3_600_000).toISOString();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'later', send_at: sendAt });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'later', send_at: sendAt });
     assert.equal(res.status, 201);
     assert.equal(res.body.send_at, sendAt);
     await waitForTimer(res.body.id);
@@ -227,9 +231,9 @@ describe('scheduling', () => {
   });
 
   it('cancels a scheduled message: canceled, never submitted, and not cancelable twice', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const to = freshNumber();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'never', send_at: new Date((await ctx.env.currentTimeMs()) + 3_600_000).toISOString() });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'never', send_at: new Date((await ctx.env.currentTimeMs()) + 3_600_000).toISOString() });
     await waitForTimer(res.body.id);
     const canceled = await call('POST', `/v1/messages/${res.body.id}/cancel`);
     assert.equal(canceled.status, 200);
@@ -243,7 +247,7 @@ describe('scheduling', () => {
     const updates = await eventsOfType(accountId, 'message.updated');
     assert.deepEqual(updates.map((e) => e.data.status), ['canceled']);
 
-    const sentNow = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'now' });
+    const sentNow = await call('POST', '/v1/messages', { to, from: sender, body: 'now' });
     await waitForStatus(call, sentNow.body.id, 'delivered');
     assert.equal((await call('POST', `/v1/messages/${sentNow.body.id}/cancel`)).status, 409);
     assert.equal((await call('POST', '/v1/messages/msg_nope/cancel')).status, 404);
@@ -257,9 +261,9 @@ describe('scheduling', () => {
     const quiet = candidates.find((n) => isQuietTime(now, country(n)));
     assert.ok(quiet, 'some candidate country is always in quiet hours');
     carrier.behaviors.set(quiet, 'receipt-first');
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
 
-    const promo = await call('POST', '/v1/messages', { to: quiet, from: 'Acme', body: 'SALE', type: 'promotional' });
+    const promo = await call('POST', '/v1/messages', { to: quiet, from: sender, body: 'SALE', type: 'promotional' });
     assert.equal(promo.status, 201);
     await waitForTimer(promo.body.id);
     const held = await ctx.stack.database.db.selectFrom('messages').select(['status', 'held_until']).where('id', '=', promo.body.id).executeTakeFirstOrThrow();
@@ -267,7 +271,7 @@ describe('scheduling', () => {
     assert.ok(held.held_until && !isQuietTime(held.held_until, country(quiet)));
     assert.ok(held.held_until.getTime() > now.getTime());
 
-    const transactional = await call('POST', '/v1/messages', { to: quiet, from: 'Acme', body: 'Your code is ready' });
+    const transactional = await call('POST', '/v1/messages', { to: quiet, from: sender, body: 'Your code is ready' });
     await waitForStatus(call, transactional.body.id, 'delivered');
 
     assert.equal((await call('GET', `/v1/messages/${promo.body.id}`)).body.status, 'queued');
@@ -279,41 +283,41 @@ describe('scheduling', () => {
 
 describe('delivery', () => {
   it('records an undelivered receipt with an error_code, and still charges the message', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'undeliver');
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'x' });
     const m = await waitForStatus(call, res.body.id, 'undelivered');
     assert.equal(m.error_code, 'undeliverable');
     assert.equal(m.price, '0.0079');
   });
 
   it('fails a message the carrier refuses, with its error_code and no charge', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'reject');
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'x' });
     const m = await waitForStatus(call, res.body.id, 'failed');
     assert.equal(m.error_code, 'invalid_destination');
     assert.equal(m.price, null);
   });
 
   it('waits while every carrier is down and sends once one is back', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'down:3');
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'x' });
     await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(carrier.submitsTo(to).length, 1);
   });
 
   it('stays sent when no receipt comes before the timeout; a late receipt still delivers it', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'silent');
     // Scheduled, so the message has a workflow of its own waiting for the receipt.
     const sendAt = new Date((await ctx.env.currentTimeMs()) + 60_000).toISOString();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x', send_at: sendAt });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'x', send_at: sendAt });
     await waitForTimer(res.body.id);
     await ctx.env.sleep('2m');
     const sent = await waitForStatus(call, res.body.id, 'sent');
@@ -325,18 +329,18 @@ describe('delivery', () => {
   });
 
   it('sends a burst of immediate messages (batched workflows), one submit each', async () => {
-    const { call } = await newClient();
+    const { call, sender } = await newClient();
     const tos = Array.from({ length: 20 }, () => freshNumber());
-    const created = await Promise.all(tos.map((to) => call('POST', '/v1/messages', { to, from: 'Acme', body: 'batch' })));
+    const created = await Promise.all(tos.map((to) => call('POST', '/v1/messages', { to, from: sender, body: 'batch' })));
     for (const res of created) await waitForStatus(call, res.body.id, 'delivered');
     for (const to of tos) assert.equal(carrier.submitsTo(to).length, 1);
   });
 
   it('keeps a receipt that arrives before the submit result is recorded, and applies it', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const to = freshNumber();
     carrier.behaviors.set(to, 'receipt-first');
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'fast handset' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'fast handset' });
     const m = await waitForStatus(call, res.body.id, 'delivered');
     assert.equal(m.price, '0.0079');
     const statuses = (await eventsOfType(accountId, 'message.updated')).map((e) => e.data.status);
@@ -344,9 +348,9 @@ describe('delivery', () => {
   });
 
   it('moves statuses only forward: late and duplicate receipts change nothing', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const to = freshNumber();
-    const res = await call('POST', '/v1/messages', { to, from: 'Acme', body: 'x' });
+    const res = await call('POST', '/v1/messages', { to, from: sender, body: 'x' });
     const m = await waitForStatus(call, res.body.id, 'delivered');
     await carrier.sendReceipt(m.carrier_message_id, 'undelivered');
     await carrier.sendReceipt(m.carrier_message_id, 'delivered');
@@ -363,9 +367,9 @@ describe('delivery', () => {
   it('posts signed message.updated events to the status_callback, echoing reference', async () => {
     const receiver = await startReceiver();
     try {
-      const { call, accountId } = await newClient();
+      const { call, accountId, sender } = await newClient();
       const account = await ctx.stack.services.accounts.getAccount({ accountId });
-      const res = await call('POST', '/v1/messages', { to: freshNumber(), from: 'Acme', body: 'x', reference: 'ref-7', status_callback: `${receiver.url}/status` });
+      const res = await call('POST', '/v1/messages', { to: freshNumber(), from: sender, body: 'x', reference: 'ref-7', status_callback: `${receiver.url}/status` });
       await waitForStatus(call, res.body.id, 'delivered');
       await receiver.waitFor(3);
       const events = receiver.requests.map((r) => {
@@ -387,7 +391,7 @@ describe('delivery', () => {
 
 describe('inbound and consent', () => {
   it('stores inbound messages and emits message.received', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const own = freshNumber();
     await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
     const customer = freshNumber();
@@ -404,7 +408,7 @@ describe('inbound and consent', () => {
   });
 
   it('STOP opts the recipient out of that sender: sends fail unpaid; START opts back in', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const own = freshNumber();
     const other = freshNumber();
     await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
@@ -433,7 +437,7 @@ describe('inbound and consent', () => {
   });
 
   it('STOPALL opts out of every sender of the account; HELP is answered with the help text', async () => {
-    const { call, accountId } = await newClient();
+    const { call, accountId, sender } = await newClient();
     const own = freshNumber();
     await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own, helpText: 'Acme support: call 555-0100.' });
     const customer = freshNumber();
@@ -443,7 +447,7 @@ describe('inbound and consent', () => {
     await waitForStatus(call, helpReply.body.data[0].id, 'delivered');
 
     await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'STOPALL', receivedAt: new Date(), carrierMessageId: 'stopall-1' });
-    const blocked = await call('POST', '/v1/messages', { to: customer, from: 'Acme', body: 'promo' });
+    const blocked = await call('POST', '/v1/messages', { to: customer, from: sender, body: 'promo' });
     assert.equal((await waitForStatus(call, blocked.body.id, 'failed')).error_code, 'recipient_opted_out');
     assert.equal((await eventsOfType(accountId, 'message.received')).length, 2);
   });

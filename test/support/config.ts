@@ -13,6 +13,9 @@ export function buildTestConfig(overrides: Partial<Config> = {}): Config {
     TEMPORAL_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
     WEBHOOK_TIMEOUT_MS: '2000',
     RATE_LIMIT_PER_SECOND: '1000',
+    ANONYMOUS_RATE_LIMIT_PER_SECOND: '1000',
+    MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT: '1000',
+    MAX_API_SOURCES_PER_ACCOUNT: '1000',
   });
   return { ...base, ...overrides };
 }

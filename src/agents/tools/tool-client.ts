@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/errors';
+import type { SigningSecrets } from '../../domain/signature';
 import { assertOutboundUrl, OutboundNetworkError, postSignedJson, type OutboundResponse } from '../../platform/outbound-http';
 
 /**
@@ -31,8 +32,8 @@ export interface CallToolEndpointInput {
   arguments: Record<string, unknown>;
   conversationId: string;
   runId: string;
-  /** The account's tool signing secret (whsec_…). */
-  signingSecret: string;
+  /** The account's tool signing secret (whsec_…); the current and previous ones during a rotation. */
+  signingSecret: SigningSecrets;
   timeoutMs: number;
   /** Whether the tool declared itself idempotent: a network error is then retried once. */
   idempotent: boolean;

@@ -9,6 +9,9 @@ export type SenderKind = 'alphanumeric' | 'short_code' | 'number';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
+/** Has the E.164 shape (whether the number exists in its plan is parseRecipient's question). */
+export const isE164 = (value: string) => E164.test(value);
+
 export function parseRecipient(value: string): { ok: true; number: string; country: string | null } | { ok: false; reason: string } {
   if (!E164.test(value)) return { ok: false, reason: 'must be an E.164 phone number such as +14155550100' };
   const parsed = parsePhoneNumberFromString(value);

@@ -3,6 +3,9 @@ import * as createFoundation from './20261121T235000-create-foundation';
 import * as createSms from './20261122T020000-create-sms';
 import * as createKnowledge from './20261122T010000-create-knowledge';
 import * as createAgents from './20261122T030000-create-agents';
+import * as addSecretRotation from './20261124T090000-add-secret-rotation';
+import * as addSealedMessageBody from './20261124T100000-add-sealed-message-body';
+import * as createSenders from './20261124T110000-create-senders';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -13,4 +16,7 @@ export const migrations: Record<string, Migration> = {
   '20261122T020000-create-sms': createSms,
   '20261122T010000-create-knowledge': createKnowledge,
   '20261122T030000-create-agents': createAgents,
+  '20261124T090000-add-secret-rotation': addSecretRotation,
+  '20261124T100000-add-sealed-message-body': addSealedMessageBody,
+  '20261124T110000-create-senders': createSenders,
 };

@@ -10,6 +10,9 @@ export interface AccountTable {
   name: string;
   /** whsec_ secret signing status callbacks and tool calls of this account. */
   signing_secret: string;
+  /** The secret `signing_secret` replaced, still signing beside it until `previous_signing_secret_expires_at`. */
+  previous_signing_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_signing_secret_expires_at: NullableTimestamp;
   created_at: Timestamp;
 }
 

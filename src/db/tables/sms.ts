@@ -23,6 +23,8 @@ export interface MessageTable {
   to: string;
   from: string;
   body: string;
+  /** The real text when `body` is masked (a verification code), encrypted; null once submitted. */
+  body_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   status: MessageStatus;
   segments: number;
   encoding: string;

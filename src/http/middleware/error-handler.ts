@@ -2,13 +2,23 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import type { Logger } from '../../observability/logger';
 
+/** Postgres refusing a character (U+0000 in text or jsonb): the request's fault, not ours. */
+const PG_BAD_CHARACTER = new Set(['22021', '22P05']);
+
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; message?: string };
+  const e = err as { type?: string; status?: number; message?: string; limit?: number; code?: string };
   if (e?.type === 'entity.parse.failed') return new AppError('invalid_json', 'Request body is not valid JSON');
-  if (e?.type === 'entity.too.large') return new AppError('parameter_invalid', 'Request body is too large');
+  if (e?.type === 'entity.too.large') return new AppError('parameter_invalid', `Request body is larger than ${e.limit ?? 'the limit of'} bytes`);
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
     return new AppError('parameter_invalid', e.message ?? 'Unsupported body encoding');
+  }
+  // Other body-reading failures (aborted, malformed length) and undecodable path parameters (`%FF`).
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && (e.type || /decode param/i.test(e.message ?? ''))) {
+    return new AppError('parameter_invalid', e.type ? `The request body could not be read (${e.type})` : 'The request URL is not valid percent-encoded UTF-8');
+  }
+  if (typeof e?.code === 'string' && PG_BAD_CHARACTER.has(e.code)) {
+    return new AppError('parameter_invalid', 'The request contains characters that cannot be stored (NUL, U+0000)');
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { postSignedJson } from '../../platform/outbound-http';
+import type { SigningSecrets } from '../../domain/signature';
 
 /** What an api source answers to a query: passages with a title and content (an array or `{results}`). */
 export interface ApiSourceDocument {
@@ -9,8 +10,8 @@ export interface ApiSourceDocument {
 
 export interface ApiSourceRequest {
   url: string;
-  /** The account's signing secret (Service-Signature, same scheme as webhooks). */
-  secret: string;
+  /** The account's signing secret(s) (Service-Signature, same scheme as webhooks; two during a rotation). */
+  secret: SigningSecrets;
   knowledgeBaseId: string;
   sourceId: string;
   query: string;

@@ -16,6 +16,21 @@ export interface Chunk {
   metadata: Record<string, string>;
 }
 
+/** Longest document title and section heading a passage carries (each passage repeats them). */
+export const MAX_TITLE_CHARS = 200;
+export const MAX_HEADING_CHARS = 200;
+/** Longest heading path (`A › B › C`) a passage carries. */
+export const MAX_HEADING_PATH_CHARS = 500;
+
+/** `text` cut to at most `max` characters, with an ellipsis when cut (never splitting a surrogate pair). */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end).trimEnd()}…`;
+}
+
 /** Splits text into sentences (keeps the terminator), falling back to words for very long sentences. */
 function splitLong(text: string, max: number): string[] {
   const sentences = text.match(/[^.!?;]+(?:[.!?;]+|$)\s*/g) ?? [text];
@@ -63,14 +78,15 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] 
   let size = 0;
   let carried = false;
   const metadata = doc.metadata ?? {};
+  const title = capText(doc.title, MAX_TITLE_CHARS);
 
   const urlFor = (a?: string) => (doc.url ? (a ? `${doc.url.split('#')[0]}#${a}` : doc.url) : null);
   const emit = (continueSection: boolean) => {
     const content = parts.join('\n').trim();
     if (content && parts.length > (carried ? 1 : 0)) {
       chunks.push({
-        title: doc.title,
-        heading: path.length ? path.map((p) => p.text).join(' › ') : null,
+        title,
+        heading: path.length ? capText(path.map((p) => p.text).join(' › '), MAX_HEADING_PATH_CHARS) : null,
         url: urlFor(anchor),
         content,
         metadata,
@@ -86,7 +102,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] 
     if (block.kind === 'heading') {
       emit(false);
       while (path.length && path[path.length - 1]!.level >= block.level) path.pop();
-      path.push({ level: block.level, text: block.text });
+      path.push({ level: block.level, text: capText(block.text, MAX_HEADING_CHARS) });
       anchor = block.anchor;
       continue;
     }

@@ -4,6 +4,20 @@ import type { KnowledgeFileFormat } from '../../db/tables/knowledge';
 import { textToBlocks, type Block, type ParsedDocument } from './document';
 import { extractHtml } from './html-extract';
 import { extractMarkdown } from './markdown-extract';
+import { assertZipWithinLimits, ZipRefused } from './zip-guard';
+
+/** What one parse may use; past a limit the file is 422 file_too_large. Time and memory are the worker's. */
+export interface ParseLimits {
+  /** Bytes of the file itself. */
+  maxFileBytes: number;
+  /** Total bytes a DOCX (a ZIP archive) may inflate to. */
+  maxInflatedBytes: number;
+  /** Pages of a PDF. */
+  maxPages: number;
+}
+
+export const fileTooLarge = (detail: string) =>
+  new AppError('file_too_large', `File too large: ${detail}. Split the document or upload a smaller one.`, { param: 'file' });
 
 const unsupported = (detail: string) =>
   new AppError('unsupported_file', `Unsupported file: ${detail}. Upload PDF, DOCX, HTML, Markdown or plain text.`, { param: 'file' });
@@ -44,9 +58,13 @@ export function detectFormat(input: { filename: string; contentType?: string; da
   throw unsupported(`${e || ct} files are not supported`);
 }
 
-async function parsePdf(data: Buffer, fallbackTitle: string): Promise<ParsedDocument> {
+async function parsePdf(data: Buffer, fallbackTitle: string, limits: ParseLimits): Promise<ParsedDocument> {
   const { getDocumentProxy, extractText, getMeta } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(data));
+  if (pdf.numPages > limits.maxPages) {
+    await pdf.destroy();
+    throw fileTooLarge(`the PDF has ${pdf.numPages} pages (at most ${limits.maxPages})`);
+  }
   const { text } = await extractText(pdf, { mergePages: false });
   let title = '';
   try {
@@ -61,7 +79,13 @@ async function parsePdf(data: Buffer, fallbackTitle: string): Promise<ParsedDocu
   return { title: title || fallbackTitle, blocks };
 }
 
-async function parseDocx(data: Buffer, fallbackTitle: string): Promise<ParsedDocument> {
+async function parseDocx(data: Buffer, fallbackTitle: string, limits: ParseLimits): Promise<ParsedDocument> {
+  try {
+    assertZipWithinLimits(data, limits.maxInflatedBytes);
+  } catch (err) {
+    if (err instanceof ZipRefused) throw err.reason === 'too_large' ? fileTooLarge(`the DOCX ${err.message}`) : unsupported(`the DOCX is not readable (${err.message})`);
+    throw err;
+  }
   const mammoth = await import('mammoth');
   const { value } = await mammoth.convertToHtml({ buffer: data });
   const page = extractHtml(`<html><body>${value}</body></html>`);
@@ -69,17 +93,27 @@ async function parseDocx(data: Buffer, fallbackTitle: string): Promise<ParsedDoc
   return { title: firstHeading?.text ?? fallbackTitle, blocks: page.blocks };
 }
 
-/** Parses an uploaded file into blocks; a file that cannot be read is `unsupported_file`. */
-export async function parseDocument(input: { format: KnowledgeFileFormat; filename: string; data: Buffer }): Promise<ParsedDocument> {
+/**
+ * Parses an uploaded file into blocks, on the calling thread and with no time or memory bound: only the
+ * parse worker calls this (`parseDocument` in document-parse.ts runs it off the event loop). A file that
+ * cannot be read is `unsupported_file`; one past a limit is `file_too_large`.
+ */
+export async function parseDocumentInThisThread(input: {
+  format: KnowledgeFileFormat;
+  filename: string;
+  data: Buffer;
+  limits: ParseLimits;
+}): Promise<ParsedDocument> {
+  if (input.data.length > input.limits.maxFileBytes) throw fileTooLarge(`${input.data.length} bytes (at most ${input.limits.maxFileBytes})`);
   const fallbackTitle = path.basename(input.filename, path.extname(input.filename)) || input.filename;
   let doc: ParsedDocument;
   try {
     switch (input.format) {
       case 'pdf':
-        doc = await parsePdf(input.data, fallbackTitle);
+        doc = await parsePdf(input.data, fallbackTitle, input.limits);
         break;
       case 'docx':
-        doc = await parseDocx(input.data, fallbackTitle);
+        doc = await parseDocx(input.data, fallbackTitle, input.limits);
         break;
       case 'html': {
         const page = extractHtml(input.data.toString('utf8'));
@@ -94,6 +128,7 @@ export async function parseDocument(input: { format: KnowledgeFileFormat; filena
         break;
     }
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw unsupported(`the ${input.format} file could not be parsed (${(err as Error).message})`);
   }
   if (!doc.blocks.some((b) => b.kind === 'text' && b.text.length > 0)) {

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { describe, it } from 'node:test';
+import { buildTestConfig } from '../support/config';
+import { apiClient } from '../support/http';
+import { useTestStack } from '../support/stack';
+
+const base = buildTestConfig();
+const ctx = useTestStack({ label: __filename, worker: false, config: { rateLimit: { ...base.rateLimit, anonymousPerSecond: 5 } } });
+
+/** Sends headers announcing `contentLength` bytes and no body; resolves with the status if the server answers. */
+function headersOnly(path: string, contentLength: number, headers: Record<string, string> = {}): Promise<number> {
+  const url = new URL(path, ctx.stack.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(contentLength), ...headers } });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.setTimeout(3000, () => reject(new Error('no answer within 3 s: the server waited for the body')));
+    req.flushHeaders();
+  });
+}
+
+describe('request bodies are read after authentication, under a small cap', () => {
+  it('answers an anonymous request announcing 11 MB with 401 without waiting for the body', async () => {
+    assert.equal(await headersOnly('/v1/knowledge_bases', 11_000_000), 401);
+  });
+
+  it('caps JSON bodies at the default limit, with more only on bulk routes', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const big = await call('POST', '/v1/knowledge_bases', { name: 'x', description: 'y'.repeat(300_000) });
+    assert.equal(big.status, 400);
+    assert.match(big.body.error.message, /larger than 256000 bytes/);
+    // The bulk route reads the 1 MB body (and then finds no such base): the cap there is the large one.
+    const records = Array.from({ length: 20 }, (_, i) => ({ title: `Row ${i}`, content: 'z'.repeat(50_000) }));
+    const bulk = await call('POST', '/v1/knowledge_bases/kb_missing/sources', { type: 'record', records });
+    assert.equal(bulk.status, 404, JSON.stringify(bulk.body).slice(0, 600));
+  });
+});
+
+describe('NUL bytes and other unstorable input answer 400, not 500', () => {
+  it('in body strings, keys, path and query; deep nesting and undecodable paths too', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const name = await call('POST', '/v1/knowledge_bases', { name: 'a\u0000b' });
+    assert.equal(name.status, 400);
+    assert.equal(name.body.error.param, 'name');
+    const meta = await call('POST', '/v1/knowledge_bases', '{"name":"n","metadata":{"k\\u0000":"v"}}');
+    assert.equal(meta.status, 400);
+    const nested = await call('POST', '/v1/knowledge_bases', `{"name":"n","metadata":{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+    assert.equal(nested.status, 400);
+    for (const path of ['/v1/messages/msg_%00', '/v1/messages?starting_after=%00', '/v1/knowledge_bases/%FF', '/v1/files/%E0%A4%A']) {
+      const res = await call('GET', path);
+      assert.equal(res.status, 400, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.type, 'invalid_request_error');
+    }
+  });
+});
+
+describe('requests without a valid key are limited per client address', () => {
+  it('answers 429 with Retry-After once an address spends its burst, counting failed keys', async () => {
+    const anonymous = apiClient(ctx.stack.baseUrl);
+    const wrong = apiClient(ctx.stack.baseUrl, 'sk_test_000000000000000000000000wrong');
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await anonymous('GET', '/v1/messages')).status);
+    for (let i = 0; i < 6; i++) statuses.push((await wrong('GET', '/v1/messages')).status);
+    assert.ok(statuses.slice(0, 6).every((s) => s === 401), statuses.join());
+    const limited = await wrong('GET', '/v1/messages');
+    assert.equal(limited.status, 429, statuses.join());
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    const { apiKey } = await ctx.stack.newAccount();
+    assert.equal((await apiClient(ctx.stack.baseUrl, apiKey)('GET', '/v1/messages')).status, 200, 'a valid key is not limited by the address');
+  });
+});

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { apiClient } from '../support/http';
+import { useTestStack } from '../support/stack';
+
+const ctx = useTestStack({ label: __filename, worker: false });
+
+/** Every string schema on the request side of an operation (parameters and bodies), with its location. */
+function requestStrings(doc: any): { where: string; schema: any }[] {
+  const out: { where: string; schema: any }[] = [];
+  const walk = (s: any, where: string) => {
+    if (!s || typeof s !== 'object') return;
+    if (s.type === 'string') out.push({ where, schema: s });
+    for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') walk(v, `${where}/${k}`);
+  };
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      for (const p of op.parameters ?? []) walk(p.schema, `${method} ${path} ${p.name}`);
+      for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) walk(media.schema, `${method} ${path} ${type}`);
+    }
+  }
+  return out;
+}
+
+describe('the OpenAPI document says what validation enforces', () => {
+  it('marks bodies required, states patterns for phone numbers, senders and URLs, one shape per source type', async () => {
+    const doc = (await fetch(`${ctx.stack.baseUrl}/v1/openapi.json`).then((r) => r.json())) as any;
+    const body = (path: string, type = 'application/json') => doc.paths[path].post.requestBody;
+    for (const path of ['/v1/messages', '/v1/verifications', '/v1/webhook_endpoints', '/v1/knowledge_bases', '/v1/verifications/{id}/check', '/v1/knowledge_bases/{id}/sources']) {
+      assert.equal(body(path).required, true, path);
+    }
+    assert.equal(body('/v1/account/rotate_signing_secret').required, false, 'an all-optional body is not required');
+    assert.equal(body('/v1/files').required, true);
+    assert.equal(body('/v1/files').content['multipart/form-data'].schema.properties.file.format, 'binary');
+
+    const message = body('/v1/messages').content['application/json'].schema.properties;
+    assert.equal(message.to.pattern, '^\\+[1-9]\\d{6,14}$');
+    assert.equal(message.from.anyOf.length, 3);
+    assert.match(message.status_callback.pattern, /^\^https\?:/);
+    assert.equal(message.body.minLength, 1);
+    assert.match(body('/v1/webhook_endpoints').content['application/json'].schema.properties.url.pattern, /^\^https\?:/);
+    const source = body('/v1/knowledge_bases/{id}/sources').content['application/json'].schema;
+    assert.deepEqual(source.oneOf.map((o: any) => o.properties.type.enum[0]).sort(), ['api', 'document', 'record', 'url']);
+    for (const { where, schema } of requestStrings(doc)) {
+      if (schema.enum || schema.format || schema.const) continue;
+      assert.ok(schema.pattern, `${where} has no pattern (at least: no NUL)`);
+    }
+  });
+
+  it('answers 405 with Allow for a method a documented path does not have, 404 for an unknown path', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    for (const [method, path, allow] of [
+      ['PUT', '/v1/messages', ['GET', 'HEAD', 'POST']],
+      ['PUT', '/v1/account', ['GET', 'HEAD']],
+      ['PATCH', '/v1/webhook_endpoints/we_123', ['DELETE', 'GET', 'HEAD', 'POST']],
+      ['DELETE', '/v1/messages/msg_1', ['GET', 'HEAD']],
+    ] as const) {
+      const res = await fetch(`${ctx.stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}` } });
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.deepEqual(res.headers.get('allow')!.split(', ').filter((m) => m !== 'OPTIONS').sort(), [...allow], `${method} ${path}`);
+      assert.equal(((await res.json()) as any).error.code, 'method_not_allowed');
+    }
+    assert.equal((await fetch(`${ctx.stack.baseUrl}/v1/nothing_here`, { method: 'PUT', headers: { authorization: `Bearer ${apiKey}` } })).status, 404);
+  });
+
+  it('answers values of the documented shape that break an unstated rule with 422, not 400', async () => {
+    const call = apiClient(ctx.stack.baseUrl, (await ctx.stack.newAccount()).apiKey);
+    const both = await call('GET', '/v1/messages?starting_after=msg_a&ending_before=msg_b');
+    assert.equal(both.status, 422);
+    assert.equal(both.body.error.code, 'parameter_unprocessable');
+    const unknown = await call('GET', '/v1/messages?starting_after=msg_nope');
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.param, 'starting_after');
+    const plan = await call('POST', '/v1/verifications', { to: '+15555555555', channel: 'sms' });
+    assert.equal(plan.status, 422);
+    assert.equal(plan.body.error.param, 'to');
+    const url = await call('POST', '/v1/webhook_endpoints', { url: 'https://exa mple', events: ['*'] });
+    assert.equal(url.status, 400, 'a space does not match the documented URL pattern');
+    const unparsable = await call('POST', '/v1/webhook_endpoints', { url: 'https://[::1/', events: ['*'] });
+    assert.equal(unparsable.status, 422);
+  });
+});
