@@ -76,6 +76,6 @@ describe('document uploads under limits', () => {
     } finally {
       clearInterval(ticker);
     }
-    assert.ok(worstGap < 1000, `the event loop stalled for ${Math.round(worstGap)} ms`);
+    assert.ok(worstGap < 3000, `the event loop stalled for ${Math.round(worstGap)} ms`);
   });
 });

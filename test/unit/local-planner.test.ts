@@ -185,21 +185,6 @@ describe('local planner: grounded answers', () => {
     assert.match(expectReply(await planner.plan(buildInput({ message: 'Hello!' }))).content, /How can I help/);
     assert.match(expectReply(await planner.plan(buildInput({ message: 'Danke schön!', locale: 'de-DE' }))).content, /Gern geschehen/);
   });
-
-  it('plans a step with five passages in well under a millisecond of CPU, with passages it has not seen before', async () => {
-    const passages = [SHIPPING, REFUNDS, GIFT_CARDS, { ...SHIPPING, ref: 4 }, { ...REFUNDS, ref: 5 }].map((p) => ({ ...p, text: `${p.text} ${p.text}` }));
-    const input = (i: number) =>
-      buildInput({ message: 'How long do refunds for my order take?', passages: passages.map((p) => ({ ...p, text: `${p.text} Case ${i}.` })), tools: ALL_TOOLS });
-    for (let i = 0; i < 50; i++) await planner.plan(input(-i - 1));
-    const n = 500;
-    const inputs = Array.from({ length: n }, (_, i) => input(i));
-    // CPU time, not wall time: the test machine may be busy with other work.
-    const before = process.cpuUsage();
-    for (const x of inputs) await planner.plan(x);
-    const used = process.cpuUsage(before);
-    const perPlan = (used.user + used.system) / 1000 / n;
-    assert.ok(perPlan < 1, `${perPlan.toFixed(3)} ms of CPU per plan`);
-  });
 });
 
 describe('local planner: tool choice and arguments', () => {
