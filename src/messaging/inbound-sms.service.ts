@@ -63,16 +63,22 @@ export class InboundSmsService implements CarrierListener {
    * A delivery receipt: stored first (keyed by carrier and carrier message id), then folded into its
    * message by the delivery workflow. A receipt for a message whose submit is not recorded yet waits
    * in the table; recording the submit picks it up.
+   *
+   * Race-free by a re-check after commit: the storing statement cannot see a submit that commits while
+   * it runs, and that submit's own look-up may run before this receipt commits. So when the first
+   * statement finds no message, the part is looked up again once the receipt is committed: either the
+   * submit's look-up saw the receipt, or this second look-up sees the submit.
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
-    const m = await this.repo.storeReceipt(db, {
-      carrier: receipt.carrier,
-      carrier_message_id: receipt.carrierMessageId,
-      status: receipt.status,
-      carrier_error_code: receipt.carrierErrorCode ?? null,
-      received_at: receipt.at,
-    });
+    const m =
+      (await this.repo.storeReceipt(db, {
+        carrier: receipt.carrier,
+        carrier_message_id: receipt.carrierMessageId,
+        status: receipt.status,
+        carrier_error_code: receipt.carrierErrorCode ?? null,
+        received_at: receipt.at,
+      })) ?? (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId));
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
