@@ -17,7 +17,7 @@ export function runRole(role: 'api' | 'worker'): void {
       throw new Error(`the ${role} entry point needs TEMPORAL_ADDRESS and DATABASE_URL (npm start runs everything in one process)`);
     }
     const database = await openDatabase(config, log, { migrate: role === 'worker' });
-    const runtime = await createRuntime({ config, db: database.db, log, temporalAddress: config.temporal.address });
+    const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress: config.temporal.address });
     if (role === 'worker') {
       await runtime.startWorker();
       log.info({ taskQueue: config.temporal.taskQueue }, 'Worker polling');

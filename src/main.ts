@@ -34,7 +34,7 @@ async function main() {
     temporalUi = devServer.uiUrl;
   }
 
-  const runtime = await createRuntime({ config, db: database.db, log, temporalAddress });
+  const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress });
   await runtime.startWorker();
   await runtime.startApi();
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);

@@ -15,6 +15,7 @@ import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 
 export interface ServiceDeps {
   config: Config;
@@ -33,7 +34,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { config, db, workflows, metrics } = deps;
   const accounts = new AccountsService({ db });
-  const events = new EventsService({ db, workflows, metrics });
+  const events = new EventsService({ db, metrics });
   const webhookEndpoints = new WebhookEndpointsService({
     db,
     workflows,
@@ -46,6 +47,9 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     metrics,
   });
+  const webhookDispatcher = new WebhookDispatcher({
+    db, events, deliveries: webhookDeliveries, workflows, log: deps.log, options: config.webhookDispatch,
+  });
   const phoneNumbers = new PhoneNumbersService({ db });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, config });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
@@ -57,7 +61,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

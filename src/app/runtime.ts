@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { createActivities } from '../../activities';
 import { createCarrierRouter } from '../channels/sms/carrier-registry';
 import type { Config } from '../config/env';
+import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
 import type { Logger } from '../observability/logger';
@@ -34,6 +35,8 @@ export async function createRuntime(input: {
   log: Logger;
   temporalAddress: string;
   workflowBundle?: { code: string };
+  /** LISTEN on the database (wakes the webhook dispatcher on other processes' commits). */
+  listen?: ListenFn;
 }): Promise<Runtime> {
   const { config, db, log } = input;
   const metrics = createMetrics();
@@ -79,6 +82,7 @@ export async function createRuntime(input: {
       });
       workerRun = worker.run();
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
+      await services.webhookDispatcher.start({ listen: input.listen });
       return worker;
     },
     async close() {
@@ -86,6 +90,7 @@ export async function createRuntime(input: {
         server.closeAllConnections?.();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await services.webhookDispatcher.stop();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

@@ -32,6 +32,10 @@ export const EnvSchema = z.object({
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Webhook dispatcher (worker): first attempts in flight overall and per endpoint, outbox sweep period. */
+  WEBHOOK_DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_DISPATCH_PER_ENDPOINT: z.coerce.number().int().positive().default(8),
+  WEBHOOK_DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(1000),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -87,6 +91,7 @@ export interface Config {
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number };
   webhooks: { timeoutMs: number };
+  webhookDispatch: { concurrency: number; perEndpoint: number; sweepMs: number; leaseMs: number };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   sms: SmsCarriersConfig;
@@ -129,6 +134,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    webhookDispatch: {
+      concurrency: e.WEBHOOK_DISPATCH_CONCURRENCY,
+      perEndpoint: e.WEBHOOK_DISPATCH_PER_ENDPOINT,
+      sweepMs: e.WEBHOOK_DISPATCH_SWEEP_MS,
+      // A claim outlives the attempt's timeout by far: only a dead worker's claims expire.
+      leaseMs: Math.max(60_000, 6 * e.WEBHOOK_TIMEOUT_MS),
+    },
     messaging: {
       prices: e.SMS_PRICES,
       priceCurrency: e.SMS_PRICE_CURRENCY,

@@ -104,32 +104,41 @@ export class InboundSmsService implements CarrierListener {
       ? derivedId(IdPrefix.message, 'inbound', sms.carrier, sms.carrierMessageId)
       : newId(IdPrefix.message);
     const segmented = segmentSms(sms.body);
-    await this.repo.insertMessage(db, {
-      id,
-      account_id: accountId,
-      direction: 'inbound',
-      type: 'transactional',
-      origin: 'api',
-      to: sms.to,
-      from: sms.from,
-      body: sms.body,
-      status: 'received',
-      segments: segmented.segments,
-      encoding: segmented.encoding,
-      country: countryOf(sms.from),
-      price: null,
-      price_currency: null,
-      error_code: null,
-      error_message: null,
-      reference: null,
-      status_callback: null,
-      send_at: null,
-      held_until: null,
-      carrier: sms.carrier,
-      carrier_message_ids: sms.carrierMessageId ? JSON.stringify([sms.carrierMessageId]) : null,
-      created_at: sms.receivedAt,
+    const { events } = this.deps;
+    // The message and its message.received commit together; a redelivered deliver_sm changes neither.
+    const row = await events.transaction(async (tx) => {
+      await this.repo.insertMessage(tx, {
+        id,
+        account_id: accountId,
+        direction: 'inbound',
+        type: 'transactional',
+        origin: 'api',
+        to: sms.to,
+        from: sms.from,
+        body: sms.body,
+        status: 'received',
+        segments: segmented.segments,
+        encoding: segmented.encoding,
+        country: countryOf(sms.from),
+        price: null,
+        price_currency: null,
+        error_code: null,
+        error_message: null,
+        reference: null,
+        status_callback: null,
+        send_at: null,
+        held_until: null,
+        carrier: sms.carrier,
+        carrier_message_ids: sms.carrierMessageId ? JSON.stringify([sms.carrierMessageId]) : null,
+        created_at: sms.receivedAt,
+      });
+      const stored = (await this.repo.getMessage(tx, id))!;
+      await events.emit(
+        { accountId, type: 'message.received', data: toMessageObject(stored), eventId: derivedId(IdPrefix.event, id, 'message.received') },
+        { tx },
+      );
+      return stored;
     });
-    const row = (await this.repo.getMessage(db, id))!;
     const message = toMessageObject(row);
 
     const keyword = classifyKeyword(sms.body);
@@ -157,13 +166,6 @@ export class InboundSmsService implements CarrierListener {
         origin: 'auto_reply',
       });
     }
-
-    await this.deps.events.emit({
-      accountId,
-      type: 'message.received',
-      data: message,
-      eventId: derivedId(IdPrefix.event, id, 'message.received'),
-    });
 
     if (!keyword && number?.agent_id) {
       await this.deps.customerMessages.onCustomerMessage({ accountId, phoneNumberId: number.id, agentId: number.agent_id, message });

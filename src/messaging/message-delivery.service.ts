@@ -60,16 +60,19 @@ export class MessageDeliveryService {
    * retries with backoff; a permanent one ends the message `failed` with the carrier's error code.
    */
   async sendMessage(input: { messageId: string }): Promise<SendMessageResult> {
-    const { db } = this.deps;
+    const { db, events } = this.deps;
     let m = await this.repo.getMessage(db, input.messageId);
     if (!m) throw notFound('message', input.messageId);
     if (FINAL.includes(m.status)) return { status: m.status, awaitReceipt: false };
     if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
 
     if (m.status === 'queued') {
-      const claimed = await this.repo.claimForSending(db, m.id);
+      const claimed = await events.transaction(async (tx) => {
+        const row = await this.repo.claimForSending(tx, m!.id);
+        if (row) await emitMessageUpdated(events, row, tx);
+        return row;
+      });
       if (!claimed) return this.sendMessage(input); // canceled meanwhile: re-read
-      await emitMessageUpdated(this.deps.events, claimed);
       if (claimed.status === 'failed') return { status: 'failed', awaitReceipt: false };
       m = claimed;
     }
@@ -86,14 +89,18 @@ export class MessageDeliveryService {
       throw err;
     }
     const { config } = this.deps;
-    const sent = await this.repo.recordSubmit(db, m.id, {
-      carrier: result.carrier,
-      carrier_message_ids: result.carrierMessageIds,
-      price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
-      price_currency: config.messaging.priceCurrency,
-      sent_at: new Date(),
+    const submitted = { ...m };
+    const sent = await events.transaction(async (tx) => {
+      const row = await this.repo.recordSubmit(tx, submitted.id, {
+        carrier: result.carrier,
+        carrier_message_ids: result.carrierMessageIds,
+        price: priceMessage({ prices: config.messaging.prices, country: submitted.country, segments: submitted.segments }),
+        price_currency: config.messaging.priceCurrency,
+        sent_at: new Date(),
+      });
+      if (row) await emitMessageUpdated(events, row, tx);
+      return row;
     });
-    if (sent) await emitMessageUpdated(this.deps.events, sent);
     return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
   }
 
@@ -109,8 +116,11 @@ export class MessageDeliveryService {
   }
 
   private async fail(messageId: string, errorCode: string, errorMessage: string) {
-    const row = await this.repo.transitionMessage(this.deps.db, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
-    if (row) await emitMessageUpdated(this.deps.events, row);
+    const { events } = this.deps;
+    await events.transaction(async (tx) => {
+      const row = await this.repo.transitionMessage(tx, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
+      if (row) await emitMessageUpdated(events, row, tx);
+    });
   }
 
   /**
@@ -125,22 +135,24 @@ export class MessageDeliveryService {
     const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
-    let row: MessageRow | undefined;
-    if (negative) {
-      row = await this.repo.transitionMessage(db, m.id, 'undelivered', {
-        error_code: receiptErrorCode(negative.status),
-        error_message: describeReceipt(negative),
-      });
-    } else {
-      // Some carriers confirm only the first part of a concatenated message: one delivered part is
-      // the handset's confirmation (a later negative receipt for another part cannot move it back).
-      const delivered = receipts.find((r) => r.status === 'delivered');
-      if (delivered) row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: delivered.received_at });
-    }
-    if (row) {
-      await emitMessageUpdated(this.deps.events, row);
-      return { status: row.status, final: true };
-    }
+    // Some carriers confirm only the first part of a concatenated message: one delivered part is
+    // the handset's confirmation (a later negative receipt for another part cannot move it back).
+    const delivered = receipts.find((r) => r.status === 'delivered');
+    const { events } = this.deps;
+    const row = !negative && !delivered ? undefined : await events.transaction(async (tx) => {
+      let moved: MessageRow | undefined;
+      if (negative) {
+        moved = await this.repo.transitionMessage(tx, m.id, 'undelivered', {
+          error_code: receiptErrorCode(negative.status),
+          error_message: describeReceipt(negative),
+        });
+      } else if (delivered) {
+        moved = await this.repo.transitionMessage(tx, m.id, 'delivered', { delivered_at: delivered.received_at });
+      }
+      if (moved) await emitMessageUpdated(events, moved, tx);
+      return moved;
+    });
+    if (row) return { status: row.status, final: true };
     const now = await this.repo.getMessage(db, m.id);
     return { status: now!.status, final: FINAL.includes(now!.status) };
   }
