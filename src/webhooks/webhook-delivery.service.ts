@@ -5,7 +5,9 @@ import { notFound } from '../domain/errors';
 import type { Metrics } from '../observability/metrics';
 import { toEventObject } from './events.service';
 import { OutboundNetworkError, postSignedJson } from '../platform/outbound-http';
-import { WebhookOutboxRepo, type ClaimedDelivery } from './webhook-outbox.repo';
+import type { WebhookDeliveryStatus } from '../db/tables/events';
+import { GroupWriter } from './group-writer';
+import { WebhookOutboxRepo, type AttemptRow, type ClaimedDelivery } from './webhook-outbox.repo';
 
 export interface AttemptWebhookDeliveryInput {
   deliveryId: string;
@@ -36,7 +38,14 @@ export class WebhookDeliveryService {
   private readonly repo = new EventRepo();
   private readonly outbox = new WebhookOutboxRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; timeoutMs: number; allowPrivateNetwork: boolean; metrics?: Metrics }) {}
+  /** First attempts (the dispatcher's, many at once) are recorded in groups: one statement per group. */
+  private readonly firstAttempts: GroupWriter<AttemptRow & { status: WebhookDeliveryStatus; dispatched: boolean }>;
+
+  constructor(private readonly deps: { db: Kysely<DB>; timeoutMs: number; allowPrivateNetwork: boolean; metrics?: Metrics }) {
+    this.firstAttempts = new GroupWriter((rows) =>
+      this.outbox.recordAttempts(deps.db, rows.sort((a, b) => (a.delivery_id < b.delivery_id ? -1 : 1))),
+    );
+  }
 
   async attemptDelivery(input: AttemptWebhookDeliveryInput): Promise<AttemptWebhookDeliveryResult> {
     const { db } = this.deps;
@@ -55,14 +64,15 @@ export class WebhookDeliveryService {
   /**
    * The first attempt of a delivery the dispatcher claimed (row loaded with the claim). A delivery whose
    * first attempt is recorded already (its dispatcher died before handing it on) is not sent again.
+   * `onSent` runs once the request is over (before it is recorded): the endpoint's slot is free again.
    */
-  async attemptClaimed(d: ClaimedDelivery): Promise<AttemptWebhookDeliveryResult> {
+  async attemptClaimed(d: ClaimedDelivery, opts: { onSent?: () => void } = {}): Promise<AttemptWebhookDeliveryResult> {
     if (await this.cancelIfEndpointGone(d)) return { outcome: 'cancelled', statusCode: null };
     if (d.attempt_count >= 1) {
       const recorded = await this.repo.getAttempt(this.deps.db, d.id, 1);
       if (recorded) return { outcome: recorded.outcome === 'delivered' ? 'delivered' : 'retryable', statusCode: recorded.status_code };
     }
-    return this.send(d, 1, new Date(), { status: 'pending', dispatchedOnSuccess: true });
+    return this.send(d, 1, new Date(), { status: 'pending', fromDispatcher: true, onSent: opts.onSent });
   }
 
   /** Ends a delivery `failed` (its retry schedule ran out while its attempts could not run). */
@@ -80,7 +90,7 @@ export class WebhookDeliveryService {
     d: DeliveryForAttempt,
     attempt: number,
     startedAt: Date,
-    onFailure: { status: 'pending' | 'failed'; dispatchedOnSuccess?: boolean },
+    onFailure: { status: 'pending' | 'failed'; fromDispatcher?: boolean; onSent?: () => void },
   ): Promise<AttemptWebhookDeliveryResult> {
     const body = JSON.stringify(toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }));
     const secret = d.endpoint_secret ?? d.account_secret;
@@ -105,21 +115,24 @@ export class WebhookDeliveryService {
       latencyMs = Date.now() - sendStarted;
       error = err instanceof OutboundNetworkError ? `${err.kind}: ${err.message}` : `network: ${(err as Error).message}`;
     }
+    onFailure.onSent?.();
     const delivered = error === null;
     this.deps.metrics?.webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
-    await this.outbox.recordAttempt(
-      this.deps.db,
-      {
-        delivery_id: d.id,
-        attempt,
-        started_at: startedAt,
-        status_code: statusCode,
-        latency_ms: latencyMs,
-        outcome: delivered ? 'delivered' : 'retryable',
-        error,
-      },
-      delivered ? { status: 'delivered', dispatched: onFailure.dispatchedOnSuccess } : { status: onFailure.status },
-    );
+    const row: AttemptRow = {
+      delivery_id: d.id,
+      attempt,
+      started_at: startedAt,
+      status_code: statusCode,
+      latency_ms: latencyMs,
+      outcome: delivered ? 'delivered' : 'retryable',
+      error,
+    };
+    if (onFailure.fromDispatcher) {
+      // Delivered leaves the outbox now; a failure leaves it once its retry workflow is started.
+      await this.firstAttempts.add({ ...row, status: delivered ? 'delivered' : 'pending', dispatched: delivered });
+    } else {
+      await this.outbox.recordAttempt(this.deps.db, row, { status: delivered ? 'delivered' : onFailure.status });
+    }
     return { outcome: delivered ? 'delivered' : 'retryable', statusCode };
   }
 }

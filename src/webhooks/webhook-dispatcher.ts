@@ -28,8 +28,8 @@ const START_RETRY_MS = 5_000;
  * announcement of EventsService, by LISTEN on OUTBOX_CHANNEL (emits in other processes), and by a sweep.
  *
  * Fairness: at most `perEndpoint` attempts run per endpoint, so a slow endpoint holds at most that many
- * of the `concurrency` slots; claims take at most a few deliveries per account, accounts in random order,
- * and claimed deliveries start round-robin between accounts.
+ * of the `concurrency` slots; a claim takes at most `concurrency` deliveries per account, accounts in
+ * random order, and claimed deliveries start round-robin between accounts.
  */
 export class WebhookDispatcher {
   private readonly repo = new WebhookOutboxRepo();
@@ -125,7 +125,7 @@ export class WebhookDispatcher {
       try {
         claimed = await this.repo.claimDeliveries(this.deps.db, {
           limit: room,
-          perAccount: 2 * perEndpoint,
+          perAccount: concurrency,
           leaseMs,
           excludeEndpointIds: busy.filter((k) => !k.startsWith('url:')),
           excludeUrls: busy.filter((k) => k.startsWith('url:')).map((k) => k.slice(4)),
@@ -181,25 +181,32 @@ export class WebhookDispatcher {
     const key = keyOf(d);
     this.active++;
     this.runningKeys.set(key, this.runningFor(key) + 1);
-    const run = this.firstAttempt(d)
+    let released = false;
+    // The slots (overall and the endpoint's) are free once the request is over; recording goes on.
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.runningKeys.set(key, this.runningFor(key) - 1);
+      if (this.runningFor(key) <= 0) this.runningKeys.delete(key);
+      const left = (this.perKey.get(key) ?? 1) - 1;
+      if (left > 0) this.perKey.set(key, left);
+      else this.perKey.delete(key);
+      this.drain();
+      if (this.queuedCount < this.deps.options.concurrency) this.wake();
+    };
+    const run = this.firstAttempt(d, release)
       .catch((err) => this.deps.log.warn({ err, deliveryId: d.id }, 'Webhook first attempt failed; the sweep retries it when its claim expires'))
       .finally(() => {
-        this.active--;
-        this.runningKeys.set(key, this.runningFor(key) - 1);
-        if (this.runningFor(key) <= 0) this.runningKeys.delete(key);
-        const left = (this.perKey.get(key) ?? 1) - 1;
-        if (left > 0) this.perKey.set(key, left);
-        else this.perKey.delete(key);
+        release();
         this.inFlight.delete(run);
-        this.drain();
-        if (this.queuedCount < this.deps.options.concurrency) this.wake();
       });
     this.inFlight.add(run);
   }
 
   /** Attempt 1; a failure hands the delivery to its retry workflow (attempt 2 on the backoff schedule). */
-  private async firstAttempt(d: ClaimedDelivery): Promise<void> {
-    const result = await this.deps.deliveries.attemptClaimed(d);
+  private async firstAttempt(d: ClaimedDelivery, onSent: () => void): Promise<void> {
+    const result = await this.deps.deliveries.attemptClaimed(d, { onSent });
     if (result.outcome !== 'retryable') return;
     try {
       await this.deps.workflows.start(webhookDeliveryWorkflowContract, {

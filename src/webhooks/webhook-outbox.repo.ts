@@ -19,6 +19,16 @@ export interface OutboxEventRow {
   data: unknown;
 }
 
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  outcome: WebhookAttemptOutcome;
+  error: string | null;
+}
+
 /** A claimed delivery with everything its first attempt needs (event, secrets, endpoint state). */
 export interface ClaimedDelivery {
   id: string;
@@ -150,11 +160,7 @@ export class WebhookOutboxRepo {
    * Records one attempt and the delivery's new status in one statement (idempotent per attempt);
    * `dispatched` also takes the delivery out of the outbox (its first attempt settled it).
    */
-  async recordAttempt(
-    db: Db,
-    row: { delivery_id: string; attempt: number; started_at: Date; status_code: number | null; latency_ms: number; outcome: WebhookAttemptOutcome; error: string | null },
-    delivery: { status: WebhookDeliveryStatus; dispatched?: boolean },
-  ) {
+  async recordAttempt(db: Db, row: AttemptRow, delivery: { status: WebhookDeliveryStatus; dispatched?: boolean }) {
     await db
       .with('a', (qb) =>
         qb.insertInto('webhook_attempts').values(row).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()),
@@ -171,6 +177,37 @@ export class WebhookOutboxRepo {
       .where('id', '=', row.delivery_id)
       .where('status', '=', 'pending')
       .execute();
+  }
+
+  /**
+   * Records many first attempts in one statement (the dispatcher's batch): each attempt row, and its
+   * delivery's status; `dispatched` rows leave the outbox. Idempotent per (delivery, attempt).
+   */
+  async recordAttempts(db: Db, rows: (AttemptRow & { status: WebhookDeliveryStatus; dispatched: boolean })[]) {
+    if (rows.length === 0) return;
+    const values = sql.join(
+      rows.map(
+        (r) => sql`(${r.delivery_id}::text, ${r.attempt}::int, ${r.started_at}::timestamptz, ${r.status_code}::int, ${r.latency_ms}::int,
+          ${r.outcome}::text, ${r.error}::text, ${r.status}::text, ${r.dispatched}::boolean)`,
+      ),
+    );
+    await sql`
+      with v (delivery_id, attempt, started_at, status_code, latency_ms, outcome, error, status, dispatched) as (values ${values}),
+      a as (
+        insert into webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, outcome, error)
+        select delivery_id, attempt, started_at, status_code, latency_ms, outcome, error from v
+        on conflict (delivery_id, attempt) do nothing
+      )
+      update webhook_deliveries d set
+        status = v.status,
+        attempt_count = greatest(d.attempt_count, v.attempt),
+        last_status_code = v.status_code,
+        last_error = v.error,
+        completed_at = case when v.status = 'pending' then null else now() end,
+        dispatched_at = case when v.dispatched then coalesce(d.dispatched_at, now()) else d.dispatched_at end,
+        dispatch_lease_until = case when v.dispatched then null else d.dispatch_lease_until end
+      from v
+      where d.id = v.delivery_id and d.status = 'pending'`.execute(db);
   }
 
   /** Takes a delivery out of the outbox: its retry workflow is started (or it ended otherwise). */
