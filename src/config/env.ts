@@ -53,6 +53,8 @@ export const EnvSchema = z.object({
   SMS_HELP_TEXT: z.string().min(1).default('Reply STOP to unsubscribe, START to resubscribe. Msg&data rates may apply.'),
   /** How long a sent message waits for its handset receipt before it stays `sent`. */
   SMS_RECEIPT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(48 * 3600),
+  /** A submit that went out unanswered waits this long for its receipt before the message is submitted again. */
+  SMS_UNCERTAIN_SUBMIT_WAIT_SECONDS: z.coerce.number().int().positive().default(600),
   /** OTP verifications: code length, lifetime, wrong codes allowed, default sender. */
   VERIFY_CODE_LENGTH: z.coerce.number().int().min(4).max(10).default(6),
   VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
@@ -92,7 +94,7 @@ export interface Config {
   rateLimit: { perSecond: number };
   webhooks: { timeoutMs: number };
   webhookDispatch: { concurrency: number; perEndpoint: number; sweepMs: number; leaseMs: number };
-  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
+  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number; uncertainSubmitWaitSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   sms: SmsCarriersConfig;
   knowledge: {
@@ -146,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       priceCurrency: e.SMS_PRICE_CURRENCY,
       helpText: e.SMS_HELP_TEXT,
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
+      uncertainSubmitWaitSeconds: e.SMS_UNCERTAIN_SUBMIT_WAIT_SECONDS,
     },
     verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
     sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),

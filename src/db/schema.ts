@@ -1,6 +1,6 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
-import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
+import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -18,6 +18,7 @@ export interface DB {
   message_parts: MessagePartTable;
   sms_receipts: SmsReceiptTable;
   sms_consents: SmsConsentTable;
+  sms_submit_attempts: SmsSubmitAttemptTable;
   phone_numbers: PhoneNumberTable;
   verifications: VerificationTable;
   knowledge_bases: KnowledgeBaseTable;

@@ -78,7 +78,10 @@ export class InboundSmsService implements CarrierListener {
         status: receipt.status,
         carrier_error_code: receipt.carrierErrorCode ?? null,
         received_at: receipt.at,
-      })) ?? (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId));
+      })) ??
+      (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
+      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
+      (await this.deps.delivery.adoptUncertainSubmit(receipt));
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a

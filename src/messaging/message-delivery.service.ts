@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CarrierError, type SmsCarriers, type SubmitSmsResult } from '../channels/sms/carrier';
+import { CarrierError, type SmsCarriers } from '../channels/sms/carrier';
 import { priceMessage } from '../channels/sms/pricing';
 import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
 import type { Config } from '../config/env';
@@ -9,11 +9,14 @@ import { notFound } from '../domain/errors';
 import type { EventsService } from '../webhooks/events.service';
 import { emitMessageUpdated } from './message-events';
 import { MessageRepo, type MessageRow, type ReceiptRow } from './message.repo';
+import { MessageSubmitter } from './message-submitter';
 
 export interface SendMessageResult {
   status: MessageStatus;
   /** Wait for delivery receipts (false when final already, or the carrier sends none). */
   awaitReceipt: boolean;
+  /** The submit may have gone out unanswered: call again with `afterUncertainWait` after this long. */
+  uncertainWaitSeconds?: number;
 }
 
 const FINAL: MessageStatus[] = ['delivered', 'undelivered', 'failed', 'canceled', 'received'];
@@ -31,6 +34,7 @@ const receiptErrorCode = (status: string) =>
  */
 export class MessageDeliveryService {
   private readonly repo = new MessageRepo();
+  private readonly submitter: MessageSubmitter;
 
   constructor(
     private readonly deps: {
@@ -39,7 +43,9 @@ export class MessageDeliveryService {
       config: Config;
       carriers?: SmsCarriers;
     },
-  ) {}
+  ) {
+    this.submitter = new MessageSubmitter({ db: deps.db, carriers: deps.carriers });
+  }
 
   /**
    * Before a promotional message goes out: when it is quiet time at the recipient (`at` is the
@@ -55,11 +61,14 @@ export class MessageDeliveryService {
   }
 
   /**
-   * Consent check, `sending`, submit through the carrier router, `sent` (charged), then any receipts
-   * that arrived before the submit was recorded. A retryable carrier failure is thrown so Temporal
-   * retries with backoff; a permanent one ends the message `failed` with the carrier's error code.
+   * Consent check, `sending`, submit through the carrier router (journaled, see MessageSubmitter), `sent`
+   * (charged), then any receipts that arrived before the submit was recorded. A retryable carrier
+   * failure is thrown so Temporal retries with backoff; a permanent one ends the message `failed` with
+   * the carrier's error code; a submit that may have gone out unanswered returns `uncertainWaitSeconds`:
+   * the workflow waits that long (a receipt may settle it meanwhile), then calls again with
+   * `afterUncertainWait`.
    */
-  async sendMessage(input: { messageId: string }): Promise<SendMessageResult> {
+  async sendMessage(input: { messageId: string; afterUncertainWait?: boolean }): Promise<SendMessageResult> {
     const { db, events } = this.deps;
     let m = await this.repo.getMessage(db, input.messageId);
     if (!m) throw notFound('message', input.messageId);
@@ -77,10 +86,9 @@ export class MessageDeliveryService {
       m = claimed;
     }
 
-    if (!this.deps.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
-    let result: SubmitSmsResult;
+    let decision;
     try {
-      result = await this.deps.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true });
+      decision = await this.submitter.submit(m, { afterUncertainWait: input.afterUncertainWait });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -88,20 +96,43 @@ export class MessageDeliveryService {
       }
       throw err;
     }
-    const { config } = this.deps;
-    const submitted = { ...m };
-    const sent = await events.transaction(async (tx) => {
-      const row = await this.repo.recordSubmit(tx, submitted.id, {
-        carrier: result.carrier,
-        carrier_message_ids: result.carrierMessageIds,
-        price: priceMessage({ prices: config.messaging.prices, country: submitted.country, segments: submitted.segments }),
+    if (decision.kind === 'wait') {
+      return { status: 'sending', awaitReceipt: false, uncertainWaitSeconds: this.deps.config.messaging.uncertainSubmitWaitSeconds };
+    }
+    const { result } = decision;
+    const sent = await this.recordAccepted(m, result.carrier, result.carrierMessageIds, decision.attempt);
+    return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
+  }
+
+  /**
+   * A receipt whose carrier id matches no recorded part, for a handset with a submit at that carrier
+   * that went out unanswered: that submit was accepted after all. Records it `sent` with the receipt's
+   * id, so the receipt folds in and the message is never submitted again. Undefined when none matches.
+   */
+  async adoptUncertainSubmit(receipt: { carrier: string; carrierMessageId: string; handset?: string }): Promise<MessageRow | undefined> {
+    if (!receipt.handset) return undefined;
+    const open = await this.submitter.findUncertain(receipt.carrier, receipt.handset);
+    const m = open && (await this.repo.getMessage(this.deps.db, open.message_id));
+    if (!m) return undefined;
+    await this.recordAccepted(m, receipt.carrier, [receipt.carrierMessageId], 0);
+    return this.repo.getMessage(this.deps.db, m.id);
+  }
+
+  /** `sent` with the carrier's part ids and the charge, the journal's attempt accepted, message.updated: one transaction. */
+  private async recordAccepted(m: MessageRow, carrier: string, carrierMessageIds: string[], attempt: number) {
+    const { config, events } = this.deps;
+    return events.transaction(async (tx) => {
+      const row = await this.repo.recordSubmit(tx, m.id, {
+        carrier,
+        carrier_message_ids: carrierMessageIds,
+        price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
         price_currency: config.messaging.priceCurrency,
         sent_at: new Date(),
       });
+      await this.submitter.markAccepted(tx, m.id, attempt, carrierMessageIds);
       if (row) await emitMessageUpdated(events, row, tx);
       return row;
     });
-    return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
   }
 
   /** Receipts that arrived before the submit was recorded are folded in now. */
