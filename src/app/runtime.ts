@@ -8,6 +8,7 @@ import type { Config } from '../config/env';
 import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
+import { startIdempotencySweep } from '../http/middleware/idempotency';
 import type { Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { createServices, type Services } from './container';
@@ -47,6 +48,7 @@ export async function createRuntime(input: {
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
   let workerRun: Promise<void> | undefined;
+  let stopIdempotencySweep: (() => void) | undefined;
 
   return {
     services,
@@ -64,6 +66,7 @@ export async function createRuntime(input: {
           { name: 'temporal', check: async () => void (await temporal.connection.workflowService.getSystemInfo({})) },
         ],
       });
+      stopIdempotencySweep = startIdempotencySweep(db, log);
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(port, host, () => resolve(s));
       });
@@ -86,6 +89,7 @@ export async function createRuntime(input: {
       return worker;
     },
     async close() {
+      stopIdempotencySweep?.();
       if (server) {
         server.closeAllConnections?.();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

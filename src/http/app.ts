@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   api.use(authenticate(deps.services.accounts));
   api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
-  api.use(idempotency(deps.db, deps.log));
+  api.use(idempotency(deps.db, deps.log, { maxMultipartBytes: deps.config.knowledge.maxFileBytes + 1_000_000 }));
   registerApiRoutes({ router: api, registry, services: deps.services, config: deps.config });
   app.use(api);
 
