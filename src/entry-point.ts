@@ -25,13 +25,18 @@ export function runRole(role: 'api' | 'worker'): void {
       await runtime.startApi();
       log.info({ port: config.http.port }, 'API listening');
     }
-    const stop = async () => {
-      await runtime.close();
-      await database.close();
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'Shutting down');
+      setTimeout(() => process.exit(1), 45_000).unref();
+      await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
+      await database.close().catch(() => undefined);
       process.exit(0);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
   };
   main().catch((err) => {
     console.error(err);

@@ -60,7 +60,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'Shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Runtime close drains API, dispatcher and worker, each bounded by its grace period.
+    const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);

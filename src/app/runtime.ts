@@ -8,12 +8,16 @@ import type { Config } from '../config/env';
 import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
+import { closeGracefully } from '../http/graceful-close';
 import { startIdempotencySweep } from '../http/middleware/idempotency';
 import type { Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { createServices, type Services } from './container';
 import { connectTemporal, WorkflowGateway } from '../temporal/workflow-gateway';
 import { connectWorkerConnection, createWorker } from '../temporal/worker';
+
+/** How long shutdown waits for requests, first webhook attempts and activities in flight. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface Runtime {
   services: Services;
@@ -90,11 +94,10 @@ export async function createRuntime(input: {
     },
     async close() {
       stopIdempotencySweep?.();
-      if (server) {
-        server.closeAllConnections?.();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
-      }
-      await services.webhookDispatcher.stop();
+      // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker
+      // drains (its shutdown grace), and only then do the carriers stop.
+      if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
+      await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

@@ -18,6 +18,9 @@ export const EnvSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** PostgreSQL server; when absent `npm start` uses embedded PGlite under DATA_DIR. */
   DATABASE_URL: z.string().optional(),
+  /** Postgres: give up opening a connection after this long; server-side statement timeout. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   DATA_DIR: z.string().default('data'),
   /** An existing Temporal cluster; when absent `npm start` starts the dev server. */
   TEMPORAL_ADDRESS: z.string().optional(),
@@ -80,7 +83,7 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   http: { host: string; port: number; publicBaseUrl: string };
-  database: { url?: string; pgliteDir: string };
+  database: { url?: string; pgliteDir: string; connectTimeoutMs?: number; statementTimeoutMs?: number };
   dataDir: string;
   temporal: {
     address?: string;
@@ -123,7 +126,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`,
     },
-    database: { url: e.DATABASE_URL || undefined, pgliteDir: `${e.DATA_DIR}/pglite` },
+    database: {
+      url: e.DATABASE_URL || undefined,
+      pgliteDir: `${e.DATA_DIR}/pglite`,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    },
     dataDir: e.DATA_DIR,
     temporal: {
       address: e.TEMPORAL_ADDRESS || undefined,

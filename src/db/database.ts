@@ -27,13 +27,27 @@ export interface PostgresOptions {
   schema?: string;
   max?: number;
   onError?: (err: Error) => void;
+  /** Give up opening a connection after this long (the database away answers fast, not never). */
+  connectTimeoutMs?: number;
+  /** Server-side statement timeout; the client gives up on a statement 5 s later (a dead link). */
+  statementTimeoutMs?: number;
 }
 
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
 export function connectPostgres(opts: PostgresOptions): Database {
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
-    options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    query_timeout: statementTimeoutMs + 5000,
+    options: [
+      opts.schema ? `-c search_path=${opts.schema}` : '',
+      `-c statement_timeout=${statementTimeoutMs}`,
+      '-c idle_in_transaction_session_timeout=60000',
+    ].filter(Boolean).join(' '),
   });
   pool.on('error', (err) => opts.onError?.(err));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -44,6 +44,7 @@ export const errorPolicy = {
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },
+  service_unavailable: { status: 503, type: 'api_error', retryable: true },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 } as const satisfies Record<string, { status: number; type: ErrorType; retryable: boolean }>;
 

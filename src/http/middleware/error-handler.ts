@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import type { Logger } from '../../observability/logger';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
@@ -10,6 +11,9 @@ function toAppError(err: unknown): AppError | undefined {
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
     return new AppError('parameter_invalid', e.message ?? 'Unsupported body encoding');
   }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('service_unavailable', 'The service is briefly unavailable; retry the request', { headers: { 'Retry-After': '1' }, cause: err });
+  }
   return undefined;
 }
 
@@ -18,6 +22,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appErr = toAppError(err);
     if (!appErr) log.error({ err, requestId: req.requestId, path: req.path }, 'Unhandled error');
+    else if (appErr.code === 'service_unavailable') log.warn({ err: (err as Error).message, requestId: req.requestId }, 'Database unavailable');
     const e = appErr ?? new AppError('internal_error', 'Something went wrong on our side; retry the request');
     for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     if (res.headersSent) return res.end();
