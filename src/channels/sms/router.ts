@@ -125,7 +125,9 @@ export class CarrierRouter implements Carrier {
         breaker.onSuccess();
         return result;
       } catch (err) {
-        const failure = err instanceof CarrierError ? err : new CarrierError(String(err), carrier.name, 'carrier_error', true, { sent: 'unknown', acceptedIds: [], concatRef: null });
+        // Carriers report what left them on their CarrierErrors; any other error (a bug) is taken as
+        // thrown before sending.
+        const failure = err instanceof CarrierError ? err : new CarrierError(String(err), carrier.name, 'carrier_error', true);
         await journal?.fail({ carrier: carrier.name, code: failure.code, ...failure.progress });
         if (!failure.retryable && failure.progress.sent === 'none') {
           // The carrier answered (it is healthy); the message itself is refused everywhere.
