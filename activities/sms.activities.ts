@@ -7,8 +7,8 @@ export function createSmsActivities(deps: { messageDelivery: MessageDeliveryServ
   return {
     /** Quiet-hours check of a promotional message at the workflow's time `at`. */
     planMessageSend: (input: { messageId: string; at: number }) => asActivity(() => delivery.planMessageSend(input)),
-    /** Consent check, `sending`, submit through the carrier router, `sent`. */
-    sendMessage: (input: { messageId: string }) => asActivity(() => delivery.sendMessage(input)),
+    /** Consent check, `sending`, submit through the carrier router (journaled), `sent`. */
+    sendMessage: (input: { messageId: string; afterUncertainWait?: boolean }) => asActivity(() => delivery.sendMessage(input)),
     /** Folds stored delivery receipts into the message's status. */
     applyDeliveryReceipts: (input: { messageId: string }) => asActivity(() => delivery.applyReceipts(input)),
     /** Ends a message `failed` (no carrier took it in time). */

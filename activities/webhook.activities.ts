@@ -8,5 +8,9 @@ export function createWebhookActivities(deps: { webhookDeliveries: WebhookDelive
       const { scheduledAtMs, ...rest } = input;
       return asActivity(() => deps.webhookDeliveries.attemptDelivery({ ...rest, scheduledAt: new Date(scheduledAtMs) }));
     },
+    /** Ends a delivery `failed` whose schedule ran out while its attempts could not run. */
+    async failWebhookDelivery(input: { deliveryId: string }) {
+      return asActivity(() => deps.webhookDeliveries.failDelivery(input));
+    },
   };
 }

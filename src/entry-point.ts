@@ -17,7 +17,7 @@ export function runRole(role: 'api' | 'worker'): void {
       throw new Error(`the ${role} entry point needs TEMPORAL_ADDRESS and DATABASE_URL (npm start runs everything in one process)`);
     }
     const database = await openDatabase(config, log, { migrate: role === 'worker' });
-    const runtime = await createRuntime({ config, db: database.db, log, temporalAddress: config.temporal.address });
+    const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress: config.temporal.address });
     if (role === 'worker') {
       await runtime.startWorker();
       log.info({ taskQueue: config.temporal.taskQueue }, 'Worker polling');
@@ -25,13 +25,18 @@ export function runRole(role: 'api' | 'worker'): void {
       await runtime.startApi();
       log.info({ port: config.http.port }, 'API listening');
     }
-    const stop = async () => {
-      await runtime.close();
-      await database.close();
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'Shutting down');
+      setTimeout(() => process.exit(1), 45_000).unref();
+      await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
+      await database.close().catch(() => undefined);
       process.exit(0);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
   };
   main().catch((err) => {
     console.error(err);

@@ -38,7 +38,7 @@ async function main() {
     temporalUi = devServer.uiUrl;
   }
 
-  const runtime = await createRuntime({ config, db: database.db, log, temporalAddress });
+  const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress });
   await runtime.startWorker();
   await runtime.startApi();
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
@@ -80,7 +80,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'Shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Runtime close drains API, dispatcher and worker, each bounded by its grace period.
+    const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { ActivityFailure, log, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, log, proxyLocalActivities, sleep, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 import type { SmsBatchInput, SmsBatchResult } from './shared/messaging.contracts';
@@ -10,7 +10,13 @@ const { failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity
 /** One message of the batch; its failure never stops the others. */
 async function sendOne(messageId: string): Promise<string> {
   try {
-    return (await sendMessage({ messageId })).status;
+    let sent = await sendMessage({ messageId });
+    // A submit that went out unanswered: wait for its receipt before it may go again.
+    while (sent.uncertainWaitSeconds) {
+      await sleep(sent.uncertainWaitSeconds * 1000);
+      sent = await sendMessage({ messageId, afterUncertainWait: true });
+    }
+    return sent.status;
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
       await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });

@@ -1,4 +1,4 @@
-import { ActivityFailure, condition, proxyLocalActivities, setHandler, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyLocalActivities, setHandler, sleep, TimeoutFailure } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 import { cancelMessageSignal, deliveryReceiptSignal, type SmsDeliveryInput, type SmsDeliveryResult } from './shared/messaging.contracts';
@@ -40,6 +40,11 @@ export async function smsDeliveryWorkflow(input: SmsDeliveryInput): Promise<SmsD
   let sent;
   try {
     sent = await sendMessage({ messageId: input.messageId });
+    // A submit that went out unanswered: wait for its receipt before it may go again.
+    while (sent.uncertainWaitSeconds) {
+      await sleep(sent.uncertainWaitSeconds * 1000);
+      sent = await sendMessage({ messageId: input.messageId, afterUncertainWait: true });
+    }
   } catch (err) {
     if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
       await failMessage({ messageId: input.messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });

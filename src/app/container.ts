@@ -24,6 +24,7 @@ import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 
 export interface ServiceDeps {
   config: Config;
@@ -42,7 +43,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { config, db, workflows, metrics } = deps;
   const accounts = new AccountsService({ db });
-  const events = new EventsService({ db, workflows, metrics });
+  const events = new EventsService({ db, metrics });
   const webhookEndpoints = new WebhookEndpointsService({
     db,
     workflows,
@@ -55,6 +56,9 @@ export function createServices(deps: ServiceDeps) {
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivateNetwork: config.network.allowPrivate,
     metrics,
+  });
+  const webhookDispatcher = new WebhookDispatcher({
+    db, events, deliveries: webhookDeliveries, workflows, log: deps.log, options: config.webhookDispatch,
   });
   const phoneNumbers = new PhoneNumbersService({ db });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
@@ -86,7 +90,7 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

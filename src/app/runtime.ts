@@ -5,16 +5,22 @@ import { sql } from 'kysely';
 import { createActivities } from '../../activities';
 import { createCarrierRouter } from '../channels/sms/carrier-registry';
 import type { Config } from '../config/env';
+import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
 import { startMetricsServer } from '../http/metrics-access';
 import { startApiKeyRevocationFeed } from '../accounts/api-key-revocation-feed';
 import type { NotificationListener } from '../db/notifications';
+import { closeGracefully } from '../http/graceful-close';
+import { startIdempotencySweep } from '../http/middleware/idempotency';
 import type { Logger } from '../observability/logger';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { createServices, type Services } from './container';
 import { connectTemporal, WorkflowGateway } from '../temporal/workflow-gateway';
 import { createWorker } from '../temporal/worker';
+
+/** How long shutdown waits for requests, first webhook attempts and activities in flight. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface Runtime {
   services: Services;
@@ -37,6 +43,8 @@ export async function createRuntime(input: {
   log: Logger;
   temporalAddress: string;
   workflowBundle?: { code: string };
+  /** LISTEN on the database (wakes the webhook dispatcher on other processes' commits). */
+  listen?: ListenFn;
 }): Promise<Runtime> {
   const { config, db, log } = input;
   const metrics = createMetrics();
@@ -48,6 +56,7 @@ export async function createRuntime(input: {
   let revocations: NotificationListener | undefined;
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
+  let stopIdempotencySweep: (() => void) | undefined;
 
   return {
     services,
@@ -65,6 +74,7 @@ export async function createRuntime(input: {
           { name: 'temporal', check: async () => void (await temporal.connection.workflowService.getSystemInfo({})) },
         ],
       });
+      stopIdempotencySweep = startIdempotencySweep(db, log);
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(port, host, () => resolve(s));
       });
@@ -88,15 +98,17 @@ export async function createRuntime(input: {
       });
       workerRun = worker.run();
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
+      await services.webhookDispatcher.start({ listen: input.listen });
       return worker;
     },
     async close() {
       await revocations?.close();
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
-      if (server) {
-        server.closeAllConnections?.();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
-      }
+      stopIdempotencySweep?.();
+      // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker
+      // drains (its shutdown grace), and only then do the carriers stop.
+      if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
+      await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

@@ -18,6 +18,9 @@ export const EnvSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** PostgreSQL server; when absent `npm start` uses embedded PGlite under DATA_DIR. */
   DATABASE_URL: z.string().optional(),
+  /** Postgres: give up opening a connection after this long; server-side statement timeout. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   DATA_DIR: z.string().default('data'),
   /** An existing Temporal cluster; when absent `npm start` starts the dev server. */
   TEMPORAL_ADDRESS: z.string().optional(),
@@ -49,6 +52,10 @@ export const EnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16).optional(),
+  /** Webhook dispatcher (worker): first attempts in flight overall and per endpoint, outbox sweep period. */
+  WEBHOOK_DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_DISPATCH_PER_ENDPOINT: z.coerce.number().int().positive().default(8),
+  WEBHOOK_DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(1000),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -66,6 +73,8 @@ export const EnvSchema = z.object({
   SMS_HELP_TEXT: z.string().min(1).default('Reply STOP to unsubscribe, START to resubscribe. Msg&data rates may apply.'),
   /** How long a sent message waits for its handset receipt before it stays `sent`. */
   SMS_RECEIPT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(48 * 3600),
+  /** A submit that went out unanswered waits this long for its receipt before the message is submitted again. */
+  SMS_UNCERTAIN_SUBMIT_WAIT_SECONDS: z.coerce.number().int().positive().default(600),
   /** OTP verifications: code length, lifetime, wrong codes allowed, default sender. */
   VERIFY_CODE_LENGTH: z.coerce.number().int().min(4).max(10).default(6),
   VERIFY_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
@@ -113,7 +122,7 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   http: { host: string; port: number; publicBaseUrl: string; jsonLimitBytes: number; jsonLargeLimitBytes: number; trustProxy: boolean | number | string };
-  database: { url?: string; pgliteDir: string };
+  database: { url?: string; pgliteDir: string; connectTimeoutMs?: number; statementTimeoutMs?: number };
   dataDir: string;
   temporal: {
     address?: string;
@@ -128,7 +137,8 @@ export interface Config {
   webhooks: { timeoutMs: number };
   limits: { webhookEndpointsPerAccount: number; apiSourcesPerAccount: number };
   metrics: { port?: number; host: string; token?: string };
-  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number };
+  webhookDispatch: { concurrency: number; perEndpoint: number; sweepMs: number; leaseMs: number };
+  messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number; uncertainSubmitWaitSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   secrets: { server: string };
   sms: SmsCarriersConfig;
@@ -171,7 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jsonLargeLimitBytes: e.HTTP_JSON_LARGE_LIMIT_BYTES,
       trustProxy: e.TRUST_PROXY,
     },
-    database: { url: e.DATABASE_URL || undefined, pgliteDir: `${e.DATA_DIR}/pglite` },
+    database: {
+      url: e.DATABASE_URL || undefined,
+      pgliteDir: `${e.DATA_DIR}/pglite`,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    },
     dataDir: e.DATA_DIR,
     temporal: {
       address: e.TEMPORAL_ADDRESS || undefined,
@@ -186,11 +201,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     limits: { webhookEndpointsPerAccount: e.MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT, apiSourcesPerAccount: e.MAX_API_SOURCES_PER_ACCOUNT },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN || undefined },
+    webhookDispatch: {
+      concurrency: e.WEBHOOK_DISPATCH_CONCURRENCY,
+      perEndpoint: e.WEBHOOK_DISPATCH_PER_ENDPOINT,
+      sweepMs: e.WEBHOOK_DISPATCH_SWEEP_MS,
+      // A claim outlives the attempt's timeout by far: only a dead worker's claims expire.
+      leaseMs: Math.max(60_000, 6 * e.WEBHOOK_TIMEOUT_MS),
+    },
     messaging: {
       prices: e.SMS_PRICES,
       priceCurrency: e.SMS_PRICE_CURRENCY,
       helpText: e.SMS_HELP_TEXT,
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
+      uncertainSubmitWaitSeconds: e.SMS_UNCERTAIN_SUBMIT_WAIT_SECONDS,
     },
     verify: { codeLength: e.VERIFY_CODE_LENGTH, ttlSeconds: e.VERIFY_TTL_SECONDS, maxAttempts: e.VERIFY_MAX_ATTEMPTS, from: e.VERIFY_FROM },
     secrets: { server: e.SERVER_SECRET ?? DEVELOPMENT_SERVER_SECRET },

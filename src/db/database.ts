@@ -7,10 +7,18 @@ import type { DB } from './schema';
 // INT8 (count(*), bigint columns) as JS numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
+/**
+ * LISTENs on a notification channel; `onNotify` runs per notification. Resolves with a function that
+ * stops listening. The Postgres listener reconnects by itself after a lost connection (calling `onNotify`
+ * once reconnected, since notifications sent meanwhile are gone).
+ */
+export type ListenFn = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+
 export interface Database {
   db: Kysely<DB>;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
+  listen: ListenFn;
 }
 
 export interface PostgresOptions {
@@ -19,17 +27,67 @@ export interface PostgresOptions {
   schema?: string;
   max?: number;
   onError?: (err: Error) => void;
+  /** Give up opening a connection after this long (the database away answers fast, not never). */
+  connectTimeoutMs?: number;
+  /** Server-side statement timeout; the client gives up on a statement 5 s later (a dead link). */
+  statementTimeoutMs?: number;
 }
 
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
 export function connectPostgres(opts: PostgresOptions): Database {
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
-    options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    query_timeout: statementTimeoutMs + 5000,
+    options: [
+      opts.schema ? `-c search_path=${opts.schema}` : '',
+      `-c statement_timeout=${statementTimeoutMs}`,
+      '-c idle_in_transaction_session_timeout=60000',
+    ].filter(Boolean).join(' '),
   });
   pool.on('error', (err) => opts.onError?.(err));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  const listen: ListenFn = (channel, onNotify) => listenPostgres(opts, channel, onNotify);
+  return { db, kind: 'postgres', close: () => db.destroy(), listen };
+}
+
+/** A dedicated connection LISTENing on `channel`, reconnected with backoff when it drops. */
+async function listenPostgres(opts: PostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retryMs = 250;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: 5000 });
+    c.on('notification', (n) => n.channel === channel && onNotify());
+    c.on('error', (err) => opts.onError?.(err));
+    c.on('end', () => {
+      if (stopped || client !== c) return;
+      client = undefined;
+      timer = setTimeout(reconnect, retryMs);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    client = c;
+    retryMs = 250;
+  };
+  const reconnect = () => {
+    if (stopped) return;
+    connect().then(onNotify, () => {
+      retryMs = Math.min(retryMs * 2, 10_000);
+      timer = setTimeout(reconnect, retryMs);
+    });
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 /** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a folder: `npm start` with no DATABASE_URL. */
@@ -38,5 +96,9 @@ export async function connectPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  const listen: ListenFn = async (channel, onNotify) => {
+    const unlisten = await client.listen(channel, () => onNotify());
+    return () => unlisten();
+  };
+  return { db, kind: 'pglite', close: () => db.destroy(), listen };
 }

@@ -1,6 +1,6 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
-import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
+import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
@@ -20,6 +20,7 @@ export interface DB {
   message_parts: MessagePartTable;
   sms_receipts: SmsReceiptTable;
   sms_consents: SmsConsentTable;
+  sms_submit_attempts: SmsSubmitAttemptTable;
   phone_numbers: PhoneNumberTable;
   senders: SenderTable;
   verifications: VerificationTable;

@@ -53,6 +53,7 @@ export const errorPolicy = {
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },
   planner_unavailable: { status: 502, type: 'api_error', retryable: true },
+  service_unavailable: { status: 503, type: 'api_error', retryable: true },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 } as const satisfies Record<string, { status: number; type: ErrorType; retryable: boolean }>;
 

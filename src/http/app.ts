@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));
   api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
   api.use(jsonBody({ limitBytes: deps.config.http.jsonLimitBytes, largeLimitBytes: deps.config.http.jsonLargeLimitBytes, largeRoutes: largeBodyRoutes }));
-  api.use(idempotency(deps.db, deps.log));
+  api.use(idempotency(deps.db, deps.log, { maxMultipartBytes: deps.config.knowledge.maxFileBytes + 1_000_000 }));
   registerApiRoutes({ router: api, registry, services: deps.services, config: deps.config });
   app.use(api);
 

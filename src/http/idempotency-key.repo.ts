@@ -68,6 +68,12 @@ export class IdempotencyKeyRepo {
       .execute();
   }
 
+  /** Deletes keys past the replay window (the periodic sweep); returns how many. */
+  async deleteExpired(db: Db, replayWindowMs: number): Promise<number> {
+    const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - replayWindowMs)).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async releaseKey(db: Db, accountId: string, key: string) {
     await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).execute();
   }

@@ -65,16 +65,25 @@ export class InboundSmsService implements CarrierListener {
    * A delivery receipt: stored first (keyed by carrier and carrier message id), then folded into its
    * message by the delivery workflow. A receipt for a message whose submit is not recorded yet waits
    * in the table; recording the submit picks it up.
+   *
+   * Race-free by a re-check after commit: the storing statement cannot see a submit that commits while
+   * it runs, and that submit's own look-up may run before this receipt commits. So when the first
+   * statement finds no message, the part is looked up again once the receipt is committed: either the
+   * submit's look-up saw the receipt, or this second look-up sees the submit.
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
-    const m = await this.repo.storeReceipt(db, {
-      carrier: receipt.carrier,
-      carrier_message_id: receipt.carrierMessageId,
-      status: receipt.status,
-      carrier_error_code: receipt.carrierErrorCode ?? null,
-      received_at: receipt.at,
-    });
+    const m =
+      (await this.repo.storeReceipt(db, {
+        carrier: receipt.carrier,
+        carrier_message_id: receipt.carrierMessageId,
+        status: receipt.status,
+        carrier_error_code: receipt.carrierErrorCode ?? null,
+        received_at: receipt.at,
+      })) ??
+      (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
+      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
+      (await this.deps.delivery.adoptUncertainSubmit(receipt));
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
@@ -102,32 +111,41 @@ export class InboundSmsService implements CarrierListener {
       ? derivedId(IdPrefix.message, 'inbound', sms.carrier, sms.carrierMessageId)
       : newId(IdPrefix.message);
     const segmented = segmentSms(sms.body);
-    await this.repo.insertMessage(db, {
-      id,
-      account_id: accountId,
-      direction: 'inbound',
-      type: 'transactional',
-      origin: 'api',
-      to: sms.to,
-      from: sms.from,
-      body: sms.body,
-      status: 'received',
-      segments: segmented.segments,
-      encoding: segmented.encoding,
-      country: countryOf(sms.from),
-      price: null,
-      price_currency: null,
-      error_code: null,
-      error_message: null,
-      reference: null,
-      status_callback: null,
-      send_at: null,
-      held_until: null,
-      carrier: sms.carrier,
-      carrier_message_ids: sms.carrierMessageId ? JSON.stringify([sms.carrierMessageId]) : null,
-      created_at: sms.receivedAt,
+    const { events } = this.deps;
+    // The message and its message.received commit together; a redelivered deliver_sm changes neither.
+    const row = await events.transaction(async (tx) => {
+      await this.repo.insertMessage(tx, {
+        id,
+        account_id: accountId,
+        direction: 'inbound',
+        type: 'transactional',
+        origin: 'api',
+        to: sms.to,
+        from: sms.from,
+        body: sms.body,
+        status: 'received',
+        segments: segmented.segments,
+        encoding: segmented.encoding,
+        country: countryOf(sms.from),
+        price: null,
+        price_currency: null,
+        error_code: null,
+        error_message: null,
+        reference: null,
+        status_callback: null,
+        send_at: null,
+        held_until: null,
+        carrier: sms.carrier,
+        carrier_message_ids: sms.carrierMessageId ? JSON.stringify([sms.carrierMessageId]) : null,
+        created_at: sms.receivedAt,
+      });
+      const stored = (await this.repo.getMessage(tx, id))!;
+      await events.emit(
+        { accountId, type: 'message.received', data: toMessageObject(stored), eventId: derivedId(IdPrefix.event, id, 'message.received') },
+        { tx },
+      );
+      return stored;
     });
-    const row = (await this.repo.getMessage(db, id))!;
     const message = toMessageObject(row);
 
     const keyword = classifyKeyword(sms.body);
@@ -155,13 +173,6 @@ export class InboundSmsService implements CarrierListener {
         origin: 'auto_reply',
       });
     }
-
-    await this.deps.events.emit({
-      accountId,
-      type: 'message.received',
-      data: message,
-      eventId: derivedId(IdPrefix.event, id, 'message.received'),
-    });
 
     if (!keyword && number?.agent_id) {
       await this.deps.customerMessages.onCustomerMessage({ accountId, phoneNumberId: number.id, agentId: number.agent_id, message });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { deriveKey, openText } from '../domain/secret-box';
-import { CarrierError, type SmsCarriers, type SubmitSmsResult } from '../channels/sms/carrier';
+import { CarrierError, type SmsCarriers } from '../channels/sms/carrier';
 import { priceMessage } from '../channels/sms/pricing';
 import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
 import type { Config } from '../config/env';
@@ -10,11 +10,14 @@ import { notFound } from '../domain/errors';
 import type { EventsService } from '../webhooks/events.service';
 import { emitMessageUpdated } from './message-events';
 import { MessageRepo, type MessageRow, type ReceiptRow } from './message.repo';
+import { MessageSubmitter } from './message-submitter';
 
 export interface SendMessageResult {
   status: MessageStatus;
   /** Wait for delivery receipts (false when final already, or the carrier sends none). */
   awaitReceipt: boolean;
+  /** The submit may have gone out unanswered: call again with `afterUncertainWait` after this long. */
+  uncertainWaitSeconds?: number;
 }
 
 const FINAL: MessageStatus[] = ['delivered', 'undelivered', 'failed', 'canceled', 'received'];
@@ -32,6 +35,7 @@ const receiptErrorCode = (status: string) =>
  */
 export class MessageDeliveryService {
   private readonly repo = new MessageRepo();
+  private readonly submitter: MessageSubmitter;
 
   constructor(
     private readonly deps: {
@@ -40,7 +44,9 @@ export class MessageDeliveryService {
       config: Config;
       carriers?: SmsCarriers;
     },
-  ) {}
+  ) {
+    this.submitter = new MessageSubmitter({ db: deps.db, carriers: deps.carriers });
+  }
 
   /**
    * Before a promotional message goes out: when it is quiet time at the recipient (`at` is the
@@ -56,30 +62,36 @@ export class MessageDeliveryService {
   }
 
   /**
-   * Consent check, `sending`, submit through the carrier router, `sent` (charged), then any receipts
-   * that arrived before the submit was recorded. A retryable carrier failure is thrown so Temporal
-   * retries with backoff; a permanent one ends the message `failed` with the carrier's error code.
+   * Consent check, `sending`, submit through the carrier router (journaled, see MessageSubmitter), `sent`
+   * (charged), then any receipts that arrived before the submit was recorded. A retryable carrier
+   * failure is thrown so Temporal retries with backoff; a permanent one ends the message `failed` with
+   * the carrier's error code; a submit that may have gone out unanswered returns `uncertainWaitSeconds`:
+   * the workflow waits that long (a receipt may settle it meanwhile), then calls again with
+   * `afterUncertainWait`.
    */
-  async sendMessage(input: { messageId: string }): Promise<SendMessageResult> {
-    const { db } = this.deps;
+  async sendMessage(input: { messageId: string; afterUncertainWait?: boolean }): Promise<SendMessageResult> {
+    const { db, events } = this.deps;
     let m = await this.repo.getMessage(db, input.messageId);
     if (!m) throw notFound('message', input.messageId);
     if (FINAL.includes(m.status)) return { status: m.status, awaitReceipt: false };
     if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
 
     if (m.status === 'queued') {
-      const claimed = await this.repo.claimForSending(db, m.id);
+      const claimed = await events.transaction(async (tx) => {
+        const row = await this.repo.claimForSending(tx, m!.id);
+        if (row) await emitMessageUpdated(events, row, tx);
+        return row;
+      });
       if (!claimed) return this.sendMessage(input); // canceled meanwhile: re-read
-      await emitMessageUpdated(this.deps.events, claimed);
       if (claimed.status === 'failed') return { status: 'failed', awaitReceipt: false };
       m = claimed;
     }
 
-    if (!this.deps.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
-    let result: SubmitSmsResult;
+    let decision;
     try {
+      // A verification code is stored sealed (the row shows it masked): the carrier gets the real text.
       const body = m.body_sealed ? openText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
-      result = await this.deps.carriers.submit({ messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body, requestReceipt: true });
+      decision = await this.submitter.submit({ ...m, body }, { afterUncertainWait: input.afterUncertainWait });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -87,17 +99,44 @@ export class MessageDeliveryService {
       }
       throw err;
     }
-    const { config } = this.deps;
-    const sent = await this.repo.recordSubmit(db, m.id, {
-      carrier: result.carrier,
-      carrier_message_ids: result.carrierMessageIds,
-      price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
-      price_currency: config.messaging.priceCurrency,
-      sent_at: new Date(),
-    });
-    if (sent) await emitMessageUpdated(this.deps.events, sent);
+    if (decision.kind === 'wait') {
+      return { status: 'sending', awaitReceipt: false, uncertainWaitSeconds: this.deps.config.messaging.uncertainSubmitWaitSeconds };
+    }
+    const { result } = decision;
+    const sent = await this.recordAccepted(m, result.carrier, result.carrierMessageIds, decision.attempt);
     if (m.body_sealed) await this.repo.clearSealedBody(db, m.id); // the carrier has it: nothing to keep
     return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
+  }
+
+  /**
+   * A receipt whose carrier id matches no recorded part, for a handset with a submit at that carrier
+   * that went out unanswered: that submit was accepted after all. Records it `sent` with the receipt's
+   * id, so the receipt folds in and the message is never submitted again. Undefined when none matches.
+   */
+  async adoptUncertainSubmit(receipt: { carrier: string; carrierMessageId: string; handset?: string }): Promise<MessageRow | undefined> {
+    if (!receipt.handset) return undefined;
+    const open = await this.submitter.findUncertain(receipt.carrier, receipt.handset);
+    const m = open && (await this.repo.getMessage(this.deps.db, open.message_id));
+    if (!m) return undefined;
+    await this.recordAccepted(m, receipt.carrier, [receipt.carrierMessageId], 0);
+    return this.repo.getMessage(this.deps.db, m.id);
+  }
+
+  /** `sent` with the carrier's part ids and the charge, the journal's attempt accepted, message.updated: one transaction. */
+  private async recordAccepted(m: MessageRow, carrier: string, carrierMessageIds: string[], attempt: number) {
+    const { config, events } = this.deps;
+    return events.transaction(async (tx) => {
+      const row = await this.repo.recordSubmit(tx, m.id, {
+        carrier,
+        carrier_message_ids: carrierMessageIds,
+        price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
+        price_currency: config.messaging.priceCurrency,
+        sent_at: new Date(),
+      });
+      await this.submitter.markAccepted(tx, m.id, attempt, carrierMessageIds);
+      if (row) await emitMessageUpdated(events, row, tx);
+      return row;
+    });
   }
 
   /** Receipts that arrived before the submit was recorded are folded in now. */
@@ -112,9 +151,12 @@ export class MessageDeliveryService {
   }
 
   private async fail(messageId: string, errorCode: string, errorMessage: string) {
-    const row = await this.repo.transitionMessage(this.deps.db, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
+    const { events } = this.deps;
+    await events.transaction(async (tx) => {
+      const row = await this.repo.transitionMessage(tx, messageId, 'failed', { error_code: errorCode, error_message: errorMessage, held_until: null });
+      if (row) await emitMessageUpdated(events, row, tx);
+    });
     await this.repo.clearSealedBody(this.deps.db, messageId);
-    if (row) await emitMessageUpdated(this.deps.events, row);
   }
 
   /**
@@ -129,22 +171,24 @@ export class MessageDeliveryService {
     const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
-    let row: MessageRow | undefined;
-    if (negative) {
-      row = await this.repo.transitionMessage(db, m.id, 'undelivered', {
-        error_code: receiptErrorCode(negative.status),
-        error_message: describeReceipt(negative),
-      });
-    } else {
-      // Some carriers confirm only the first part of a concatenated message: one delivered part is
-      // the handset's confirmation (a later negative receipt for another part cannot move it back).
-      const delivered = receipts.find((r) => r.status === 'delivered');
-      if (delivered) row = await this.repo.transitionMessage(db, m.id, 'delivered', { delivered_at: delivered.received_at });
-    }
-    if (row) {
-      await emitMessageUpdated(this.deps.events, row);
-      return { status: row.status, final: true };
-    }
+    // Some carriers confirm only the first part of a concatenated message: one delivered part is
+    // the handset's confirmation (a later negative receipt for another part cannot move it back).
+    const delivered = receipts.find((r) => r.status === 'delivered');
+    const { events } = this.deps;
+    const row = !negative && !delivered ? undefined : await events.transaction(async (tx) => {
+      let moved: MessageRow | undefined;
+      if (negative) {
+        moved = await this.repo.transitionMessage(tx, m.id, 'undelivered', {
+          error_code: receiptErrorCode(negative.status),
+          error_message: describeReceipt(negative),
+        });
+      } else if (delivered) {
+        moved = await this.repo.transitionMessage(tx, m.id, 'delivered', { delivered_at: delivered.received_at });
+      }
+      if (moved) await emitMessageUpdated(events, moved, tx);
+      return moved;
+    });
+    if (row) return { status: row.status, final: true };
     const now = await this.repo.getMessage(db, m.id);
     return { status: now!.status, final: FINAL.includes(now!.status) };
   }

@@ -1,15 +1,21 @@
 import { derivedId, IdPrefix } from '../domain/ids';
-import type { EventsService } from '../webhooks/events.service';
+import type { EventsService, EventTransaction } from '../webhooks/events.service';
 import type { MessageRow } from './message.repo';
 import { toMessageObject } from './message.schemas';
 
-/** message.updated to the status_callback, or the account's endpoints; one event per status. */
-export async function emitMessageUpdated(events: EventsService, m: MessageRow): Promise<void> {
-  await events.emit({
-    accountId: m.account_id,
-    type: 'message.updated',
-    data: toMessageObject(m),
-    eventId: derivedId(IdPrefix.event, m.id, 'message.updated', m.status),
-    callbackUrl: m.status_callback ?? undefined,
-  });
+/**
+ * message.updated to the status_callback, or the account's endpoints; one event per status. Pass the
+ * transaction that moved the status, so the status and its event commit together.
+ */
+export async function emitMessageUpdated(events: EventsService, m: MessageRow, tx?: EventTransaction): Promise<void> {
+  await events.emit(
+    {
+      accountId: m.account_id,
+      type: 'message.updated',
+      data: toMessageObject(m),
+      eventId: derivedId(IdPrefix.event, m.id, 'message.updated', m.status),
+      callbackUrl: m.status_callback ?? undefined,
+    },
+    { tx },
+  );
 }

@@ -184,6 +184,17 @@ export class MessageRepo {
       .executeTakeFirst();
   }
 
+  /** The message a carrier message id belongs to (undefined while its submit is not recorded). */
+  async findMessageOfPart(db: Db, carrier: string, carrierMessageId: string) {
+    return db
+      .selectFrom('message_parts as p')
+      .innerJoin('messages as m', 'm.id', 'p.message_id')
+      .selectAll('m')
+      .where('p.carrier', '=', carrier)
+      .where('p.carrier_message_id', '=', carrierMessageId)
+      .executeTakeFirst();
+  }
+
   /** The account that last sent from `from` to `to` (routes inbound replies to sender IDs and short codes). */
   /** Every account that sent from `from` to `to` (consent for an unowned sender). */
   async findAccountsOfConversation(db: Db, from: string, to: string): Promise<string[]> {

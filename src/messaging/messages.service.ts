@@ -252,11 +252,15 @@ export class MessagesService {
   async cancelMessage(input: { accountId: string; messageId: string }): Promise<MessageObject> {
     const current = await this.repo.getMessageById(this.deps.db, input.accountId, input.messageId);
     if (!current) throw notFound('message', input.messageId);
-    const row = await this.repo.transitionMessage(this.deps.db, current.id, 'canceled', { held_until: null });
+    const { events } = this.deps;
+    const row = await events.transaction(async (tx) => {
+      const moved = await this.repo.transitionMessage(tx, current.id, 'canceled', { held_until: null });
+      if (moved) await emitMessageUpdated(events, moved, tx);
+      return moved;
+    });
     if (!row) {
       throw new AppError('message_not_cancelable', `Message ${current.id} is ${current.status}; only queued messages can be canceled`, { param: 'id' });
     }
-    await emitMessageUpdated(this.deps.events, row);
     await this.deps.workflows.signalIfRunning(smsDeliveryWorkflowId(row.id), cancelMessageSignal);
     return toMessageObject(row);
   }

@@ -22,6 +22,8 @@ export async function createWorker(input: CreateWorkerInput): Promise<Worker> {
     activities: input.activities,
     ...(input.workflowBundle ? { workflowBundle: input.workflowBundle } : { workflowsPath: workflowsPath() }),
     maxConcurrentActivityTaskExecutions: 200,
+    // On shutdown, activities in flight get this long to finish before they are cancelled.
+    shutdownGraceTime: '10s',
     maxConcurrentWorkflowTaskExecutions: 100,
   });
 }

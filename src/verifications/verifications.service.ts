@@ -121,10 +121,9 @@ export class VerificationsService {
     const valid = sameHash(given, v.code_hash);
     let row = counted;
     if (valid) {
-      const approved = await this.repo.finishVerification(db, v.id, 'approved');
+      const approved = await this.finishAndEmit(v.id, 'approved');
       if (approved) {
         row = approved;
-        await this.emit(approved, 'verification.approved');
         await this.deps.workflows.signalIfRunning(verificationWorkflowId(v.id), verificationFinishedSignal);
       }
     } else if (counted.attempts >= counted.max_attempts) {
@@ -136,16 +135,26 @@ export class VerificationsService {
 
   /** The workflow's timer ran out: a still pending verification expires. */
   async expireVerification(input: { verificationId: string }) {
-    const row = await this.repo.finishVerification(this.deps.db, input.verificationId, 'expired');
-    if (row) await this.emit(row, 'verification.expired');
+    await this.finishAndEmit(input.verificationId, 'expired');
   }
 
-  private async emit(row: VerificationRow, type: string) {
-    await this.deps.events.emit({
-      accountId: row.account_id,
-      type,
-      data: toVerificationObject(row),
-      eventId: derivedId(IdPrefix.event, row.id, type),
+  /** Ends a pending verification and emits `verification.<status>` in the same transaction. */
+  private async finishAndEmit(verificationId: string, status: 'approved' | 'expired'): Promise<VerificationRow | undefined> {
+    const { events } = this.deps;
+    return events.transaction(async (tx) => {
+      const row = await this.repo.finishVerification(tx, verificationId, status);
+      if (!row) return undefined;
+      const type = `verification.${status}`;
+      await events.emit(
+        {
+          accountId: row.account_id,
+          type,
+          data: toVerificationObject(row),
+          eventId: derivedId(IdPrefix.event, row.id, type),
+        },
+        { tx },
+      );
+      return row;
     });
   }
 }

@@ -1,20 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
-import type { WebhookAttemptOutcome, WebhookDeliveryStatus } from '../db/tables/events';
+import type { WebhookDeliveryStatus } from '../db/tables/events';
 import { paginate, type PageParams } from '../db/pagination';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 export class EventRepo {
-  async insertEvent(db: Db, row: { id: string; account_id: string; type: string; data: unknown }) {
-    await db
-      .insertInto('events')
-      .values({ ...row, data: JSON.stringify(row.data) })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    return db.selectFrom('events').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
-  }
-
   async getEventById(db: Db, accountId: string, id: string) {
     return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   }
@@ -85,18 +76,6 @@ export class EventRepo {
       .executeTakeFirst();
   }
 
-  async insertDeliveries(
-    db: Db,
-    rows: { id: string; account_id: string; event_id: string; endpoint_id: string | null; url: string }[],
-  ) {
-    if (rows.length === 0) return;
-    await db
-      .insertInto('webhook_deliveries')
-      .values(rows.map((r) => ({ ...r, status: 'pending' as const })))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  }
-
   /** A delivery with what an attempt needs: the event and the secret to sign with. */
   async getDeliveryForAttempt(db: Db, deliveryId: string) {
     return db
@@ -121,28 +100,6 @@ export class EventRepo {
       .where('delivery_id', '=', deliveryId)
       .where('attempt', '=', attempt)
       .executeTakeFirst();
-  }
-
-  async recordAttempt(
-    db: Db,
-    row: { delivery_id: string; attempt: number; started_at: Date; status_code: number | null; latency_ms: number; outcome: WebhookAttemptOutcome; error: string | null },
-    delivery: { status: WebhookDeliveryStatus },
-  ) {
-    await db.transaction().execute(async (tx) => {
-      await tx.insertInto('webhook_attempts').values(row).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()).execute();
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: delivery.status,
-          attempt_count: sql`greatest(attempt_count, ${row.attempt})`,
-          last_status_code: row.status_code,
-          last_error: row.error,
-          completed_at: delivery.status === 'pending' ? null : new Date(),
-        })
-        .where('id', '=', row.delivery_id)
-        .where('status', '=', 'pending')
-        .execute();
-    });
   }
 
   async setDeliveryStatus(db: Db, deliveryId: string, status: WebhookDeliveryStatus) {

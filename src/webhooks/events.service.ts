@@ -1,15 +1,15 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import { EventRepo } from './event.repo';
 import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
-import { derivedId, IdPrefix, newId } from '../domain/ids';
+import { IdPrefix, newId } from '../domain/ids';
 import type { Metrics } from '../observability/metrics';
-import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import type { ListObject } from '../domain/api-schema';
 import { toEventObject, type EventObject } from './event.schemas';
 import { toWebhookDeliveryObject, type WebhookDeliveryObject, type WebhookRedeliveryObject } from './webhook-delivery.schemas';
+import { WebhookOutboxRepo, type OutboxTarget } from './webhook-outbox.repo';
+
 
 export interface EmitEventInput {
   accountId: string;
@@ -28,54 +28,71 @@ export interface EmitEventInput {
   endpointIds?: string[];
 }
 
+/** A transaction the caller's state change runs in; events emitted with it commit (or not) with it. */
+export type EventTransaction = Transaction<DB>;
+
 /**
- * Stores events and fans each one out to a delivery workflow per (event, endpoint). Every area emits its
- * events through `emit`.
+ * Stores events in the transactional outbox: the event and one delivery row per target endpoint (or
+ * callback URL) are written by one statement, in the caller's transaction when it passes one, so a state
+ * change and its event commit together. The commit notifies the dispatcher (LISTEN/NOTIFY, plus an
+ * in-process wake-up when the dispatcher runs in this process), which makes the first attempt; only a
+ * failed attempt starts a retry workflow. Every area emits its events through `emit`.
  */
 export class EventsService {
   private readonly repo = new EventRepo();
+  private readonly outbox = new WebhookOutboxRepo();
+  private readonly queuedListeners = new Set<() => void>();
+  /** Deliveries queued inside transactions opened by `transaction()`, announced after their commit. */
+  private readonly queuedInTransaction = new WeakMap<EventTransaction, { deliveries: number }>();
 
-  constructor(private readonly deps: { db: Kysely<DB>; workflows: WorkflowGateway; metrics?: Metrics }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; metrics?: Metrics }) {}
 
-  async emit(input: EmitEventInput): Promise<EventObject> {
-    const { db } = this.deps;
+  /**
+   * Stores an event and queues its deliveries. With `tx`, both commit with the caller's transaction
+   * (use `transaction()` to open one: its commit also wakes the dispatcher at once).
+   */
+  async emit(input: EmitEventInput, opts: { tx?: EventTransaction } = {}): Promise<EventObject> {
+    const db = opts.tx ?? this.deps.db;
     const id = input.eventId ?? newId(IdPrefix.event);
-    const event = await this.repo.insertEvent(db, { id, account_id: input.accountId, type: input.type, data: input.data });
-    this.deps.metrics?.eventsEmitted.inc({ type: input.type });
-
-    let targets: { endpoint_id: string | null; url: string }[];
-    if (input.callbackUrl) {
-      targets = [{ endpoint_id: null, url: input.callbackUrl }];
-    } else if (input.endpointIds) {
-      const found = await Promise.all(input.endpointIds.map((e) => this.repo.getEndpointById(db, input.accountId, e)));
-      targets = found.filter((e) => e !== undefined).map((e) => ({ endpoint_id: e.id, url: e.url }));
-    } else {
-      const endpoints = await this.repo.listSubscribedEndpoints(db, input.accountId, input.type);
-      targets = endpoints.map((e) => ({ endpoint_id: e.id, url: e.url }));
+    const target: OutboxTarget = input.callbackUrl
+      ? { kind: 'callback', url: input.callbackUrl }
+      : input.endpointIds
+        ? { kind: 'endpoints', endpointIds: input.endpointIds }
+        : { kind: 'subscribed' };
+    const stored = await this.outbox.insertEventWithDeliveries(db, { id, account_id: input.accountId, type: input.type, data: input.data }, target);
+    if (stored.inserted) this.deps.metrics?.eventsEmitted.inc({ type: input.type });
+    if (stored.deliveries > 0) {
+      const pending = opts.tx && this.queuedInTransaction.get(opts.tx);
+      if (pending) pending.deliveries += stored.deliveries;
+      else if (!opts.tx) this.announceQueued();
+      // A transaction of the caller's own: its commit notifies; this in-process nudge only shortens the wait.
+      else setTimeout(() => this.announceQueued(), 50).unref();
     }
-    const deliveries = targets.map((t) => ({
-      id: derivedId(IdPrefix.webhookDelivery, event.id, t.endpoint_id ?? t.url),
-      account_id: input.accountId,
-      event_id: event.id,
-      ...t,
-    }));
-    await this.startDeliveries(deliveries);
-    return toEventObject(event);
+    return toEventObject(stored.event);
   }
 
-  private async startDeliveries(
-    deliveries: { id: string; account_id: string; event_id: string; endpoint_id: string | null; url: string }[],
-  ) {
-    await this.repo.insertDeliveries(this.deps.db, deliveries);
-    await Promise.all(
-      deliveries.map((d) =>
-        this.deps.workflows.start(webhookDeliveryWorkflowContract, {
-          workflowId: webhookDeliveryWorkflowId(d.id),
-          input: { deliveryId: d.id },
-          memo: { eventId: d.event_id, endpointId: d.endpoint_id, accountId: d.account_id },
-        }),
-      ),
-    );
+  /**
+   * Runs `fn` in a transaction: a state change and the events emitted with `{ tx }` inside commit
+   * together or not at all. Deliveries queued inside wake the dispatcher once committed.
+   */
+  async transaction<T>(fn: (tx: EventTransaction) => Promise<T>): Promise<T> {
+    const queued = { deliveries: 0 };
+    const result = await this.deps.db.transaction().execute(async (tx) => {
+      this.queuedInTransaction.set(tx, queued);
+      return fn(tx);
+    });
+    if (queued.deliveries > 0) this.announceQueued();
+    return result;
+  }
+
+  /** Calls `listener` whenever this process queued deliveries (the dispatcher's in-process wake-up). */
+  onDeliveriesQueued(listener: () => void): () => void {
+    this.queuedListeners.add(listener);
+    return () => this.queuedListeners.delete(listener);
+  }
+
+  private announceQueued() {
+    for (const listener of this.queuedListeners) listener();
   }
 
   async getEvent(input: { accountId: string; eventId: string }): Promise<EventObject> {
@@ -115,7 +132,8 @@ export class EventsService {
       endpoint_id: e.id,
       url: e.url,
     }));
-    await this.startDeliveries(deliveries);
+    await this.outbox.queueDeliveries(this.deps.db, deliveries);
+    if (deliveries.length > 0) this.announceQueued();
     return { object: 'list' as const, has_more: false, data: deliveries.map((d) => ({ id: d.id, object: 'webhook_delivery', endpoint_id: d.endpoint_id, status: 'pending' })) };
   }
 }

@@ -6,6 +6,9 @@ import type { Metrics } from '../observability/metrics';
 import { toEventObject } from './event.schemas';
 import { OutboundNetworkError, postSignedJson } from '../platform/outbound-http';
 import { activeSigningSecrets } from '../domain/signature';
+import type { WebhookDeliveryStatus } from '../db/tables/events';
+import { GroupWriter } from './group-writer';
+import { WebhookOutboxRepo, type AttemptRow, type ClaimedDelivery } from './webhook-outbox.repo';
 
 export interface AttemptWebhookDeliveryInput {
   deliveryId: string;
@@ -21,15 +24,29 @@ export interface AttemptWebhookDeliveryResult {
   statusCode: number | null;
 }
 
+type DeliveryForAttempt = Pick<
+  ClaimedDelivery,
+  'id' | 'url' | 'endpoint_id' | 'event_id' | 'event_type' | 'event_data' | 'event_created_at' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at' | 'endpoint_secret' | 'endpoint_enabled' | 'endpoint_deleted_at'
+>;
+
 /**
  * One signed POST of an event to a delivery's URL, recorded as an attempt. 2xx is success; anything else
- * (status, timeout, network error) is a retryable failure the workflow schedules again. Idempotent per
- * (delivery, attempt): an activity retried after a crash returns the recorded outcome instead of re-sending.
+ * (status, timeout, network error) is a retryable failure the retry workflow schedules again. The
+ * dispatcher makes attempt 1 (`attemptClaimed`); the retry workflow makes the others (`attemptDelivery`),
+ * idempotent per (delivery, attempt): an activity retried after a crash returns the recorded outcome.
  */
 export class WebhookDeliveryService {
   private readonly repo = new EventRepo();
+  private readonly outbox = new WebhookOutboxRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; timeoutMs: number; allowPrivateNetwork: boolean; metrics?: Metrics }) {}
+  /** First attempts (the dispatcher's, many at once) are recorded in groups: one statement per group. */
+  private readonly firstAttempts: GroupWriter<AttemptRow & { status: WebhookDeliveryStatus; dispatched: boolean }>;
+
+  constructor(private readonly deps: { db: Kysely<DB>; timeoutMs: number; allowPrivateNetwork: boolean; metrics?: Metrics }) {
+    this.firstAttempts = new GroupWriter((rows) =>
+      this.outbox.recordAttempts(deps.db, rows.sort((a, b) => (a.delivery_id < b.delivery_id ? -1 : 1))),
+    );
+  }
 
   async attemptDelivery(input: AttemptWebhookDeliveryInput): Promise<AttemptWebhookDeliveryResult> {
     const { db } = this.deps;
@@ -37,20 +54,47 @@ export class WebhookDeliveryService {
     if (!d) throw notFound('webhook delivery', input.deliveryId);
     if (d.status === 'delivered') return { outcome: 'delivered', statusCode: null };
     if (d.status === 'cancelled') return { outcome: 'cancelled', statusCode: null };
-    if (d.endpoint_id && (!d.endpoint_enabled || d.endpoint_deleted_at)) {
-      await this.repo.setDeliveryStatus(db, d.id, 'cancelled');
-      return { outcome: 'cancelled', statusCode: null };
-    }
+    if (await this.cancelIfEndpointGone(d)) return { outcome: 'cancelled', statusCode: null };
     const recorded = await this.repo.getAttempt(db, d.id, input.attempt);
     if (recorded) {
       return { outcome: recorded.outcome === 'delivered' ? 'delivered' : 'retryable', statusCode: recorded.status_code };
     }
+    return this.send(d, input.attempt, input.scheduledAt ?? new Date(), { status: input.isLastAttempt ? 'failed' : 'pending' });
+  }
 
-    const body = JSON.stringify(
-      toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }),
-    );
+  /**
+   * The first attempt of a delivery the dispatcher claimed (row loaded with the claim). A delivery whose
+   * first attempt is recorded already (its dispatcher died before handing it on) is not sent again.
+   * `onSent` runs once the request is over (before it is recorded): the endpoint's slot is free again.
+   */
+  async attemptClaimed(d: ClaimedDelivery, opts: { onSent?: () => void } = {}): Promise<AttemptWebhookDeliveryResult> {
+    if (await this.cancelIfEndpointGone(d)) return { outcome: 'cancelled', statusCode: null };
+    if (d.attempt_count >= 1) {
+      const recorded = await this.repo.getAttempt(this.deps.db, d.id, 1);
+      if (recorded) return { outcome: recorded.outcome === 'delivered' ? 'delivered' : 'retryable', statusCode: recorded.status_code };
+    }
+    return this.send(d, 1, new Date(), { status: 'pending', fromDispatcher: true, onSent: opts.onSent });
+  }
+
+  /** Ends a delivery `failed` (its retry schedule ran out while its attempts could not run). */
+  async failDelivery(input: { deliveryId: string }): Promise<void> {
+    await this.repo.setDeliveryStatus(this.deps.db, input.deliveryId, 'failed');
+  }
+
+  private async cancelIfEndpointGone(d: Pick<DeliveryForAttempt, 'id' | 'endpoint_id' | 'endpoint_enabled' | 'endpoint_deleted_at'>) {
+    if (!d.endpoint_id || (d.endpoint_enabled && !d.endpoint_deleted_at)) return false;
+    await this.repo.setDeliveryStatus(this.deps.db, d.id, 'cancelled');
+    return true;
+  }
+
+  private async send(
+    d: DeliveryForAttempt,
+    attempt: number,
+    startedAt: Date,
+    onFailure: { status: 'pending' | 'failed'; fromDispatcher?: boolean; onSent?: () => void },
+  ): Promise<AttemptWebhookDeliveryResult> {
+    const body = JSON.stringify(toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }));
     const secret = d.endpoint_secret ?? activeSigningSecrets(d);
-    const startedAt = input.scheduledAt ?? new Date();
     const sendStarted = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -63,7 +107,7 @@ export class WebhookDeliveryService {
         timeoutMs: this.deps.timeoutMs,
         allowPrivate: this.deps.allowPrivateNetwork,
         maxBodyBytes: 2048,
-        headers: { 'webhook-id': d.id, 'webhook-attempt': String(input.attempt) },
+        headers: { 'webhook-id': d.id, 'webhook-attempt': String(attempt) },
       });
       statusCode = res.status;
       latencyMs = res.latencyMs;
@@ -72,21 +116,24 @@ export class WebhookDeliveryService {
       latencyMs = Date.now() - sendStarted;
       error = err instanceof OutboundNetworkError ? `${err.kind}: ${err.message}` : `network: ${(err as Error).message}`;
     }
+    onFailure.onSent?.();
     const delivered = error === null;
     this.deps.metrics?.webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
-    await this.repo.recordAttempt(
-      db,
-      {
-        delivery_id: d.id,
-        attempt: input.attempt,
-        started_at: startedAt,
-        status_code: statusCode,
-        latency_ms: latencyMs,
-        outcome: delivered ? 'delivered' : 'retryable',
-        error,
-      },
-      { status: delivered ? 'delivered' : input.isLastAttempt ? 'failed' : 'pending' },
-    );
+    const row: AttemptRow = {
+      delivery_id: d.id,
+      attempt,
+      started_at: startedAt,
+      status_code: statusCode,
+      latency_ms: latencyMs,
+      outcome: delivered ? 'delivered' : 'retryable',
+      error,
+    };
+    if (onFailure.fromDispatcher) {
+      // Delivered leaves the outbox now; a failure leaves it once its retry workflow is started.
+      await this.firstAttempts.add({ ...row, status: delivered ? 'delivered' : 'pending', dispatched: delivered });
+    } else {
+      await this.outbox.recordAttempt(this.deps.db, row, { status: delivered ? 'delivered' : onFailure.status });
+    }
     return { outcome: delivered ? 'delivered' : 'retryable', statusCode };
   }
 }

@@ -26,6 +26,7 @@ export async function startDevRuntime(opts: { label: string; api?: boolean; conf
   const runtime = await createRuntime({
     config: buildTestConfig(opts.config),
     db: database.db,
+    listen: database.listen,
     log: silentLogger(),
     temporalAddress: env.address,
     workflowBundle: await workflowBundle(),

@@ -67,6 +67,7 @@ export async function startTestStack(opts: {
     });
     running = worker.run();
     await services.inboundSms.startCarriers();
+    await services.webhookDispatcher.start({ listen: database.listen });
   }
 
   return {
@@ -86,6 +87,7 @@ export async function startTestStack(opts: {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       if (worker) {
+        await services.webhookDispatcher.stop();
         worker.shutdown();
         await running;
         await services.inboundSms.stopCarriers();

@@ -178,8 +178,13 @@ describe('carrier router', () => {
     assert.equal(buggy.submits, 1);
   });
 
-  it('fails over when a carrier does not answer within the attempt timeout', async () => {
-    const slow = new FakeCarrier('slow', ['hang']);
+  it('fails over when a carrier gives up at its deadline with nothing sent', async () => {
+    const slow = new FakeCarrier('slow', ['ok']);
+    slow.submit = async (request) => {
+      slow.submits++;
+      await new Promise((r) => setTimeout(r, Math.max(0, request.deadline! - Date.now()) + 5));
+      throw new CarrierError('queued past its deadline, not sent', 'slow', 'carrier_timeout', true);
+    };
     const live = new FakeCarrier('live');
     const router = new CarrierRouter({
       attemptTimeoutMs: 20,
@@ -190,6 +195,21 @@ describe('carrier router', () => {
     });
     assert.equal((await router.submit(req('+447700900123'))).carrier, 'live');
     assert.equal(slow.submits, 1);
+  });
+
+  it('does not fail over from a carrier that never answers: the message may have gone out', async () => {
+    const slow = new FakeCarrier('slow', ['hang']);
+    const live = new FakeCarrier('live');
+    const router = new CarrierRouter({
+      attemptTimeoutMs: 20,
+      carriers: [
+        { carrier: slow, prefixes: ['+'], priority: 1 },
+        { carrier: live, prefixes: ['+'], priority: 2 },
+      ],
+    });
+    const err = await router.submit(req('+447700900123')).then(() => assert.fail('expected submit_uncertain'), (e: CarrierError) => e);
+    assert.deepEqual([err.code, err.progress.sent], ['submit_uncertain', 'unknown']);
+    assert.equal(live.submits, 0);
   });
 
   it('does not fail over on a final error: the number is bad everywhere', async () => {

@@ -8,11 +8,13 @@ export const dbActivity: ActivityOptions = {
 
 /**
  * One outbound HTTP attempt (webhook delivery). The activity records its own outcome and returns it, so
- * Temporal retries only infrastructure faults (a worker killed mid-attempt, the database unreachable).
+ * Temporal retries only infrastructure faults (a worker killed mid-attempt, the database unreachable):
+ * a few quick retries here, then the workflow waits on a durable timer and tries again until the end of
+ * the delivery's schedule (WEBHOOK_INFRA_RETRY_DELAY).
  */
 export const webhookAttemptActivity: LocalActivityOptions = {
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: ['resource_missing'] },
 };
 
 /**

@@ -3,6 +3,11 @@ import { defineWorkflowContract } from './workflow-contract';
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
+  /**
+   * The attempt this run starts with, after waiting the schedule's delay before it: the dispatcher made
+   * attempt 1 and starts the workflow with 2 when it failed. Absent (runs started before the outbox): 1.
+   */
+  firstAttempt?: number;
 }
 
 export interface WebhookDeliveryResult {
@@ -10,7 +15,7 @@ export interface WebhookDeliveryResult {
   attempts: number;
 }
 
-/** Delivers one event to one endpoint (or callback URL), retrying on the backoff schedule. */
+/** Retries one delivery of an event to one endpoint (or callback URL) on the backoff schedule. */
 export const webhookDeliveryWorkflowContract = defineWorkflowContract<WebhookDeliveryInput, WebhookDeliveryResult>('webhookDeliveryWorkflow');
 
 /** Stops a delivery's retry loop (its endpoint was disabled or deleted). */
@@ -22,6 +27,11 @@ export const cancelDeliverySignal = defineSignal('cancelDelivery');
  */
 export const WEBHOOK_RETRY_DELAYS = ['1m', '5m', '30m', '2h', '5h', '10h', '14h', '20h', '20h'] as const;
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS.length + 1;
+/**
+ * While an attempt cannot run at all (database or worker trouble, not the endpoint), the workflow tries
+ * it again after this long, until the schedule's own end: an outage never ends a delivery early.
+ */
+export const WEBHOOK_INFRA_RETRY_DELAY = '1m';
 
 /** Workflow ids are business keys, built only here (STYLE §3). */
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery:${deliveryId}`;

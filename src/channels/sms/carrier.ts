@@ -19,7 +19,21 @@ export interface SubmitSmsRequest {
   requestReceipt: boolean;
   /** The sending account: the router limits it to its carriers when config restricts them. */
   accountId?: string;
+  /**
+   * Epoch ms after which a part still queued inside the carrier client (waiting for a window slot or a
+   * token) must not go out: it fails `not sent` instead of leaving later, behind a failover.
+   */
+  deadline?: number;
+  /** Continue a partial submit: only on this carrier, parts after those accepted, the same reference. */
+  resume?: { carrier: string; acceptedIds: string[]; concatRef: number | null };
 }
+
+/**
+ * What left us when a submit failed: `none` (safe to send elsewhere), `partial` (the first
+ * `acceptedIds.length` parts were accepted, then a definite refusal) or `unknown` (a part went out and
+ * no answer came: it may have been accepted).
+ */
+export type SubmitSentState = 'none' | 'partial' | 'unknown';
 
 export interface SubmitSmsResult {
   carrier: string;
@@ -32,6 +46,15 @@ export interface SubmitSmsResult {
   noReceipts?: boolean;
 }
 
+/**
+ * Where the router records each carrier it hands a message to, before the carrier gets it, and how that
+ * try ended when it did not succeed (a success is recorded by the caller with its result).
+ */
+export interface SubmitJournal {
+  begin(input: { carrier: string }): Promise<void>;
+  fail(input: { carrier: string; sent: SubmitSentState; acceptedIds: string[]; concatRef: number | null; code: string }): Promise<void>;
+}
+
 /** Why a submit failed: `retryable` sends the message to the next carrier (or a later retry). */
 export class CarrierError extends Error {
   override readonly name = 'CarrierError';
@@ -41,6 +64,8 @@ export class CarrierError extends Error {
     /** Our error_code for the message if this failure is final (see docs/sms-error-codes.md). */
     readonly code: string,
     readonly retryable: boolean,
+    /** What left us before the failure (default: nothing). */
+    readonly progress: { sent: SubmitSentState; acceptedIds: string[]; concatRef: number | null } = { sent: 'none', acceptedIds: [], concatRef: null },
   ) {
     super(message);
   }
@@ -51,6 +76,8 @@ export type ReceiptStatus = 'delivered' | 'undelivered' | 'failed' | 'expired' |
 export interface DeliveryReceipt {
   carrier: string;
   carrierMessageId: string;
+  /** The handset the receipt is about (E.164), when the carrier says: matches submits never answered. */
+  handset?: string;
   status: ReceiptStatus;
   /** Carrier's error detail (SMPP `err:` field), mapped to our error_code by the messaging service. */
   carrierErrorCode?: string;
@@ -82,7 +109,7 @@ export interface Carrier {
 
 /** What messaging needs from the carrier layer: the router (submit) and its lifecycle. */
 export interface SmsCarriers {
-  submit(request: SubmitSmsRequest): Promise<SubmitSmsResult>;
+  submit(request: SubmitSmsRequest, journal?: SubmitJournal): Promise<SubmitSmsResult>;
   start?(listener: CarrierListener): Promise<void>;
   stop?(): Promise<void>;
 }

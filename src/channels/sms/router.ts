@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger';
-import { CarrierError, type Carrier, type CarrierListener, type SubmitSmsRequest, type SubmitSmsResult } from './carrier';
+import { CarrierError, type Carrier, type CarrierListener, type SubmitJournal, type SubmitSmsRequest, type SubmitSmsResult } from './carrier';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker';
 
 export interface RoutedCarrier {
@@ -14,7 +14,7 @@ export interface CarrierRouterOptions {
   carriers: RoutedCarrier[];
   /** Account id → carrier names it may use; accounts not listed use all. */
   accountCarriers?: Record<string, string[]>;
-  /** A submit to one carrier taking longer than this counts as a failure and the next carrier is tried. */
+  /** A carrier's client must not send a part still queued this long after it got the message. */
   attemptTimeoutMs?: number;
   /** Consecutive failures that open a carrier's circuit, and how long it stays open before a probe. */
   breaker?: { failureThreshold: number; coolDownMs: number };
@@ -98,9 +98,18 @@ export class CarrierRouter implements Carrier {
     return candidates.map((c) => c.r.carrier);
   }
 
-  async submit(request: SubmitSmsRequest): Promise<SubmitSmsResult> {
+  /**
+   * Hands the message to the first carrier that takes it. Each carrier is recorded in `journal` before
+   * it gets the message, with a deadline after which its client must not send a part still queued. A
+   * carrier that failed with nothing sent is failed over; one that accepted some parts (`partial`) or
+   * may have accepted one (`unknown`: sent, never answered) is not: the error carries that progress so
+   * the caller resumes on that carrier or waits for evidence, never sending a part twice.
+   */
+  async submit(request: SubmitSmsRequest, journal?: SubmitJournal): Promise<SubmitSmsResult> {
     const attempts: RouteAttempt[] = [];
-    for (const carrier of this.route(request.to, request.accountId)) {
+    let carriers = this.route(request.to, request.accountId);
+    if (request.resume) carriers = carriers.filter((c) => c.name === request.resume!.carrier);
+    for (const carrier of carriers) {
       const breaker = this.breakers.get(carrier.name)!;
       if (!carrier.isAvailable()) {
         attempts.push({ carrier: carrier.name, outcome: 'unavailable' });
@@ -110,39 +119,54 @@ export class CarrierRouter implements Carrier {
         attempts.push({ carrier: carrier.name, outcome: 'circuit_open' });
         continue;
       }
+      await journal?.begin({ carrier: carrier.name });
       try {
-        const result = await this.withTimeout(carrier, carrier.submit(request));
+        const result = await this.withTimeout(carrier, carrier.submit({ ...request, deadline: Date.now() + this.attemptTimeoutMs }));
         breaker.onSuccess();
         return result;
       } catch (err) {
-        if (err instanceof CarrierError && !err.retryable) {
+        // Carriers report what left them on their CarrierErrors; any other error (a bug) is taken as
+        // thrown before sending.
+        const failure = err instanceof CarrierError ? err : new CarrierError(String(err), carrier.name, 'carrier_error', true);
+        await journal?.fail({ carrier: carrier.name, code: failure.code, ...failure.progress });
+        if (!failure.retryable && failure.progress.sent === 'none') {
           // The carrier answered (it is healthy); the message itself is refused everywhere.
           breaker.onSuccess();
-          throw err;
+          throw failure;
         }
         breaker.onFailure();
-        const code = err instanceof CarrierError ? err.code : 'carrier_error';
-        attempts.push({ carrier: carrier.name, outcome: code === 'carrier_timeout' ? 'timeout' : 'failed', code });
+        if (failure.progress.sent !== 'none') {
+          const code = failure.progress.sent === 'partial' ? 'submit_partial' : 'submit_uncertain';
+          throw new CarrierError(`${carrier.name}: ${failure.message}`, carrier.name, code, failure.retryable, failure.progress);
+        }
+        attempts.push({ carrier: carrier.name, outcome: failure.code === 'carrier_timeout' ? 'timeout' : 'failed', code: failure.code });
         this.log?.warn(
-          { carrier: carrier.name, messageId: request.messageId, code, err: err instanceof CarrierError ? undefined : err },
-          'Carrier submit failed; trying the next carrier',
+          { carrier: carrier.name, messageId: request.messageId, code: failure.code, err: err instanceof CarrierError ? undefined : err },
+          'Carrier submit failed with nothing sent; trying the next carrier',
         );
       }
     }
     const summary = attempts.map((a) => `${a.carrier}: ${a.code ?? a.outcome}`).join('; ');
-    throw new CarrierError(`No carrier took the message (${summary})`, this.name, 'no_carrier_available', true);
+    throw new CarrierError(`No carrier took the message (${summary || 'none available'})`, this.name, 'no_carrier_available', true);
   }
 
   /**
-   * Bounds one carrier's submit. A submit that times out may still go through at that carrier later:
-   * failing over then risks a duplicate, which we accept over a message that never leaves.
+   * A safety net over one carrier's submit: the carrier's own deadline and response timeouts settle it
+   * first; should it hang past twice the attempt timeout, its outcome is unknown (it may still send).
    */
   private withTimeout(carrier: Carrier, submit: Promise<SubmitSmsResult>): Promise<SubmitSmsResult> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new CarrierError(`${carrier.name}: no answer within ${this.attemptTimeoutMs} ms`, carrier.name, 'carrier_timeout', true)),
-        this.attemptTimeoutMs,
+        () =>
+          reject(
+            new CarrierError(`${carrier.name}: no outcome within ${2 * this.attemptTimeoutMs} ms`, carrier.name, 'carrier_timeout', true, {
+              sent: 'unknown',
+              acceptedIds: [],
+              concatRef: null,
+            }),
+          ),
+        2 * this.attemptTimeoutMs,
       );
     });
     submit.catch(() => undefined); // a late failure after the timeout is not unhandled

@@ -3,6 +3,8 @@ import * as createFoundation from './20261121T235000-create-foundation';
 import * as createSms from './20261122T020000-create-sms';
 import * as createKnowledge from './20261122T010000-create-knowledge';
 import * as createAgents from './20261122T030000-create-agents';
+import * as createWebhookOutbox from './20261122T050000-create-webhook-outbox';
+import * as createSmsSubmitAttempts from './20261122T060000-create-sms-submit-attempts';
 import * as addSecretRotation from './20261124T090000-add-secret-rotation';
 import * as addSealedMessageBody from './20261124T100000-add-sealed-message-body';
 import * as createSenders from './20261124T110000-create-senders';
@@ -16,6 +18,8 @@ export const migrations: Record<string, Migration> = {
   '20261122T020000-create-sms': createSms,
   '20261122T010000-create-knowledge': createKnowledge,
   '20261122T030000-create-agents': createAgents,
+  '20261122T050000-create-webhook-outbox': createWebhookOutbox,
+  '20261122T060000-create-sms-submit-attempts': createSmsSubmitAttempts,
   '20261124T090000-add-secret-rotation': addSecretRotation,
   '20261124T100000-add-sealed-message-body': addSealedMessageBody,
   '20261124T110000-create-senders': createSenders,

@@ -41,6 +41,10 @@ export interface WebhookDeliveryTable {
   last_error: string | null;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** Null while the delivery waits in the outbox for the dispatcher's first attempt. */
+  dispatched_at: NullableTimestamp;
+  /** A dispatcher's claim on an undispatched delivery; expired claims are taken again. */
+  dispatch_lease_until: NullableTimestamp;
 }
 
 export type WebhookAttemptOutcome = 'delivered' | 'retryable' | 'permanent';

@@ -68,6 +68,31 @@ export interface SmsReceiptTable {
   received_at: Timestamp;
 }
 
+/**
+ * How a submit attempt ended: `submitting` while (or if the worker died while) the carrier has it;
+ * `accepted` every part; `not_sent` nothing left us; `partial` some parts accepted, then a definite
+ * refusal; `uncertain` a part went out and no answer came; `abandoned` uncertain, and no receipt came
+ * within the wait, so the message was submitted again.
+ */
+export type SubmitAttemptState = 'submitting' | 'accepted' | 'not_sent' | 'partial' | 'uncertain' | 'abandoned';
+
+export interface SmsSubmitAttemptTable {
+  message_id: string;
+  attempt: number;
+  carrier: string;
+  /** The message's `to`: a receipt whose id we never got is matched by carrier and handset. */
+  recipient: string;
+  state: SubmitAttemptState;
+  parts: number;
+  /** Carrier ids of the parts accepted so far, in part order. */
+  accepted_ids: ColumnType<string[], string | undefined, string>;
+  /** The UDH concatenation reference the parts went out with (a resumed submit keeps it). */
+  concat_ref: number | null;
+  error_code: string | null;
+  started_at: ColumnType<Date, Date | undefined, Date>;
+  finished_at: NullableTimestamp;
+}
+
 /** Consent per (account, sender, recipient); sender `*` holds a STOPALL. */
 export interface SmsConsentTable {
   account_id: string;

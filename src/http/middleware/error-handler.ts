@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import type { Logger } from '../../observability/logger';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 
 /** Postgres refusing a character (U+0000 in text or jsonb): the request's fault, not ours. */
 const PG_BAD_CHARACTER = new Set(['22021', '22P05']);
@@ -20,6 +21,9 @@ function toAppError(err: unknown): AppError | undefined {
   if (typeof e?.code === 'string' && PG_BAD_CHARACTER.has(e.code)) {
     return new AppError('parameter_invalid', 'The request contains characters that cannot be stored (NUL, U+0000)');
   }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('service_unavailable', 'The service is briefly unavailable; retry the request', { headers: { 'Retry-After': '1' }, cause: err });
+  }
   return undefined;
 }
 
@@ -28,6 +32,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appErr = toAppError(err);
     if (!appErr) log.error({ err, requestId: req.requestId, path: req.path }, 'Unhandled error');
+    else if (appErr.code === 'service_unavailable') log.warn({ err: (err as Error).message, requestId: req.requestId }, 'Database unavailable');
     const e = appErr ?? new AppError('internal_error', 'Something went wrong on our side; retry the request');
     for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     if (res.headersSent) return res.end();

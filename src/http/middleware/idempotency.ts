@@ -5,18 +5,24 @@ import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
 import { AppError } from '../../domain/errors';
 import { IdempotencyKeyRepo } from '../idempotency-key.repo';
+import { bufferMultipart } from './multipart-body';
 
-const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** An in-progress key older than this is taken to belong to a request whose process died. */
-const ABANDONED_AFTER_MS = 5 * 60 * 1000;
+export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * An in-progress key older than this is taken to belong to a request whose process died (requests are
+ * bounded well below it: statement timeouts, the shutdown grace). A request interrupted in a live
+ * process releases its key at once.
+ */
+const ABANDONED_AFTER_MS = 60 * 1000;
 
 /**
  * Idempotency-Key on every POST: the same key with the same method, path and body within 24 h replays the
  * first response (Idempotent-Replayed: true); a different request with the key is 422
  * idempotency_key_reused; a request while the first is still running is 409 idempotency_key_in_use.
- * 5xx and 429 answers are not stored, so the caller's retry runs again.
+ * 5xx and 429 answers are not stored, so the caller's retry runs again; neither is an answer that could
+ * not be stored, nor a request that ended without one. Multipart bodies are hashed by content.
  */
-export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
+export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartBytes: number }): RequestHandler {
   const repo = new IdempotencyKeyRepo();
   return async (req, res, next) => {
     const key = req.header('Idempotency-Key');
@@ -26,6 +32,8 @@ export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
         throw new AppError('parameter_invalid', 'Idempotency-Key must be at most 255 characters', { param: 'Idempotency-Key' });
       }
       const accountId = req.principal.accountId;
+      // A multipart upload is hashed by its content (read here, handed on to the route's parser).
+      if (req.rawBody === undefined && req.is('multipart/form-data')) req.rawBody = await bufferMultipart(req, opts.maxMultipartBytes);
       const requestHash = createHash('sha256')
         .update(req.method)
         .update('\0')
@@ -63,13 +71,19 @@ export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
         return;
       }
 
+      let settled = false;
+      const release = () => repo.releaseKey(db, accountId, key);
+      // A request that ends without an answer (client gone, server shutting down) frees its key now.
+      res.once('close', () => {
+        if (!settled) release().catch((err) => log.warn({ err, requestId: req.requestId }, 'Idempotency key release failed'));
+      });
       const json = res.json.bind(res);
       res.json = (body: unknown) => {
+        settled = true;
         const status = res.statusCode;
         const keep = status < 500 && status !== 429;
-        const write = keep
-          ? repo.storeResponse(db, accountId, key, { status, body })
-          : repo.releaseKey(db, accountId, key);
+        // A response that cannot be stored must not leave the key blocked: release it instead.
+        const write = keep ? repo.storeResponse(db, accountId, key, { status, body }).catch(() => release()) : release();
         write.then(
           () => json(body),
           (err) => {
@@ -84,4 +98,21 @@ export function idempotency(db: Kysely<DB>, log: Logger): RequestHandler {
       next(err);
     }
   };
+}
+
+/**
+ * Deletes keys past the 24 h replay window now and every `everyMs` (the API process runs it; a key past
+ * the window is free already, this keeps the table small). Returns the function that stops it.
+ */
+export function startIdempotencySweep(db: Kysely<DB>, log: Logger, everyMs = 60 * 60 * 1000): () => void {
+  const repo = new IdempotencyKeyRepo();
+  const sweep = () =>
+    repo.deleteExpired(db, REPLAY_WINDOW_MS).then(
+      (deleted) => deleted > 0 && log.info({ deleted }, 'Expired idempotency keys deleted'),
+      (err) => log.warn({ err }, 'Idempotency key sweep failed'),
+    );
+  void sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -72,6 +72,11 @@ export class TokenBucket {
   }
 }
 
+/** A wait given up at its deadline. */
+export class DeadlinePassed extends Error {
+  override readonly name = 'DeadlinePassed';
+}
+
 /** A counting semaphore: at most `size` holders; waiters are served in arrival order. */
 export class Semaphore {
   private held = 0;
@@ -87,11 +92,27 @@ export class Semaphore {
     return this.waiters.length;
   }
 
-  async acquire(): Promise<() => void> {
+  /** Waits for a slot; with `deadline` (epoch ms), gives up waiting then and rejects with DeadlinePassed. */
+  async acquire(deadline?: number): Promise<() => void> {
     if (this.held < this.size) {
       this.held++;
     } else {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined;
+        const waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.waiters.push(waiter);
+        if (deadline !== undefined) {
+          timer = setTimeout(() => {
+            const i = this.waiters.indexOf(waiter);
+            if (i < 0) return;
+            this.waiters.splice(i, 1);
+            reject(new DeadlinePassed());
+          }, Math.max(0, deadline - Date.now()));
+        }
+      });
     }
     let released = false;
     return () => {

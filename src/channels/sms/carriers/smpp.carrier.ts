@@ -8,7 +8,7 @@ import {
   type SubmitSmsResult,
 } from '../carrier';
 import type { SmppCarrierConfig } from './carrier-config';
-import { systemClock, Semaphore, TokenBucket, type Clock } from './rate-limiter';
+import { DeadlinePassed, systemClock, Semaphore, TokenBucket, type Clock } from './rate-limiter';
 import { concatFromUdh, concatUdh, encodeSms, MAX_PARTS, type ConcatInfo } from './smpp-encoding';
 import {
   classifySubmitStatus,
@@ -127,16 +127,19 @@ export class SmppCarrier implements Carrier {
     if (total > MAX_PARTS) {
       throw new CarrierError(`Body needs ${total} parts; at most ${MAX_PARTS}`, this.name, 'body_too_long', false);
     }
-    const ref = total > 1 ? this.nextConcatRef() : 0;
+    // A resumed submit keeps the reference of its accepted parts and sends only the rest.
+    const resume = request.resume?.carrier === this.name ? request.resume : undefined;
+    const ref = total > 1 ? (resume?.concatRef ?? this.nextConcatRef()) : 0;
     const source = toSmppAddress(request.from);
     const destination = toSmppAddress(request.to);
     const registeredDelivery = request.requestReceipt && this.config.registered_delivery && !this.config.no_receipts ? 1 : 0;
-    const ids: string[] = [];
+    const ids: string[] = [...(resume?.acceptedIds ?? [])].slice(0, total);
     // Parts go one after another: some SMSCs need them in order, and a failed part stops the rest.
-    for (let i = 0; i < total; i++) {
+    for (let i = ids.length; i < total; i++) {
       const payload = total > 1 ? Buffer.concat([concatUdh(ref, total, i + 1), encoded.parts[i]!]) : encoded.parts[i]!;
-      ids.push(
-        await this.submitPart({
+      let id: string;
+      try {
+        id = await this.submitPart(request.deadline, {
           service_type: '',
           source_addr_ton: source.ton,
           source_addr_npi: source.npi,
@@ -148,17 +151,28 @@ export class SmppCarrier implements Carrier {
           registered_delivery: registeredDelivery,
           data_coding: encoded.dataCoding,
           short_message: payload,
-        }),
-      );
+        });
+      } catch (err) {
+        const failure = err as CarrierError;
+        // What left us: the parts accepted so far, and whether this part may have been accepted too.
+        const sent = failure.progress.sent === 'unknown' ? 'unknown' : ids.length > 0 ? 'partial' : 'none';
+        throw new CarrierError(failure.message, this.name, failure.code, failure.retryable, { sent, acceptedIds: ids, concatRef: total > 1 ? ref : null });
+      }
+      ids.push(id);
     }
     this.log.debug({ messageId: request.messageId, carrierMessageIds: ids, parts: total }, 'SMS submitted');
     return { carrier: this.name, carrierMessageIds: ids, ...(this.config.no_receipts ? { noReceipts: true } : {}) };
   }
 
-  private async submitPart(params: Record<string, unknown>): Promise<string> {
+  private async submitPart(deadline: number | undefined, params: Record<string, unknown>): Promise<string> {
+    // Queued past the caller's deadline (it may have failed over meanwhile): this part never leaves.
+    const late = () => new CarrierError(`${this.name}: queued past its deadline, not sent`, this.name, 'carrier_timeout', true);
     await this.limiter.take();
-    const release = await this.window.acquire();
+    const release = await this.window.acquire(deadline).catch((err: unknown) => {
+      throw err instanceof DeadlinePassed ? late() : err;
+    });
     try {
+      if (deadline !== undefined && Date.now() > deadline) throw late();
       const conn = this.conn;
       if (!conn?.bound || !this.running) throw this.unavailable('not bound');
       const resp = await this.request(conn, 'submit_sm', params);
@@ -237,7 +251,7 @@ export class SmppCarrier implements Carrier {
     conn.closed = true;
     conn.bound = false;
     clearInterval(conn.enquireTimer);
-    const lost = this.unavailable('connection lost before the response');
+    const lost = this.unavailable('connection lost before the response', 'unknown');
     for (const reject of conn.pending.values()) reject(lost);
     conn.pending.clear();
     for (const w of this.attemptWaiters.splice(0)) w();
@@ -268,7 +282,7 @@ export class SmppCarrier implements Carrier {
       });
       timer = setTimeout(() => {
         conn.pending.delete(seq);
-        reject(new CarrierError(`No ${command}_resp within ${timeoutMs} ms`, this.name, 'carrier_timeout', true));
+        reject(new CarrierError(`No ${command}_resp within ${timeoutMs} ms`, this.name, 'carrier_timeout', true, { sent: 'unknown', acceptedIds: [], concatRef: null }));
       }, timeoutMs);
     });
   }
@@ -303,6 +317,7 @@ export class SmppCarrier implements Carrier {
     await this.listener?.onReceipt({
       carrier: this.name,
       carrierMessageId: parsed.carrierMessageId,
+      handset: fromSmppAddress(String(pdu.source_addr ?? ''), Number(pdu.source_addr_ton ?? 0)),
       status: parsed.status,
       ...(parsed.carrierErrorCode ? { carrierErrorCode: parsed.carrierErrorCode } : {}),
       at: new Date(),
@@ -337,7 +352,8 @@ export class SmppCarrier implements Carrier {
     return this.concatRef;
   }
 
-  private unavailable(why: string): CarrierError {
-    return new CarrierError(`${this.name}: ${why}`, this.name, 'carrier_unavailable', true);
+  /** A retryable failure; `sent: 'unknown'` when the request had been written to the socket. */
+  private unavailable(why: string, sent: 'none' | 'unknown' = 'none'): CarrierError {
+    return new CarrierError(`${this.name}: ${why}`, this.name, 'carrier_unavailable', true, { sent, acceptedIds: [], concatRef: null });
   }
 }

@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from '../channels/sms/carrier';
+import type { DB } from '../db/schema';
+import type { MessageRow } from './message.repo';
+import { SubmitAttemptRepo } from './submit-attempt.repo';
+
+export type SubmitDecision =
+  | { kind: 'accepted'; result: SubmitSmsResult; attempt: number }
+  /** A submit may have gone out unanswered: wait for its receipt before submitting again. */
+  | { kind: 'wait' };
+
+/**
+ * Submits a message once: every carrier the router hands it to is journaled (sms_submit_attempts)
+ * before the carrier gets it, and each retry decides from the journal.
+ * - nothing sent (`not_sent`): submit again, any carrier;
+ * - some parts accepted (`partial`): resume on that carrier with the same reference, the rest only;
+ * - a part sent and never answered (`uncertain`), or a journal row left `submitting` by a worker that
+ *   died or an overlapping retry: do not submit; the caller waits for a receipt (matched by carrier and
+ *   handset, see MessageDeliveryService.adoptUncertainSubmit) and only after the wait submits again.
+ */
+export class MessageSubmitter {
+  private readonly attempts = new SubmitAttemptRepo();
+
+  constructor(private readonly deps: { db: Kysely<DB>; carriers?: SmsCarriers }) {}
+
+  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean } = {}): Promise<SubmitDecision> {
+    const { db, carriers } = this.deps;
+    if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
+    const journal = await this.attempts.listAttempts(db, m.id);
+    if (journal.some((a) => a.state === 'submitting' || a.state === 'uncertain')) {
+      if (!opts.afterUncertainWait) {
+        await this.attempts.settleOpenAttempts(db, m.id, 'uncertain');
+        return { kind: 'wait' };
+      }
+      // The wait ended with no receipt: the submit most likely never reached the handset.
+      await this.attempts.settleOpenAttempts(db, m.id, 'abandoned');
+    }
+    const last = journal.at(-1);
+    const resume = last?.state === 'partial' ? { carrier: last.carrier, acceptedIds: last.accepted_ids, concatRef: last.concat_ref } : undefined;
+
+    let current = 0;
+    const record: SubmitJournal = {
+      begin: async ({ carrier }) => {
+        current = await this.attempts.beginAttempt(db, { message_id: m.id, carrier, recipient: m.to, parts: m.segments });
+      },
+      fail: async (f) => {
+        const state = f.sent === 'none' ? 'not_sent' : f.sent === 'partial' ? 'partial' : 'uncertain';
+        await this.attempts.finishAttempt(db, m.id, current, { state, accepted_ids: f.acceptedIds, concat_ref: f.concatRef, error_code: f.code });
+      },
+    };
+    try {
+      const result = await carriers.submit(
+        { messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true, resume },
+        record,
+      );
+      return { kind: 'accepted', result, attempt: current };
+    } catch (err) {
+      if (err instanceof CarrierError && err.progress.sent === 'unknown') return { kind: 'wait' };
+      throw err;
+    }
+  }
+
+  /** Marks the journaled attempt accepted with the carrier's part ids (in the caller's transaction). */
+  async markAccepted(db: Kysely<DB>, messageId: string, attempt: number, carrierMessageIds: string[]) {
+    if (attempt > 0) await this.attempts.finishAttempt(db, messageId, attempt, { state: 'accepted', accepted_ids: carrierMessageIds });
+    else await this.attempts.settleOpenAttempts(db, messageId, 'accepted', carrierMessageIds);
+  }
+
+  /** The message whose unanswered submit a receipt with an unknown carrier id belongs to. */
+  async findUncertain(carrier: string, handset: string) {
+    return this.attempts.findUncertainAttempt(this.deps.db, carrier, handset);
+  }
+}

@@ -1,0 +1,227 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import type { ListenFn } from '../db/database';
+import type { Logger } from '../observability/logger';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
+import type { EventsService } from './events.service';
+import type { WebhookDeliveryService } from './webhook-delivery.service';
+import { OUTBOX_CHANNEL, WebhookOutboxRepo, type ClaimedDelivery } from './webhook-outbox.repo';
+
+export interface WebhookDispatcherOptions {
+  /** Attempts in flight at once, over all endpoints. */
+  concurrency: number;
+  /** Attempts in flight at once to one endpoint (or one callback URL). */
+  perEndpoint: number;
+  /** How often the outbox is swept for deliveries no notification announced (or whose claim expired). */
+  sweepMs: number;
+  /** How long a claim holds before another dispatcher may take the delivery (its worker died). */
+  leaseMs: number;
+}
+
+/** Retry a delivery whose retry workflow could not be started (Temporal away) after this long. */
+const START_RETRY_MS = 5_000;
+
+/**
+ * The outbox dispatcher (worker process): claims undispatched deliveries, makes each one's first attempt
+ * directly, and starts the durable retry workflow only for a failed attempt. Woken by the in-process
+ * announcement of EventsService, by LISTEN on OUTBOX_CHANNEL (emits in other processes), and by a sweep.
+ *
+ * Fairness: at most `perEndpoint` attempts run per endpoint, so a slow endpoint holds at most that many
+ * of the `concurrency` slots; a claim takes at most `concurrency` deliveries per account, accounts in
+ * random order, and claimed deliveries start round-robin between accounts.
+ */
+export class WebhookDispatcher {
+  private readonly repo = new WebhookOutboxRepo();
+  private running = false;
+  private pumping = false;
+  private again = false;
+  private active = 0;
+  /** Claimed deliveries waiting for a slot, per account (Map order = round-robin order). */
+  private readonly queued = new Map<string, ClaimedDelivery[]>();
+  private queuedCount = 0;
+  /** Attempts running or waiting, per endpoint key. */
+  private readonly perKey = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private sweepTimer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+  private unlisten?: () => Promise<void>;
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      events: EventsService;
+      deliveries: WebhookDeliveryService;
+      workflows: WorkflowGateway;
+      log: Logger;
+      options: WebhookDispatcherOptions;
+    },
+  ) {}
+
+  async start(opts: { listen?: ListenFn } = {}): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.events.onDeliveriesQueued(() => this.wake());
+    if (opts.listen) {
+      try {
+        this.unlisten = await opts.listen(OUTBOX_CHANNEL, () => this.wake());
+      } catch (err) {
+        this.deps.log.warn({ err }, 'LISTEN for the webhook outbox failed; relying on the sweep');
+      }
+    }
+    this.sweepTimer = setInterval(() => this.wake(), this.deps.options.sweepMs);
+    this.sweepTimer.unref();
+    this.wake();
+  }
+
+  /**
+   * Stops claiming, gives back the claims not started yet (another worker takes them at once), and waits
+   * up to `graceMs` for attempts in flight to be recorded.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.sweepTimer);
+    this.unsubscribe?.();
+    await this.unlisten?.().catch(() => undefined);
+    const waiting = [...this.queued.values()].flat().map((d) => d.id);
+    this.queued.clear();
+    this.queuedCount = 0;
+    await this.repo.releaseClaims(this.deps.db, waiting).catch((err) => this.deps.log.warn({ err }, 'Releasing webhook claims failed'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Attempts running now and claimed deliveries waiting for a slot (tests, metrics). */
+  get load() {
+    return { active: this.active, queued: this.queuedCount };
+  }
+
+  private wake(): void {
+    if (!this.running) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const { concurrency, perEndpoint, leaseMs } = this.deps.options;
+    do {
+      this.again = false;
+      // Claimed work is bounded: twice the slots, and twice the per-endpoint limit per endpoint.
+      const room = 2 * concurrency - this.active - this.queuedCount;
+      if (room <= 0) return;
+      const busy = [...this.perKey].filter(([, n]) => n >= 2 * perEndpoint).map(([key]) => key);
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await this.repo.claimDeliveries(this.deps.db, {
+          limit: room,
+          perAccount: concurrency,
+          leaseMs,
+          excludeEndpointIds: busy.filter((k) => !k.startsWith('url:')),
+          excludeUrls: busy.filter((k) => k.startsWith('url:')).map((k) => k.slice(4)),
+        });
+      } catch (err) {
+        this.deps.log.warn({ err }, 'Claiming webhook deliveries failed; the sweep tries again');
+        return;
+      }
+      if (!this.running) {
+        await this.repo.releaseClaims(this.deps.db, claimed.map((d) => d.id)).catch(() => undefined);
+        return;
+      }
+      for (const d of claimed) {
+        const list = this.queued.get(d.account_id) ?? [];
+        if (list.length === 0) this.queued.set(d.account_id, list);
+        list.push(d);
+        this.queuedCount++;
+        const key = keyOf(d);
+        this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
+      }
+      this.drain();
+      if (claimed.length === room) this.again = true;
+    } while (this.again && this.running);
+  }
+
+  /** Starts waiting deliveries while slots are free: one per account per round, endpoint limits kept. */
+  private drain(): void {
+    const { concurrency, perEndpoint } = this.deps.options;
+    let progress = true;
+    while (progress && this.active < concurrency && this.queuedCount > 0) {
+      progress = false;
+      for (const [account, list] of [...this.queued]) {
+        if (this.active >= concurrency) break;
+        const i = list.findIndex((d) => this.runningFor(keyOf(d)) < perEndpoint);
+        if (i < 0) continue;
+        const [d] = list.splice(i, 1);
+        this.queuedCount--;
+        // The account goes to the back of the round-robin order.
+        this.queued.delete(account);
+        if (list.length > 0) this.queued.set(account, list);
+        this.launch(d!);
+        progress = true;
+      }
+    }
+  }
+
+  private readonly runningKeys = new Map<string, number>();
+  private runningFor(key: string) {
+    return this.runningKeys.get(key) ?? 0;
+  }
+
+  private launch(d: ClaimedDelivery): void {
+    const key = keyOf(d);
+    this.active++;
+    this.runningKeys.set(key, this.runningFor(key) + 1);
+    let released = false;
+    // The slots (overall and the endpoint's) are free once the request is over; recording goes on.
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.runningKeys.set(key, this.runningFor(key) - 1);
+      if (this.runningFor(key) <= 0) this.runningKeys.delete(key);
+      const left = (this.perKey.get(key) ?? 1) - 1;
+      if (left > 0) this.perKey.set(key, left);
+      else this.perKey.delete(key);
+      this.drain();
+      if (this.queuedCount < this.deps.options.concurrency) this.wake();
+    };
+    const run = this.firstAttempt(d, release)
+      .catch((err) => this.deps.log.warn({ err, deliveryId: d.id }, 'Webhook first attempt failed; the sweep retries it when its claim expires'))
+      .finally(() => {
+        release();
+        this.inFlight.delete(run);
+      });
+    this.inFlight.add(run);
+  }
+
+  /** Attempt 1; a failure hands the delivery to its retry workflow (attempt 2 on the backoff schedule). */
+  private async firstAttempt(d: ClaimedDelivery, onSent: () => void): Promise<void> {
+    const result = await this.deps.deliveries.attemptClaimed(d, { onSent });
+    if (result.outcome !== 'retryable') return;
+    try {
+      await this.deps.workflows.start(webhookDeliveryWorkflowContract, {
+        workflowId: webhookDeliveryWorkflowId(d.id),
+        input: { deliveryId: d.id, firstAttempt: 2 },
+        memo: { eventId: d.event_id, endpointId: d.endpoint_id, accountId: d.account_id },
+      });
+    } catch (err) {
+      this.deps.log.warn({ err, deliveryId: d.id }, 'Starting a webhook retry workflow failed; trying again shortly');
+      await this.repo.releaseClaims(this.deps.db, [d.id], START_RETRY_MS);
+      return;
+    }
+    await this.repo.markDispatched(this.deps.db, d.id);
+  }
+}
+
+/** Concurrency key: the endpoint, or the callback URL. */
+const keyOf = (d: Pick<ClaimedDelivery, 'endpoint_id' | 'url'>) => d.endpoint_id ?? `url:${d.url}`;

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { IdempotencyKeyRepo } from '../../src/http/idempotency-key.repo';
+import { REPLAY_WINDOW_MS } from '../../src/http/middleware/idempotency';
+import { apiClient } from '../support/http';
+import { useTestStack } from '../support/stack';
+
+const ctx = useTestStack({ label: __filename, worker: false });
+
+async function upload(apiKey: string, key: string, content: string) {
+  const form = new FormData();
+  form.append('purpose', 'knowledge');
+  form.append('file', new Blob([content], { type: 'text/markdown' }), 'notes.md');
+  const res = await fetch(`${ctx.stack.baseUrl}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'Idempotency-Key': key },
+    body: form,
+  });
+  return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as any };
+}
+
+describe('idempotency store', () => {
+  it('hashes multipart uploads by content: the same file replays, another file is refused', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const first = await upload(apiKey, 'up-1', '# Hours\nOpen 9-5');
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // FormData picks a new boundary each time: the same content still replays.
+    const again = await upload(apiKey, 'up-1', '# Hours\nOpen 9-5');
+    assert.equal(again.replayed, 'true');
+    assert.equal(again.body.id, first.body.id);
+    const other = await upload(apiKey, 'up-1', '# Prices\nEverything is free');
+    assert.equal(other.status, 422);
+    assert.equal(other.body.error.code, 'idempotency_key_reused');
+  });
+
+  it('does not leave a key blocked when its response could not be stored', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const db = ctx.stack.database.db;
+    await sql`create sequence idem_blink`.execute(db);
+    await sql`create function idem_blink() returns trigger language plpgsql as $$
+      begin if new.state = 'done' and nextval('idem_blink') = 1 then raise exception 'database blinked'; end if; return new; end $$`.execute(db);
+    await sql`create trigger idem_blink before update on idempotency_keys for each row execute function idem_blink()`.execute(db);
+    try {
+      const body = { url: 'https://example.com/hook', events: ['message.updated'] };
+      const first = await call('POST', '/v1/webhook_endpoints', body, { 'Idempotency-Key': 'blink' });
+      assert.equal(first.status, 201);
+      const retry = await call('POST', '/v1/webhook_endpoints', body, { 'Idempotency-Key': 'blink' });
+      assert.notEqual(retry.status, 409, 'the retry is not blocked as in progress');
+      assert.equal(retry.status, 201);
+    } finally {
+      await sql`drop trigger idem_blink on idempotency_keys`.execute(db);
+    }
+  });
+
+  it('sweeps keys older than the 24 h replay window', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const db = ctx.stack.database.db;
+    const row = (key: string, hoursAgo: number) => ({
+      account_id: accountId, key, request_method: 'POST', request_path: '/v1/x', request_hash: 'h', state: 'done' as const,
+      response_status: 200, response_body: '{}', created_at: new Date(Date.now() - hoursAgo * 3_600_000),
+    });
+    await db.insertInto('idempotency_keys').values([row('old', 25), row('new', 1)]).execute();
+    const deleted = await new IdempotencyKeyRepo().deleteExpired(db, REPLAY_WINDOW_MS);
+    assert.ok(deleted >= 1);
+    const left = await db.selectFrom('idempotency_keys').select('key').where('account_id', '=', accountId).execute();
+    assert.deepEqual(left.map((r) => r.key), ['new']);
+  });
+});

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { sql } from 'kysely';
+import { buildTestConfig } from '../support/config';
+import { derivedId, IdPrefix } from '../../src/domain/ids';
+import { MessageRepo } from '../../src/messaging/message.repo';
+import { EventsService } from '../../src/webhooks/events.service';
+import { WebhookOutboxRepo } from '../../src/webhooks/webhook-outbox.repo';
+import { webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
+import { startReceiver } from '../support/receiver';
+import { useTestStack } from '../support/stack';
+
+// A long sweep: deliveries here must be woken by the commit (in process or LISTEN/NOTIFY), not found later.
+const dispatch = { ...buildTestConfig().webhookDispatch, concurrency: 16, perEndpoint: 4, sweepMs: 60_000 };
+const ctx = useTestStack({ label: __filename, config: { webhookDispatch: dispatch } });
+
+const db = () => ctx.stack.database.db;
+const deliveriesOf = (eventId: string) => db().selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function endpointFor(accountId: string, url: string) {
+  const principal = { accountId, keyId: 'test', mode: 'test' as const };
+  return ctx.stack.services.webhookEndpoints.createEndpoint({ principal, url, events: ['*'] });
+}
+
+describe('webhook outbox and dispatcher', () => {
+  it('makes the first attempt itself: a delivered event never starts a workflow', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(accountId, `${receiver.url}/hook`);
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_a' } });
+    await receiver.waitFor(1, 5000);
+    const [d] = await until('the delivery recorded', async () => {
+      const rows = await deliveriesOf(event.id);
+      return rows[0]?.status === 'delivered' && rows;
+    });
+    assert.equal(d!.id, derivedId(IdPrefix.webhookDelivery, event.id, endpoint.id), 'the id derived in SQL is the one derived in JS');
+    assert.equal(d!.attempt_count, 1);
+    assert.ok(d!.dispatched_at, 'out of the outbox');
+    const attempts = await db().selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', d!.id).execute();
+    assert.deepEqual(attempts.map((a) => [a.attempt, a.status_code, a.outcome]), [[1, 200, 'delivered']]);
+    await assert.rejects(ctx.env.client.workflow.getHandle(webhookDeliveryWorkflowId(d!.id)).describe(), WorkflowNotFoundError);
+    await receiver.close();
+  });
+
+  it('is woken by LISTEN/NOTIFY for an event emitted by another process', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver();
+    await endpointFor(accountId, `${receiver.url}/hook`);
+    // An API process's EventsService: nothing in this process hears its commits.
+    const apiEvents = new EventsService({ db: db() });
+    await apiEvents.emit({ accountId, type: 'message.updated', data: { id: 'msg_b' } });
+    await receiver.waitFor(1, 5000);
+    await receiver.close();
+  });
+
+  it('loses no event when the database fails between the state change and its event', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const repo = new MessageRepo();
+    const id = `msg_outbox_${Date.now()}`;
+    await repo.insertMessage(db(), {
+      id, account_id: accountId, direction: 'outbound', type: 'transactional', origin: 'api', to: '+14155550123', from: 'Acme',
+      body: 'x', status: 'sent', segments: 1, encoding: 'GSM-7', country: 'US', price: null, price_currency: null, error_code: null,
+      error_message: null, reference: null, status_callback: null, send_at: null, held_until: null, carrier: 'c1', carrier_message_ids: null,
+    });
+    await db().insertInto('message_parts').values({ carrier: 'c1', carrier_message_id: `${id}-1`, message_id: id, part: 0 }).execute();
+    // The next event insert fails once (a sequence is not rolled back with the failing transaction).
+    await sql`create sequence blink_seq`.execute(db());
+    await sql`create function blink() returns trigger language plpgsql as $$
+      begin if nextval('blink_seq') = 1 then raise exception 'database blinked'; end if; return new; end $$`.execute(db());
+    await sql`create trigger blink before insert on events for each row execute function blink()`.execute(db());
+    try {
+      const receipt = { carrier: 'c1', carrierMessageId: `${id}-1`, status: 'delivered' as const, at: new Date() };
+      await assert.rejects(ctx.stack.services.inboundSms.onReceipt(receipt), /database blinked/);
+      // The SMSC redelivers the unacknowledged receipt.
+      await ctx.stack.services.inboundSms.onReceipt(receipt);
+    } finally {
+      await sql`drop trigger blink on events`.execute(db());
+    }
+    const m = await repo.getMessage(db(), id);
+    assert.equal(m!.status, 'delivered');
+    const event = await db().selectFrom('events').selectAll().where('id', '=', derivedId(IdPrefix.event, id, 'message.updated', 'delivered')).executeTakeFirst();
+    assert.ok(event, 'message.updated for delivered was stored');
+  });
+
+  it('keeps a slow endpoint from holding every slot: another account is served at once', async () => {
+    const slow = await ctx.stack.newAccount();
+    const fast = await ctx.stack.newAccount();
+    const slowReceiver = await startReceiver(() => ({ status: 200, delayMs: 1500 }));
+    const fastReceiver = await startReceiver();
+    await endpointFor(slow.accountId, `${slowReceiver.url}/slow`);
+    await endpointFor(fast.accountId, `${fastReceiver.url}/fast`);
+    for (let i = 0; i < 40; i++) await ctx.stack.services.events.emit({ accountId: slow.accountId, type: 'message.updated', data: { i } });
+    await slowReceiver.waitFor(dispatch.perEndpoint, 5000);
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) await ctx.stack.services.events.emit({ accountId: fast.accountId, type: 'message.updated', data: { i } });
+    await fastReceiver.waitFor(5, 5000);
+    assert.ok(Date.now() - started < 1000, `fast account served in ${Date.now() - started} ms`);
+    assert.ok(ctx.stack.services.webhookDispatcher.load.active <= dispatch.concurrency);
+    // The slow endpoint never had more than perEndpoint requests open at once.
+    const open = slowReceiver.requests.map((r) => r.receivedAt);
+    const maxOpen = Math.max(...open.map((t) => open.filter((u) => u <= t && u > t - 1500).length));
+    assert.ok(maxOpen <= dispatch.perEndpoint, `slow endpoint had ${maxOpen} open`);
+    await fastReceiver.close();
+    await slowReceiver.close();
+  });
+
+  it('takes over the claim of a dispatcher that died before its attempt', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver();
+    await endpointFor(accountId, `${receiver.url}/hook`);
+    const outbox = new WebhookOutboxRepo();
+    const event = await ctx.stack.services.events.transaction(async (tx) => {
+      const e = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_c' } }, { tx });
+      // Another dispatcher claims it in the same instant and dies.
+      const claimed = await outbox.claimDeliveries(tx, { limit: 100, perAccount: 100, leaseMs: 1500, excludeEndpointIds: [], excludeUrls: [] });
+      assert.equal(claimed.filter((d) => d.event_id === e.id).length, 1);
+      await outbox.releaseClaims(tx, claimed.filter((d) => d.event_id !== e.id).map((d) => d.id));
+      return e;
+    });
+    await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_d' } });
+    await receiver.waitFor(1, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(receiver.requests.length, 1, 'held by the dead claim until it expires');
+    // Any wake-up after that (the sweep, another commit) takes the expired claim.
+    await new Promise((r) => setTimeout(r, 1200));
+    await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_e' } });
+    await receiver.waitFor(3, 5000);
+    const [d] = await deliveriesOf(event.id);
+    await until('delivered', async () => (await deliveriesOf(event.id))[0]?.status === 'delivered');
+    assert.ok(d);
+    await receiver.close();
+  });
+});
