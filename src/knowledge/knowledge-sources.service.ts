@@ -47,6 +47,7 @@ export const toSourceObject = (row: SourceRow) => ({
   status: row.status,
   error: row.error_code ? { code: row.error_code, message: row.error_message ?? row.error_code } : null,
   passage_count: row.passage_count,
+  embedded_passages: row.embedded_passages,
   version: row.active_version,
   last_synced_at: row.last_synced_at?.toISOString() ?? null,
   next_sync_at: nextSyncAt(row)?.toISOString() ?? null,

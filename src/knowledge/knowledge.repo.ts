@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { KnowledgeFileFormat, KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
 import { paginate, type PageParams } from '../db/pagination';
+import { contentHash, passageEmbeddingText } from './index/embedding-text';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -192,6 +193,7 @@ export class KnowledgeRepo {
           content: p.content,
           metadata: JSON.stringify(p.metadata),
           length: 0,
+          content_hash: contentHash(passageEmbeddingText(p)),
         })),
       )
       .execute();
@@ -250,6 +252,7 @@ export class KnowledgeRepo {
           active_version: input.version,
           passage_count: input.passages,
           total_length: input.totalLength,
+          embedded_passages: 0,
           status: sql`case when sync_seq = ${input.version} then 'ready' else status end`,
           error_code: sql`case when sync_seq = ${input.version} then null else error_code end`,
           error_message: sql`case when sync_seq = ${input.version} then null else error_message end`,

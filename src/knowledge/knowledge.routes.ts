@@ -35,6 +35,10 @@ const KnowledgeSourceSchema = z
     status: z.enum(['indexing', 'ready', 'failed']),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     passage_count: z.number().int(),
+    embedded_passages: z
+      .number()
+      .int()
+      .describe('Passages of the live version that have a vector (semantic search); they are embedded after the source is ready, and until then it is searched lexically'),
     version: z.number().int().nullable().describe('The version queries read; null until the first sync succeeds'),
     last_synced_at: z.string().nullable(),
     next_sync_at: z.string().nullable(),

@@ -13,6 +13,8 @@ export function buildTestConfig(overrides: Partial<Config> = {}): Config {
     TEMPORAL_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
     WEBHOOK_TIMEOUT_MS: '2000',
     RATE_LIMIT_PER_SECOND: '1000',
+    // Lexical retrieval unless a test starts an embedding server (test/support/embeddings.ts).
+    EMBEDDINGS: 'off',
   });
   return { ...base, ...overrides };
 }

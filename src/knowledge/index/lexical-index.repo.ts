@@ -16,11 +16,15 @@ export interface ScopeSource {
   total_length: number;
   metadata: Record<string, string>;
   timeout_ms: number | null;
+  /** Passages of the active version with a vector (the semantic backfill's progress). */
+  embedded_passages: number;
 }
 
 export interface LexicalHit {
   source_id: string;
   knowledge_base_id: string;
+  ordinal: number;
+  content_hash: Buffer | null;
   /** BM25 score. */
   s: number;
   /** Sum of the query terms' idf weights (the calibration's scale). */
@@ -37,7 +41,7 @@ export class LexicalIndexRepo {
   async listScopeSources(db: Db, input: { accountId: string; knowledgeBaseIds: string[] }): Promise<ScopeSource[]> {
     return (await db
       .selectFrom('knowledge_sources')
-      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms'])
+      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages'])
       .where('account_id', '=', input.accountId)
       .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
       .execute()) as ScopeSource[];
@@ -100,7 +104,7 @@ export class LexicalIndexRepo {
         order by s desc, l.si, u.ord
         limit ${input.topK}
       )
-      select s.id as source_id, p.knowledge_base_id, h.s, (select sum(w) from weighted) as sum_idf,
+      select s.id as source_id, p.knowledge_base_id, h.ord as ordinal, p.content_hash, h.s, (select sum(w) from weighted) as sum_idf,
              p.title, p.heading, p.url, p.content, p.metadata
       from hits h
       join scope s on s.si = h.si
@@ -112,7 +116,19 @@ export class LexicalIndexRepo {
       order by h.s desc, h.si, h.ord
     `.execute(db);
     return rows;
+  }
 
+  /** Passages by key (source, version, ordinal), for candidates found by their vectors. */
+  async getPassages(db: Db, keys: { sourceId: string; version: number; ordinal: number }[]) {
+    if (keys.length === 0) return [];
+    const { rows } = await sql<{
+      source_id: string; knowledge_base_id: string; ordinal: number; title: string; heading: string | null; url: string | null; content: string; metadata: Record<string, string>;
+    }>`
+      select p.source_id, p.knowledge_base_id, p.ordinal, p.title, p.heading, p.url, p.content, p.metadata
+      from unnest(${keys.map((k) => k.sourceId)}::text[], ${keys.map((k) => k.version)}::int[], ${keys.map((k) => k.ordinal)}::int[]) as k(source_id, v, ord)
+      join knowledge_passages p on p.source_id = k.source_id and p.version = k.v and p.ordinal = k.ord
+    `.execute(db);
+    return rows;
   }
 
   /** Term frequencies of each text (1-based index `i`), as the index's analyzer sees them. */
