@@ -67,9 +67,9 @@ export function calibrate(bm25: number, sumIdf: number): number {
  * Ranking by it is a convex combination of the two normalised scores (weights FUSION_LEXICAL and
  * FUSION_DENSE); the logistic turns that into the same [0, 1] scale `min_score` uses.
  */
-export const FUSION_LEXICAL = 9.0;
-export const FUSION_DENSE = 30.0;
-export const FUSION_BIAS = -30.0;
+export const FUSION_LEXICAL = 11.71;
+export const FUSION_DENSE = 76.12;
+export const FUSION_BIAS = -70.32;
 
 export function calibrateFused(x: number, cos: number): number {
   return logistic(FUSION_LEXICAL * x + FUSION_DENSE * cos + FUSION_BIAS);
