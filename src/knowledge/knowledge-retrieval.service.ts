@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { POSTINGS_BUDGET, bm25Term, calibrate, calibrateFused, dot, idf, lexicalX, makeSnippet } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, calibrateFused, dot, idf, lexicalX, makeSnippet, type FusionWeights } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { decodeVector, encodeVector, VectorIndexRepo, type DenseHit } from './index/vector-index.repo';
-import type { LexicalHit } from './index/lexical-index.repo';
+import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
 import { queryApiSource } from './index/api-source.client';
@@ -67,6 +67,17 @@ export const DENSE_SCAN_MAX = 150_000;
 /** Passages the Hamming scan proposes for exact re-scoring, per dense candidate wanted. */
 export const DENSE_OVERSAMPLE = 4;
 
+/** The filter as allowed string values per key (metadata values are stored as strings). */
+export function normalizeFilter(filter: MetadataFilter | undefined): Record<string, string[]> | undefined {
+  if (!filter || Object.keys(filter).length === 0) return undefined;
+  return Object.fromEntries(
+    Object.entries(filter).map(([key, cond]) => [
+      key,
+      typeof cond === 'object' && cond !== null && 'in' in cond ? cond.in.map(String) : typeof cond === 'object' && cond !== null ? [String(cond.eq)] : [String(cond)],
+    ]),
+  );
+}
+
 export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
   if (!filter) return true;
   return Object.entries(filter).every(([key, cond]) => {
@@ -96,6 +107,8 @@ export class KnowledgeRetrievalService {
       apiTimeoutMs: number;
       /** Semantic side; absent (EMBEDDINGS=off) retrieval is lexical. */
       embeddings?: EmbeddingsPort;
+      /** The fused score's weights for this model (default: the fit for multilingual-e5-small). */
+      fusion?: FusionWeights;
       log?: Logger;
     },
   ) {}
@@ -116,14 +129,18 @@ export class KnowledgeRetrievalService {
     if (live.length === 0 && all.some((s) => s.status === 'indexing')) {
       throw new AppError('source_indexing', 'The knowledge base has no ready source yet: its sources are still indexing. Retry when knowledge.source.ready arrives.');
     }
-    const scope = live.filter((s) => matchesFilter(s.metadata, input.filter));
+    // A record source may hold records whose own metadata matches where the source's does not: its
+    // passages are checked one by one in SQL; other sources match or not as a whole.
+    const filter = normalizeFilter(input.filter);
+    const scope = live.filter((s) => (filter && s.type === 'record') || matchesFilter(s.metadata, input.filter));
+    const passageFilter: PassageFilter | undefined = filter && { sourceIds: scope.filter((s) => s.type === 'record').map((s) => s.id), filter };
     const indexed = scope.filter((s) => s.type !== 'api' && s.passage_count > 0);
     const apis = scope.filter((s) => s.type === 'api');
     const n = indexed.reduce((a, s) => a + s.passage_count, 0);
     const avgLen = n > 0 ? Math.max(1, indexed.reduce((a, s) => a + s.total_length, 0) / n) : 1;
 
     const [lexical, external] = await Promise.all([
-      indexed.length ? this.searchIndex(input, indexed, n, topK) : Promise.resolve([]),
+      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter) : Promise.resolve([]),
       apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
     const results = [...lexical, ...external.results]
@@ -140,14 +157,17 @@ export class KnowledgeRetrievalService {
    * the union is ranked by the fused, calibrated score. Passages not embedded yet keep their lexical score,
    * and an embeddings endpoint that fails leaves the query lexical (logged).
    */
-  private async searchIndex(input: RetrieveInput, scope: ScopeSource[], n: number, topK: number): Promise<RetrievedPassage[]> {
+  private async searchIndex(input: RetrieveInput, scope: ScopeSource[], n: number, topK: number, passageFilter?: PassageFilter): Promise<RetrievedPassage[]> {
     const { db, embeddings } = this.deps;
+    const sources = new Map(scope.map((s) => [s.id, s]));
+    const toPassage = (r: Parameters<KnowledgeRetrievalService['toPassage']>[0], score: number) =>
+      this.toPassage(r, input.query, score, sources.get(r.source_id)?.metadata ?? {});
     const strategy = input.strategy ?? 'hybrid';
     const embedded = scope.filter((s) => s.embedded_passages > 0);
     if (!embeddings || strategy === 'lexical' || embedded.length === 0) {
       if (strategy === 'semantic') return [];
-      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK, budget: POSTINGS_BUDGET });
-      return rows.map((r) => this.toPassage(r, input.query, calibrate(r.s, r.sum_idf)));
+      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK, budget: POSTINGS_BUDGET, passageFilter });
+      return rows.map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
     }
 
     const started = performance.now();
@@ -156,7 +176,7 @@ export class KnowledgeRetrievalService {
     const scan = scanned <= DENSE_SCAN_MAX;
     const queryVector = embeddings.embed({ texts: [input.query], kind: 'query' }).then((v) => v[0]!);
     const lexical =
-      strategy === 'semantic' ? Promise.resolve([] as LexicalHit[]) : this.index.searchPostings(db, { query: input.query, scope, n, topK: want, budget: POSTINGS_BUDGET });
+      strategy === 'semantic' ? Promise.resolve([] as LexicalHit[]) : this.index.searchPostings(db, { query: input.query, scope, n, topK: want, budget: POSTINGS_BUDGET, passageFilter });
     const lexicalVectors = lexical.then((hits) =>
       this.vectors.getVectors(db, { model: embeddings.model, keys: hits.filter((h) => h.content_hash).map((h) => ({ sourceId: h.source_id, contentHash: h.content_hash! })) }),
     );
@@ -167,6 +187,7 @@ export class KnowledgeRetrievalService {
             scope: embedded.map((s) => ({ id: s.id, version: s.active_version! })),
             bits: encodeVector(q).bits,
             limit: want * DENSE_OVERSAMPLE,
+            passageFilter,
           })
         : ([] as DenseHit[]),
     );
@@ -176,16 +197,17 @@ export class KnowledgeRetrievalService {
       const err = [q, lexVecs, den].find((r) => r.status === 'rejected') as PromiseRejectedResult;
       this.deps.log?.warn({ err: (err.reason as Error).message }, 'Dense retrieval failed; answering lexically');
       if (strategy === 'semantic') return [];
-      return lex.value.slice(0, topK).map((r) => this.toPassage(r, input.query, calibrate(r.s, r.sum_idf)));
+      return lex.value.slice(0, topK).map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
     }
 
     const qv = q.value;
+    const fusion = this.deps.fusion ?? DEFAULT_FUSION;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
     type Candidate = { sourceId: string; ordinal: number; score: number; hit?: LexicalHit };
     const candidates = new Map<string, Candidate>();
     for (const h of lex.value) {
       const cos = h.content_hash ? cosOf.get(`${h.source_id}:${h.content_hash.toString('hex')}`) : undefined;
-      const score = cos === undefined ? calibrate(h.s, h.sum_idf) : calibrateFused(lexicalX(h.s, h.sum_idf), cos);
+      const score = cos === undefined ? calibrate(h.s, h.sum_idf) : calibrateFused(lexicalX(h.s, h.sum_idf), cos, fusion);
       candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, score, hit: h });
     }
     const denseTop = den.value
@@ -194,7 +216,7 @@ export class KnowledgeRetrievalService {
       .slice(0, want);
     for (const { d, cos } of denseTop) {
       const key = `${d.source_id}:${d.ordinal}`;
-      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(0, cos) });
+      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(0, cos, fusion) });
     }
     const top = [...candidates.values()].sort((a, b) => b.score - a.score).slice(0, topK);
     const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));
@@ -209,14 +231,19 @@ export class KnowledgeRetrievalService {
     );
     return top.flatMap((c) => {
       const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
-      return row ? [this.toPassage({ ...row, source_id: c.sourceId }, input.query, c.score)] : [];
+      return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
     });
   }
 
+  /** A passage as returned; its metadata is the source's current metadata overlaid with its record's own. */
   private toPassage(
-    r: { source_id: string; knowledge_base_id: string; title: string; heading: string | null; url: string | null; content: string; metadata: Record<string, string> },
+    r: {
+      source_id: string; knowledge_base_id: string; title: string; heading: string | null; url: string | null; content: string;
+      metadata: Record<string, string>; own_metadata?: Record<string, string>;
+    },
     query: string,
     score: number,
+    sourceMetadata: Record<string, string>,
   ): RetrievedPassage {
     return {
       sourceId: r.source_id,
@@ -228,7 +255,7 @@ export class KnowledgeRetrievalService {
       url: r.url,
       score,
       origin: 'index',
-      metadata: r.metadata,
+      metadata: { ...r.metadata, ...sourceMetadata, ...(r.own_metadata ?? {}) },
     };
   }
 

@@ -32,7 +32,7 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
     embeddings ? { mode: 'hybrid', model: embeddings.model } : { mode: 'lexical', reason: config.embeddings.enabled ? 'no embeddings endpoint' : 'EMBEDDINGS=off' },
     'Knowledge retrieval mode',
   );
-  const knowledgeRetrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings, log });
+  const knowledgeRetrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings, fusion: config.embeddings.fusion, log });
   const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings, batchSize: config.embeddings.batchSize, log });
   const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });

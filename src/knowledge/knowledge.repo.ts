@@ -15,6 +15,8 @@ export interface PassageInsert {
   url: string | null;
   content: string;
   metadata: Record<string, string>;
+  /** The document's own metadata (a record's), without the source's. */
+  ownMetadata?: Record<string, string>;
 }
 
 export class KnowledgeRepo {
@@ -194,6 +196,7 @@ export class KnowledgeRepo {
           metadata: JSON.stringify(p.metadata),
           length: 0,
           content_hash: contentHash(passageEmbeddingText(p)),
+          own_metadata: JSON.stringify(p.ownMetadata ?? {}),
         })),
       )
       .execute();

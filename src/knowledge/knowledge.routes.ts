@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOP_K_DEFAULT, TOP_K_MAX } from './knowledge-retrieval.service';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { DeletedSchema, IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
 import type { RouteDeps } from '../http/route-deps';
 
@@ -47,6 +47,11 @@ const KnowledgeSourceSchema = z
   })
   .openapi('KnowledgeSource');
 
+/** Metadata values may be strings, numbers or booleans; they are stored and filtered as strings (as Stripe does). */
+const MetadataSchema = z
+  .record(z.string().max(40), z.union([z.string().max(500), z.number(), z.boolean()]).transform((v) => String(v)))
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
+
 const RecordSchema = z.strictObject({
   title: z.string().min(1).max(1000),
   content: z.string().min(1).max(200_000),
@@ -82,7 +87,7 @@ const FilterScalar = z.union([z.string().max(500), z.number(), z.boolean()]);
 const FilterSchema = z
   .record(z.string().max(40), z.union([FilterScalar, z.strictObject({ in: z.array(FilterScalar).min(1).max(100) }), z.strictObject({ eq: FilterScalar })]))
   .refine((f) => Object.keys(f).length <= 20, 'at most 20 keys')
-  .describe('source metadata must match every key: a value (equality), {eq: value} or {in: [values]}');
+  .describe("the passage's metadata (its source's, overlaid with its record's own) must match every key: a value (equality), {eq: value} or {in: [values]}; values compare as strings; a filter nothing matches answers no results");
 
 const QueryBodySchema = z.strictObject({
   query: z.string().min(1).max(4000),

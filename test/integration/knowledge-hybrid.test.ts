@@ -46,7 +46,8 @@ let e5: TestStack | undefined;
 before(async () => {
   env = await createDevServerEnv();
   fake = await startFakeEmbeddingsServer(conceptVector);
-  hybrid = await startTestStack({ label: `${__filename}-hybrid`, env, config: embeddingsConfig(fake.url, 2) });
+  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights.
+  hybrid = await startTestStack({ label: `${__filename}-hybrid`, env, config: embeddingsConfig(fake.url, 2, { lexical: 12, dense: 10, bias: -12 }) });
   lexical = await startTestStack({ label: `${__filename}-lexical`, env });
   local = await startLocalEmbeddings();
   if (local) e5 = await startTestStack({ label: `${__filename}-e5`, env, config: embeddingsConfig(local.url) });
@@ -60,12 +61,13 @@ after(async () => {
   await env?.teardown();
 });
 
-async function addRecords(stack: TestStack) {
-  const call = apiClient(stack.baseUrl, (await stack.newAccount()).apiKey);
+async function addRecords(stack: TestStack, rows: unknown[] = records, metadata?: Record<string, unknown>) {
+  const { apiKey, accountId } = await stack.newAccount();
+  const call = apiClient(stack.baseUrl, apiKey);
   const kb = (await call('POST', '/v1/knowledge_bases', { name: 'Help' })).body.id as string;
-  const added = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records, refresh: 'manual' });
+  const added = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records: rows, refresh: 'manual', metadata });
   assert.equal(added.status, 202);
-  return { call, kb, src: added.body.id as string };
+  return { call, kb, src: added.body.id as string, accountId };
 }
 const query = async (call: ApiClient, kb: string, q: string) => (await call('POST', `/v1/knowledge_bases/${kb}/query`, { query: q, top_k: 3 })).body;
 const embedded = (s: any) => s.embedded_passages === s.passage_count;
@@ -148,4 +150,37 @@ describe('hybrid retrieval', () => {
     assert.equal((await query(call, kb, MONEY_BACK)).results[0]?.title, 'Refund policy');
     assert.equal((await query(call, kb, 'Wie lange dauert der Versand?')).results[0]?.title, 'Shipping times');
   });
+});
+
+describe('filters on record metadata', () => {
+  const tagged = [
+    { ...records[0]!, metadata: { locale: 'de', year: 2024, public: true } },
+    { ...records[1]!, metadata: { locale: 'en', brand: 'other' } },
+    records[2]!,
+    records[3]!,
+  ];
+  for (const side of ['lexical', 'hybrid'] as const) {
+    it(`overlays a record's own metadata (strings, numbers, booleans) on its source's (${side})`, async () => {
+      const stack = side === 'hybrid' ? hybrid : lexical;
+      const { call, kb, src, accountId } = await addRecords(stack, tagged, { brand: 'acme', tier: 1 });
+      await waitForSource(call, kb, src, 'ready', side === 'hybrid' ? embedded : () => true);
+      const titles = async (q: string, filter: unknown) => {
+        const res = await call('POST', `/v1/knowledge_bases/${kb}/query`, { query: q, top_k: 10, filter });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body.results.map((r: { title: string }) => r.title);
+      };
+      const all = 'refunds reimburse purchase parcels delivery password shop';
+      assert.deepEqual(await titles(all, { locale: 'de' }), ['Refund policy']);
+      assert.deepEqual(await titles(all, { year: 2024, public: true }), ['Refund policy']);
+      assert.deepEqual(await titles(all, { year: '2024', public: { eq: 'true' } }), ['Refund policy']);
+      assert.deepEqual(await titles(all, { brand: 'other' }), ['Shipping times']);
+      assert.deepEqual((await titles(all, { brand: 'acme', tier: 1 })).sort(), ['Opening hours', 'Password reset', 'Refund policy']);
+      assert.deepEqual(await titles(all, { locale: { in: ['fr', 'es'] } }), []);
+      assert.deepEqual(await titles(all, { nothing: 'here' }), []);
+      // The dense side honours the filter too: the refund record is not proposed by its vector.
+      if (side === 'hybrid') assert.ok(!(await titles(MONEY_BACK, { locale: 'en' })).includes('Refund policy'));
+      const { results } = await stack.services.knowledgeRetrieval.retrieve({ accountId, knowledgeBaseIds: [kb], query: 'reimburse purchase', filter: { locale: 'de' } });
+      assert.deepEqual(results[0]!.metadata, { brand: 'acme', tier: '1', locale: 'de', year: '2024', public: 'true' });
+    });
+  }
 });

@@ -63,8 +63,8 @@ export async function startLocalEmbeddings(timeoutMs = 10_000): Promise<Embeddin
   }
 }
 
-/** Test config with embeddings on at `url` (batches of `batchSize`). */
-export function embeddingsConfig(url: string, batchSize = 8): Pick<Config, 'embeddings'> {
+/** Test config with embeddings on at `url` (batches of `batchSize`; `fusion` for a model other than e5). */
+export function embeddingsConfig(url: string, batchSize = 8, fusion?: Config['embeddings']['fusion']): Pick<Config, 'embeddings'> {
   const base = buildTestConfig().embeddings;
-  return { embeddings: { ...base, enabled: true, url, batchSize } };
+  return { embeddings: { ...base, enabled: true, url, batchSize, fusion } };
 }

@@ -9,6 +9,11 @@ import { type Kysely, sql } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('knowledge_passages').addColumn('content_hash', 'bytea').execute();
+  // A record's own metadata (filters overlay it on the source's current metadata).
+  await db.schema
+    .alterTable('knowledge_passages')
+    .addColumn('own_metadata', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+    .execute();
   // Existing passages get the hash passageEmbeddingText + contentHash would give them (sha256 of the
   // non-blank parts joined by newlines), so their first backfill needs no re-sync.
   await sql`
@@ -43,4 +48,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('knowledge_sources').dropColumn('embedded_passages').execute();
   await db.schema.dropIndex('knowledge_passages_content_hash').ifExists().execute();
   await db.schema.alterTable('knowledge_passages').dropColumn('content_hash').execute();
+  await db.schema.alterTable('knowledge_passages').dropColumn('own_metadata').execute();
 }

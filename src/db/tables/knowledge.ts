@@ -82,6 +82,8 @@ export interface KnowledgePassageTable {
   length: number;
   /** SHA-256 of the text the passage is embedded from (passageEmbeddingText); its vector's key. */
   content_hash: Buffer | null;
+  /** The record's own metadata (record sources), overlaid on the source's by filters and results. */
+  own_metadata: ColumnType<Record<string, string>, string | undefined, string>;
 }
 
 /**

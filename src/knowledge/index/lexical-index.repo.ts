@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../knowledge.repo';
 
@@ -34,6 +34,28 @@ export interface LexicalHit {
   url: string | null;
   content: string;
   metadata: Record<string, string>;
+  own_metadata: Record<string, string>;
+}
+
+/**
+ * Passage-level filter: for record sources, a passage's metadata is the source's current metadata overlaid
+ * with its record's own. `filter` maps each key to its allowed values (as strings). The passage row is
+ * `p`, its source row `ks`.
+ */
+export interface PassageFilter {
+  /** Sources whose passages are checked one by one (the others were kept or dropped as a whole). */
+  sourceIds: string[];
+  filter: Record<string, string[]>;
+}
+
+export function passageMatches(filter: Record<string, string[]>): RawBuilder<boolean> {
+  return sql<boolean>`not exists (
+    select 1 from jsonb_each(${JSON.stringify(filter)}::jsonb) f(k, vals)
+    where not exists (
+      select 1 from jsonb_array_elements_text(f.vals) v(x)
+      where v.x = coalesce(p.own_metadata ->> f.k, ks.metadata ->> f.k)
+    )
+  )`;
 }
 
 /** The lexical index's SQL: scope lookup, BM25 over posting lists, and term statistics for api results. */
@@ -56,8 +78,21 @@ export class LexicalIndexRepo {
    * which is stable within the statement). Postings are summed per passage on integer keys (the source's
    * position in the scope, the ordinal). Returns the top `topK` passages.
    */
-  async searchPostings(db: Db, input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number }): Promise<LexicalHit[]> {
+  async searchPostings(
+    db: Db,
+    input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number; passageFilter?: PassageFilter },
+  ): Promise<LexicalHit[]> {
     const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    const pf = input.passageFilter;
+    const having = pf
+      ? sql`not exists (select 1 from scope sc where sc.si = l.si and sc.id = any(${pf.sourceIds}::text[]))
+            or exists (
+              select 1 from scope sc
+              join knowledge_passages p on p.source_id = sc.id and p.version = sc.v and p.ordinal = u.ord
+              join knowledge_sources ks on ks.id = sc.id
+              where sc.si = l.si and ${passageMatches(pf.filter)}
+            )`
+      : sql`true`;
     const { rows } = await sql<LexicalHit>`
       with recursive
       q as materialized (
@@ -101,11 +136,12 @@ export class LexicalIndexRepo {
              lateral (select k.ords, k.imps from knowledge_terms k where k.ctid = l.tid) k,
              unnest(k.ords[1:c.cnt], k.imps[1:c.cnt]) as u(ord, imp)
         group by l.si, u.ord
+        having ${having}
         order by s desc, l.si, u.ord
         limit ${input.topK}
       )
       select s.id as source_id, p.knowledge_base_id, h.ord as ordinal, p.content_hash, h.s, (select sum(w) from weighted) as sum_idf,
-             p.title, p.heading, p.url, p.content, p.metadata
+             p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
       from hits h
       join scope s on s.si = h.si
       cross join lateral (
@@ -122,9 +158,10 @@ export class LexicalIndexRepo {
   async getPassages(db: Db, keys: { sourceId: string; version: number; ordinal: number }[]) {
     if (keys.length === 0) return [];
     const { rows } = await sql<{
-      source_id: string; knowledge_base_id: string; ordinal: number; title: string; heading: string | null; url: string | null; content: string; metadata: Record<string, string>;
+      source_id: string; knowledge_base_id: string; ordinal: number; title: string; heading: string | null; url: string | null; content: string;
+      metadata: Record<string, string>; own_metadata: Record<string, string>;
     }>`
-      select p.source_id, p.knowledge_base_id, p.ordinal, p.title, p.heading, p.url, p.content, p.metadata
+      select p.source_id, p.knowledge_base_id, p.ordinal, p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
       from unnest(${keys.map((k) => k.sourceId)}::text[], ${keys.map((k) => k.version)}::int[], ${keys.map((k) => k.ordinal)}::int[]) as k(source_id, v, ord)
       join knowledge_passages p on p.source_id = k.source_id and p.version = k.v and p.ordinal = k.ord
     `.execute(db);

@@ -71,8 +71,16 @@ export const FUSION_LEXICAL = 11.71;
 export const FUSION_DENSE = 76.12;
 export const FUSION_BIAS = -70.32;
 
-export function calibrateFused(x: number, cos: number): number {
-  return logistic(FUSION_LEXICAL * x + FUSION_DENSE * cos + FUSION_BIAS);
+/** The fused score's weights; cosine scales differ between models, so another model needs its own fit. */
+export interface FusionWeights {
+  lexical: number;
+  dense: number;
+  bias: number;
+}
+export const DEFAULT_FUSION: FusionWeights = { lexical: FUSION_LEXICAL, dense: FUSION_DENSE, bias: FUSION_BIAS };
+
+export function calibrateFused(x: number, cos: number, w: FusionWeights = DEFAULT_FUSION): number {
+  return logistic(w.lexical * x + w.dense * cos + w.bias);
 }
 
 /** Dot product (the cosine of two unit vectors). */

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
+import { passageMatches, type PassageFilter } from './lexical-index.repo';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -126,8 +127,21 @@ export class VectorIndexRepo {
    * sign bits (bit_count of the XOR, plain PostgreSQL), mapped to a live passage each, with their full
    * vectors for exact re-scoring by the caller.
    */
-  async scanNearest(db: Db, input: { model: string; scope: { id: string; version: number }[]; bits: string; limit: number }): Promise<DenseHit[]> {
+  async scanNearest(
+    db: Db,
+    input: { model: string; scope: { id: string; version: number }[]; bits: string; limit: number; passageFilter?: PassageFilter },
+  ): Promise<DenseHit[]> {
     if (input.scope.length === 0) return [];
+    const pf = input.passageFilter;
+    const keep = pf
+      ? sql`(e.source_id <> all(${pf.sourceIds}::text[]) or exists (
+          select 1 from scope sc
+          join knowledge_passages p on p.source_id = sc.id and p.version = sc.v and p.content_hash = e.content_hash
+          join knowledge_sources ks on ks.id = sc.id
+          where sc.id = e.source_id and ${passageMatches(pf.filter)}
+        ))`
+      : sql`true`;
+    const pick = pf ? sql`(p.source_id <> all(${pf.sourceIds}::text[]) or ${passageMatches(pf.filter)})` : sql`true`;
     const { rows } = await sql<DenseHit>`
       with scope as materialized (
         select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.version)}::int[]) as s(id, v)
@@ -136,6 +150,7 @@ export class VectorIndexRepo {
         select e.source_id, e.content_hash, bit_count(e.bits # ${input.bits}::varbit) as d
         from knowledge_embeddings e
         where e.source_id in (select id from scope) and e.model = ${input.model} and length(e.bits) = ${input.bits.length}
+          and ${keep}
         order by d
         limit ${input.limit}
       )
@@ -144,7 +159,8 @@ export class VectorIndexRepo {
       join scope s on s.id = n.source_id
       cross join lateral (
         select p.ordinal from knowledge_passages p
-        where p.source_id = n.source_id and p.content_hash = n.content_hash and p.version = s.v
+        join knowledge_sources ks on ks.id = p.source_id
+        where p.source_id = n.source_id and p.content_hash = n.content_hash and p.version = s.v and ${pick}
         limit 1
       ) p
       join knowledge_embeddings e on e.source_id = n.source_id and e.model = ${input.model} and e.content_hash = n.content_hash
