@@ -17,7 +17,7 @@ export function createKnowledgeActivities(deps: { knowledgeIngestion: KnowledgeI
       return asActivity(() => svc.indexSource({ ...input, heartbeat: (d: unknown) => Context.current().heartbeat(d) }));
     },
     /** Swaps `version` in and emits knowledge.source.ready (once, whatever the retries). */
-    async publishKnowledgeSource(input: { sourceId: string; version: number; passages: number; totalLength: number }) {
+    async publishKnowledgeSource(input: { sourceId: string; version: number; passages: number; totalLength: number; analyzers?: string[] }) {
       return asActivity(() => svc.publishSync({ ...input, workflowId: workflowId() }));
     },
     /** Embeds the live version's passages that have no vector yet, resuming after the last heartbeated ordinal. */

@@ -27,10 +27,10 @@ export async function knowledgeSyncWorkflow(input: KnowledgeSyncInput): Promise<
   const begun = await beginKnowledgeSync({ sourceId: input.sourceId, version: input.version });
   if (!begun) return { status: 'skipped' };
   const { version } = begun;
-  let indexed: { passages: number; totalLength: number };
+  let indexed: { passages: number; totalLength: number; analyzers?: string[] };
   try {
     indexed = await indexKnowledgeSource({ sourceId: input.sourceId, version });
-    await publishKnowledgeSource({ sourceId: input.sourceId, version, passages: indexed.passages, totalLength: indexed.totalLength });
+    await publishKnowledgeSource({ sourceId: input.sourceId, version, passages: indexed.passages, totalLength: indexed.totalLength, analyzers: indexed.analyzers });
   } catch (err) {
     const error = failureOf(err);
     await failKnowledgeSync({ sourceId: input.sourceId, version, ...error });

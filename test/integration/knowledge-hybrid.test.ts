@@ -184,3 +184,21 @@ describe('filters on record metadata', () => {
     });
   }
 });
+
+describe('languages', () => {
+  it("indexes each passage with its locale's analyzer and reads the query with every analyzer in scope", async () => {
+    const rows = [
+      { title: 'Versand', content: 'Die Lieferung dauert drei bis fünf Werktage.', metadata: { locale: 'de-DE' } },
+      { title: 'Remboursements', content: 'Les remboursements sont effectués sous quatorze jours.', metadata: { locale: 'fr' } },
+      { title: 'Shipping', content: 'Delivery takes three to five business days.' },
+    ];
+    const { call, kb, src } = await addRecords(lexical, rows);
+    await waitForSource(call, kb, src, 'ready');
+    const top = async (q: string) => (await query(call, kb, q)).results[0]?.title;
+    assert.equal(await top('Lieferungen'), 'Versand', 'German plural → German stem');
+    assert.equal(await top('remboursement'), 'Remboursements', 'French singular → French stem');
+    assert.equal(await top('deliveries'), 'Shipping', 'English passages keep the English stemmer');
+    const row = await lexical.database.db.selectFrom('knowledge_sources').select('analyzers').where('id', '=', src).executeTakeFirstOrThrow();
+    assert.deepEqual([...row.analyzers].sort(), ['english', 'french', 'german']);
+  });
+});

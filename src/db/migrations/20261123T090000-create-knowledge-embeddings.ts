@@ -27,6 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('knowledge_sources')
     .addColumn('embedded_passages', 'integer', (c) => c.notNull().defaultTo(0))
+    // The text search configurations the live version was indexed with (one per passage locale).
+    .addColumn('analyzers', sql`text[]`, (c) => c.notNull().defaultTo(sql`'{english}'::text[]`))
     .execute();
 
   await db.schema
@@ -45,7 +47,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('knowledge_embeddings').ifExists().execute();
-  await db.schema.alterTable('knowledge_sources').dropColumn('embedded_passages').execute();
+  await db.schema.alterTable('knowledge_sources').dropColumn('embedded_passages').dropColumn('analyzers').execute();
   await db.schema.dropIndex('knowledge_passages_content_hash').ifExists().execute();
   await db.schema.alterTable('knowledge_passages').dropColumn('content_hash').execute();
   await db.schema.alterTable('knowledge_passages').dropColumn('own_metadata').execute();

@@ -63,6 +63,8 @@ export interface KnowledgeSourceTable {
   total_length: WithDefault<number>;
   /** Passages of the active version that have a vector of the configured model (backfilled after `ready`). */
   embedded_passages: WithDefault<number>;
+  /** Text search configurations the active version was indexed with (by passage locale). */
+  analyzers: WithDefault<string[]>;
   last_synced_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../knowledge.repo';
+import { analyzerSql } from './analyzers';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -18,6 +19,8 @@ export interface ScopeSource {
   timeout_ms: number | null;
   /** Passages of the active version with a vector (the semantic backfill's progress). */
   embedded_passages: number;
+  /** Text search configurations its live version was indexed with. */
+  analyzers: string[];
 }
 
 export interface LexicalHit {
@@ -63,7 +66,7 @@ export class LexicalIndexRepo {
   async listScopeSources(db: Db, input: { accountId: string; knowledgeBaseIds: string[] }): Promise<ScopeSource[]> {
     return (await db
       .selectFrom('knowledge_sources')
-      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages'])
+      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages', 'analyzers'])
       .where('account_id', '=', input.accountId)
       .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
       .execute()) as ScopeSource[];
@@ -82,7 +85,9 @@ export class LexicalIndexRepo {
     db: Db,
     input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number; passageFilter?: PassageFilter },
   ): Promise<LexicalHit[]> {
-    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+    // The query is read by every analyzer of the scope (the union of their terms); a passage's score is
+    // normalised by the idf of the terms its own analyzer produces.
+    const analyzers = [...new Set(input.scope.flatMap((s) => (s.analyzers?.length ? s.analyzers : [TEXT_SEARCH_CONFIG])))];
     const pf = input.passageFilter;
     const having = pf
       ? sql`not exists (select 1 from scope sc where sc.si = l.si and sc.id = any(${pf.sourceIds}::text[]))
@@ -96,8 +101,10 @@ export class LexicalIndexRepo {
     const { rows } = await sql<LexicalHit>`
       with recursive
       q as materialized (
-        select t.lexeme as term, coalesce(array_length(t.positions, 1), 1)::int as qtf, t.qi::int as qi
-        from unnest(to_tsvector(${cfg}::regconfig, ${input.query})) with ordinality as t(lexeme, positions, weights, qi)
+        select t.lexeme as term, max(coalesce(array_length(t.positions, 1), 1))::int as qtf,
+               row_number() over (order by t.lexeme)::int as qi, array_agg(a.cfg) as cfgs
+        from unnest(${analyzers}::text[]) as a(cfg), unnest(to_tsvector(a.cfg::regconfig, ${input.query})) as t(lexeme, positions, weights)
+        group by t.lexeme
       ),
       scope as materialized (
         select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) with ordinality as s(id, v, si)
@@ -140,7 +147,8 @@ export class LexicalIndexRepo {
         order by s desc, l.si, u.ord
         limit ${input.topK}
       )
-      select s.id as source_id, p.knowledge_base_id, h.ord as ordinal, p.content_hash, h.s, (select sum(w) from weighted) as sum_idf,
+      select s.id as source_id, p.knowledge_base_id, h.ord as ordinal, p.content_hash, h.s,
+             (select sum(wt.w) from weighted wt join q on q.qi = wt.qi where ${analyzerSql(sql`p.metadata`)} = any(q.cfgs)) as sum_idf,
              p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
       from hits h
       join scope s on s.si = h.si
