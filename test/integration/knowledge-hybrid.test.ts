@@ -88,6 +88,8 @@ describe('embeddings client', () => {
     fake.state.fail = 503;
     try {
       await assert.rejects(client.embed({ texts: ['x'], kind: 'query' }), (e) => e instanceof AppError && e.code === 'upstream_unavailable');
+      fake.state.fail = 400;
+      await assert.rejects(client.embed({ texts: ['x'], kind: 'query' }), (e) => e instanceof AppError && e.code === 'upstream_rejected' && !e.retryable);
     } finally {
       fake.state.fail = undefined;
     }

@@ -79,7 +79,7 @@ export class OpenAiEmbeddingsClient implements EmbeddingsPort {
     }
     const text = await res.text();
     if (!res.ok) {
-      const code = res.status === 429 || res.status >= 500 ? 'upstream_unavailable' : 'internal_error';
+      const code = res.status === 429 || res.status >= 500 ? 'upstream_unavailable' : 'upstream_rejected';
       throw new AppError(code, `The embeddings endpoint answered ${res.status}: ${text.slice(0, 300)}`);
     }
     let parsed: z.infer<typeof EmbeddingsResponseSchema>;
