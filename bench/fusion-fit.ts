@@ -13,7 +13,8 @@ import { dot, lexicalX, POSTINGS_BUDGET } from '../src/knowledge/index/scoring';
 import { decodeVector, encodeVector, VectorIndexRepo } from '../src/knowledge/index/vector-index.repo';
 import { round } from './support';
 
-export interface Candidate { doc: string; x: number; cos: number; rel: number }
+/** x: the lexical side's normalised BM25 (0 when only the dense side proposed it); xExact: its real BM25 then. */
+export interface Candidate { doc: string; x: number; xExact?: number; cos: number; rel: number }
 
 const docOf = (url: string | null) => /^scifact:\/\/doc\/([^?#]+)/.exec(url ?? '')?.[1] ?? '';
 
@@ -37,7 +38,8 @@ export async function collectCandidates(input: {
     for (const h of hits) {
       const doc = docOf(h.url);
       const cos = cosOf.get(`${h.source_id}:${h.content_hash!.toString('hex')}`) ?? 0;
-      cands.set(`${h.source_id}:${h.ordinal}`, { doc, x: lexicalX(h.s, h.sum_idf), cos, rel: rel.get(doc) ?? 0 });
+      const x = lexicalX(h.s, h.sum_idf);
+      cands.set(`${h.source_id}:${h.ordinal}`, { doc, x, xExact: x, cos, rel: rel.get(doc) ?? 0 });
     }
     const dense = (await vectors.scanNearest(input.db, { model: input.embeddings.model, scope: scope.map((s) => ({ id: s.id, version: s.active_version! })), bits: encodeVector(qv!).bits, limit: 400 }))
       .map((d) => ({ d, cos: dot(qv!, decodeVector(d.vec)) }))
@@ -45,10 +47,12 @@ export async function collectCandidates(input: {
       .slice(0, 100)
       .filter(({ d }) => !cands.has(`${d.source_id}:${d.ordinal}`));
     const rows = await lexical.getPassages(input.db, dense.map(({ d }) => ({ sourceId: d.source_id, version: version.get(d.source_id)!, ordinal: d.ordinal })));
+    const bm25 = await lexical.scorePassages(input.db, { query: q.text, scope, n, keys: dense.map(({ d }) => ({ sourceId: d.source_id, ordinal: d.ordinal })) });
+    const xOf = new Map(bm25.map((r) => [`${r.source_id}:${r.ordinal}`, lexicalX(r.s, r.sum_idf)]));
     const urlOf = new Map(rows.map((r) => [`${r.source_id}:${r.ordinal}`, r.url]));
     for (const { d, cos } of dense) {
       const doc = docOf(urlOf.get(`${d.source_id}:${d.ordinal}`) ?? null);
-      cands.set(`${d.source_id}:${d.ordinal}`, { doc, x: 0, cos, rel: rel.get(doc) ?? 0 });
+      cands.set(`${d.source_id}:${d.ordinal}`, { doc, x: 0, xExact: xOf.get(`${d.source_id}:${d.ordinal}`) ?? 0, cos, rel: rel.get(doc) ?? 0 });
     }
     out.set(q.id, [...cands.values()]);
   }
@@ -88,6 +92,11 @@ function fitLogistic(zs: number[], ys: number[]): { a: number; b: number } {
     b -= (haa * gb - hab * ga) / det;
   }
   return { a, b };
+}
+
+/** The fit with dense-only candidates scored by their real BM25 instead of 0. */
+export function withExactLexical(cands: Map<string, Candidate[]>): Map<string, Candidate[]> {
+  return new Map([...cands].map(([id, cs]) => [id, cs.map((c) => ({ ...c, x: c.xExact ?? c.x }))]));
 }
 
 export function fitFusion(cands: Map<string, Candidate[]>, qrels: Map<string, Map<string, number>>) {

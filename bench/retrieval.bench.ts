@@ -10,6 +10,7 @@
  *   BENCH_SUBSET=cached       only the documents whose passages are all cached (every judged document
  *                             comes first in bench/embed-corpus.ts): a subset, reported as such
  *   BENCH_EMBED_THREADS=1     threads of the local model;  BENCH_FIT=1  print the fusion fit
+ *   BENCH_EVAL=off            skip the three rows (with BENCH_FIT, to tune only);  BENCH_PASSAGES=0  no scale phase
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,7 @@ import { startTestStack } from '../test/support/stack';
 import { createDevServerEnv } from '../test/support/temporal';
 import { judgedDocIds, scifactPassageTexts } from './embed-corpus';
 import { EmbeddingsCache, serveCachedEmbeddings } from './embeddings-cache';
-import { collectCandidates, fitFusion, ndcgAt10 } from './fusion-fit';
+import { collectCandidates, fitFusion, ndcgAt10, withExactLexical } from './fusion-fit';
 import { machineInfo, percentile, round } from './support';
 
 const DATA = path.resolve(__dirname, '../../shared/data/scifact');
@@ -179,8 +180,9 @@ async function main() {
 
     // Phase 1: SciFact as it is.
     const ingested = await ingest(corpus, 0);
-    const rows: Partial<Record<Strategy, unknown>> = { lexical: await evaluate('lexical') };
-    if (EMBEDDINGS) {
+    const evaluateAll = process.env.BENCH_EVAL !== 'off';
+    const rows: Partial<Record<Strategy, unknown>> = evaluateAll ? { lexical: await evaluate('lexical') } : {};
+    if (EMBEDDINGS && evaluateAll) {
       rows.semantic = await evaluate('semantic');
       rows.hybrid = await evaluate('hybrid');
     }
@@ -200,7 +202,8 @@ async function main() {
     );
     if (process.env.BENCH_FIT && upstream) {
       const cands = await collectCandidates({ db: stack.database.db, embeddings: upstream, accountId, kb, queries: testQueries.map((id) => ({ id, text: queries.get(id)! })), qrels });
-      console.log(JSON.stringify({ bench: 'retrieval-fusion-fit', ...fitFusion(cands, qrels) }));
+      console.log(JSON.stringify({ bench: 'retrieval-fusion-fit', dense_only_x: 'zero', ...fitFusion(cands, qrels) }));
+      console.log(JSON.stringify({ bench: 'retrieval-fusion-fit', dense_only_x: 'exact_bm25', ...fitFusion(withExactLexical(cands), qrels) }));
     }
 
     // Phase 2: replicas with distinct urls up to TARGET_PASSAGES (their vectors come from the cache).

@@ -4,7 +4,7 @@ import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
 import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, calibrateFused, dot, idf, lexicalX, makeSnippet, type FusionWeights } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
-import { decodeVector, encodeVector, VectorIndexRepo, type DenseHit } from './index/vector-index.repo';
+import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
@@ -180,17 +180,23 @@ export class KnowledgeRetrievalService {
     const lexicalVectors = lexical.then((hits) =>
       this.vectors.getVectors(db, { model: embeddings.model, keys: hits.filter((h) => h.content_hash).map((h) => ({ sourceId: h.source_id, contentHash: h.content_hash! })) }),
     );
-    const dense = queryVector.then((q) =>
-      scan
-        ? this.vectors.scanNearest(db, {
-            model: embeddings.model,
-            scope: embedded.map((s) => ({ id: s.id, version: s.active_version! })),
-            bits: encodeVector(q).bits,
-            limit: want * DENSE_OVERSAMPLE,
-            passageFilter,
-          })
-        : ([] as DenseHit[]),
-    );
+    // Dense candidates: nearest by sign bits, re-scored by exact cosine, then given their real BM25 (the
+    // lexical side only proposed its own top) so both features of the fusion are real for every candidate.
+    const dense = queryVector.then(async (q) => {
+      if (!scan) return [];
+      const hits = await this.vectors.scanNearest(db, {
+        model: embeddings.model,
+        scope: embedded.map((s) => ({ id: s.id, version: s.active_version! })),
+        bits: encodeVector(q).bits,
+        limit: want * DENSE_OVERSAMPLE,
+        passageFilter,
+      });
+      const top = hits.map((d) => ({ d, cos: dot(q, decodeVector(d.vec)) })).sort((a, b) => b.cos - a.cos).slice(0, want);
+      if (strategy === 'semantic') return top.map((t) => ({ ...t, x: 0 }));
+      const bm25 = await this.index.scorePassages(db, { query: input.query, scope, n, keys: top.map(({ d }) => ({ sourceId: d.source_id, ordinal: d.ordinal })) });
+      const xOf = new Map(bm25.map((r) => [`${r.source_id}:${r.ordinal}`, lexicalX(r.s, r.sum_idf)]));
+      return top.map((t) => ({ ...t, x: xOf.get(`${t.d.source_id}:${t.d.ordinal}`) ?? 0 }));
+    });
     const [q, lex, lexVecs, den] = await Promise.allSettled([queryVector, lexical, lexicalVectors, dense]);
     if (lex.status === 'rejected') throw lex.reason;
     if (q.status === 'rejected' || lexVecs.status === 'rejected' || den.status === 'rejected') {
@@ -210,13 +216,10 @@ export class KnowledgeRetrievalService {
       const score = cos === undefined ? calibrate(h.s, h.sum_idf) : calibrateFused(lexicalX(h.s, h.sum_idf), cos, fusion);
       candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, score, hit: h });
     }
-    const denseTop = den.value
-      .map((d) => ({ d, cos: dot(qv, decodeVector(d.vec)) }))
-      .sort((a, b) => b.cos - a.cos)
-      .slice(0, want);
-    for (const { d, cos } of denseTop) {
+    const denseTop = den.value;
+    for (const { d, cos, x } of denseTop) {
       const key = `${d.source_id}:${d.ordinal}`;
-      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(0, cos, fusion) });
+      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(x, cos, fusion) });
     }
     const top = [...candidates.values()].sort((a, b) => b.score - a.score).slice(0, topK);
     const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));

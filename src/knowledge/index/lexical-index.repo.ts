@@ -162,6 +162,57 @@ export class LexicalIndexRepo {
     return rows;
   }
 
+  /**
+   * Exact BM25 (and the calibration's idf sum) of given passages for a query, with the same statistics
+   * as `searchPostings`: for candidates the dense side found, so they fuse with a real lexical score
+   * rather than none. Each (term, source) list is probed with array_position for the candidate ordinals.
+   */
+  async scorePassages(
+    db: Db,
+    input: { query: string; scope: ScopeSource[]; n: number; keys: { sourceId: string; ordinal: number }[] },
+  ): Promise<{ source_id: string; ordinal: number; s: number; sum_idf: number }[]> {
+    if (input.keys.length === 0) return [];
+    const analyzers = [...new Set(input.scope.flatMap((s) => (s.analyzers?.length ? s.analyzers : [TEXT_SEARCH_CONFIG])))];
+    const { rows } = await sql<{ source_id: string; ordinal: number; s: number; sum_idf: number }>`
+      with
+      q as materialized (
+        select t.lexeme as term, max(coalesce(array_length(t.positions, 1), 1))::int as qtf,
+               row_number() over (order by t.lexeme)::int as qi, array_agg(a.cfg) as cfgs
+        from unnest(${analyzers}::text[]) as a(cfg), unnest(to_tsvector(a.cfg::regconfig, ${input.query})) as t(lexeme, positions, weights)
+        group by t.lexeme
+      ),
+      scope as materialized (
+        select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) as s(id, v)
+      ),
+      lists as materialized (
+        select q.qi, s.id, k.df, k.ords, k.imps
+        from q cross join scope s
+        cross join lateral (
+          select k.df, k.ords, k.imps from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+      ),
+      weighted as materialized (
+        select q.qi, q.cfgs, q.qtf * ln(1 + (${input.n}::float8 - coalesce(sum(l.df), 0) + 0.5) / (coalesce(sum(l.df), 0) + 0.5)) as w
+        from q left join lists l on l.qi = q.qi
+        group by q.qi, q.qtf, q.cfgs
+      ),
+      cand as (
+        select * from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.ordinal)}::int[]) as c(source_id, ord)
+      )
+      select c.source_id, c.ord as ordinal,
+             coalesce((select sum(wt.w * l.imps[array_position(l.ords, c.ord)])
+                       from lists l join weighted wt on wt.qi = l.qi
+                       where l.id = c.source_id and array_position(l.ords, c.ord) is not null), 0)::float8 as s,
+             (select sum(wt.w) from weighted wt where ${analyzerSql(sql`p.metadata`)} = any(wt.cfgs))::float8 as sum_idf
+      from cand c
+      join scope sc on sc.id = c.source_id
+      join knowledge_passages p on p.source_id = c.source_id and p.version = sc.v and p.ordinal = c.ord
+    `.execute(db);
+    return rows;
+  }
+
   /** Passages by key (source, version, ordinal), for candidates found by their vectors. */
   async getPassages(db: Db, keys: { sourceId: string; version: number; ordinal: number }[]) {
     if (keys.length === 0) return [];

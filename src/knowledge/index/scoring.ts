@@ -62,14 +62,14 @@ export function calibrate(bm25: number, sumIdf: number): number {
 
 /**
  * Hybrid fusion and calibration in one: a logistic model of P(relevant | x, cos) over the normalised
- * lexical score x (0 for a passage the lexical side did not propose) and the cosine similarity of the
+ * lexical score x (its real BM25 also for a passage only the dense side proposed) and the cosine of the
  * query and passage vectors, fitted on judged SciFact pairs (bench/fit-fusion.ts, docs/decisions.md).
  * Ranking by it is a convex combination of the two normalised scores (weights FUSION_LEXICAL and
  * FUSION_DENSE); the logistic turns that into the same [0, 1] scale `min_score` uses.
  */
-export const FUSION_LEXICAL = 11.71;
-export const FUSION_DENSE = 76.12;
-export const FUSION_BIAS = -70.32;
+export const FUSION_LEXICAL = 12.1;
+export const FUSION_DENSE = 57.49;
+export const FUSION_BIAS = -55.28;
 
 /** The fused score's weights; cosine scales differ between models, so another model needs its own fit. */
 export interface FusionWeights {
