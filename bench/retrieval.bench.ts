@@ -89,7 +89,9 @@ async function main() {
   }
 
   const env = await createDevServerEnv();
-  const stack = await startTestStack({ label: 'retrieval-bench', env, config: proxy ? embeddingsConfig(proxy.url, 32) : {} });
+  // Queries and the backfill share the caching proxy (one request at a time): no query timeout here.
+  const config = proxy ? { embeddings: { ...embeddingsConfig(proxy.url, 32).embeddings, queryTimeoutMs: 60_000 } } : {};
+  const stack = await startTestStack({ label: 'retrieval-bench', env, config });
   try {
     const { apiKey, accountId } = await stack.newAccount('bench');
     const call = apiClient(stack.baseUrl, apiKey);

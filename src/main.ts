@@ -36,17 +36,19 @@ async function main() {
     temporalUi = devServer.uiUrl;
   }
 
-  let embeddingsServer: EmbeddingsServer | undefined;
+  // Two local embedding servers (each embeds one request at a time): one answers queries, one the
+  // backfill, so a question never waits behind a batch of passages.
+  const embeddingsServers: EmbeddingsServer[] = [];
   if (config.embeddings.enabled && !config.embeddings.url) {
     const { local } = config.embeddings;
-    log.info({ port: local.port, threads: local.threads }, 'Starting local embedding server');
-    embeddingsServer = await startEmbeddingsServer({
-      binPath: local.binPath,
-      port: local.port,
-      threads: local.threads,
-      onOutput: (line) => log.debug({ embeddings: line }, 'Embedding server output'),
-    });
-    config = { ...config, embeddings: { ...config.embeddings, url: embeddingsServer.url } };
+    log.info({ port: local.port, backfillPort: local.backfillPort, threads: local.threads }, 'Starting local embedding servers');
+    const start = (port: number, threads: number) =>
+      startEmbeddingsServer({ binPath: local.binPath, port, threads, onOutput: (line) => log.debug({ embeddings: line }, 'Embedding server output') });
+    const queries = await start(local.port, 1);
+    embeddingsServers.push(queries);
+    const backfill = await start(local.backfillPort, local.threads);
+    embeddingsServers.push(backfill);
+    config = { ...config, embeddings: { ...config.embeddings, url: queries.url, backfillUrl: backfill.url } };
   }
 
   const runtime = await createRuntime({ config, db: database.db, log, temporalAddress });
@@ -81,7 +83,7 @@ async function main() {
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);
     await devServer?.stop();
-    await embeddingsServer?.stop();
+    await Promise.all(embeddingsServers.map((s) => s.stop()));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -92,12 +94,14 @@ async function main() {
       void stop('temporal-exit');
     }
   });
-  embeddingsServer?.process.once('exit', () => {
-    if (!stopping) {
-      log.error('Local embedding server exited; stopping');
-      void stop('embeddings-exit');
-    }
-  });
+  for (const server of embeddingsServers) {
+    server.process.once('exit', () => {
+      if (!stopping) {
+        log.error('Local embedding server exited; stopping');
+        void stop('embeddings-exit');
+      }
+    });
+  }
 }
 
 main().catch((err) => {

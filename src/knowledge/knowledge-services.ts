@@ -13,27 +13,34 @@ import { KnowledgeSourcesService } from './knowledge-sources.service';
 import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
 import { OpenAiEmbeddingsClient, type EmbeddingsPort } from './index/embeddings.client';
 
-/** The embeddings port when semantic retrieval is on and an endpoint is known (npm start fills in the local one). */
-export function createEmbeddingsClient(config: Config['embeddings'], log?: Logger): EmbeddingsPort | undefined {
+/**
+ * The embeddings ports when semantic retrieval is on and an endpoint is known (npm start fills in the local
+ * ones): queries with a short timeout, the backfill on its own endpoint when there is one.
+ */
+export function createEmbeddingsClients(config: Config['embeddings'], log?: Logger): { query: EmbeddingsPort; backfill: EmbeddingsPort } | undefined {
   if (!config.enabled) return undefined;
   if (!config.url) {
     log?.warn('Embeddings are on but no endpoint is set (EMBEDDINGS_URL): retrieval stays lexical');
     return undefined;
   }
-  return new OpenAiEmbeddingsClient({ url: config.url, apiKey: config.apiKey, model: config.model, inputType: config.inputType, timeoutMs: config.timeoutMs });
+  const client = (url: string, timeoutMs: number) =>
+    new OpenAiEmbeddingsClient({ url, apiKey: config.apiKey, model: config.model, inputType: config.inputType, timeoutMs });
+  return { query: client(config.url, config.queryTimeoutMs), backfill: client(config.backfillUrl ?? config.url, config.timeoutMs) };
 }
 
 /** The knowledge area's services, wired once (createServices spreads them in). */
 export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; accounts: AccountsService; workflows: WorkflowGateway; events: EventsService; log?: Logger }) {
   const { config, db, accounts, workflows, events, log } = deps;
   const allowPrivateNetwork = config.network.allowPrivate;
-  const embeddings = createEmbeddingsClient(config.embeddings, log);
+  const embeddings = createEmbeddingsClients(config.embeddings, log);
   log?.info(
-    embeddings ? { mode: 'hybrid', model: embeddings.model } : { mode: 'lexical', reason: config.embeddings.enabled ? 'no embeddings endpoint' : 'EMBEDDINGS=off' },
+    embeddings ? { mode: 'hybrid', model: embeddings.query.model } : { mode: 'lexical', reason: config.embeddings.enabled ? 'no embeddings endpoint' : 'EMBEDDINGS=off' },
     'Knowledge retrieval mode',
   );
-  const knowledgeRetrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings, fusion: config.embeddings.fusion, log });
-  const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings, batchSize: config.embeddings.batchSize, log });
+  const knowledgeRetrieval = new KnowledgeRetrievalService({
+    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion, log,
+  });
+  const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, log });
   const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db });

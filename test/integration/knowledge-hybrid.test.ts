@@ -124,7 +124,7 @@ describe('hybrid retrieval', () => {
     assert.equal(stored.length, 4);
   });
 
-  it('answers lexically when the embeddings endpoint fails at query time', async () => {
+  it('answers lexically when the embeddings endpoint fails or is slow at query time', async () => {
     const { call, kb, src } = await addRecords(hybrid);
     await waitForSource(call, kb, src, 'ready', embedded);
     fake.state.fail = 500;
@@ -133,6 +133,15 @@ describe('hybrid retrieval', () => {
       assert.equal(res.results[0]?.title, 'Refund policy');
     } finally {
       fake.state.fail = undefined;
+    }
+    fake.state.delayMs = 3000;
+    try {
+      const t0 = Date.now();
+      const res = await query(call, kb, 'reimburse purchase');
+      assert.equal(res.results[0]?.title, 'Refund policy');
+      assert.ok(Date.now() - t0 < 2500, 'answered after the query timeout (1 s), not after the model');
+    } finally {
+      fake.state.delayMs = 0;
     }
   });
 

@@ -18,11 +18,13 @@ export interface FakeEmbeddingsRequest {
  */
 export async function startFakeEmbeddingsServer(vectorOf: (text: string, kind: string | undefined) => number[]) {
   const requests: FakeEmbeddingsRequest[] = [];
-  const state = { fail: undefined as number | undefined };
+  const state = { fail: undefined as number | undefined, delayMs: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
+      if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+      if (res.destroyed) return;
       if (req.url !== '/v1/embeddings' || req.method !== 'POST') {
         res.writeHead(404).end();
         return;
