@@ -13,6 +13,7 @@
  *   BENCH_EVAL=off            skip the three rows (with BENCH_FIT, to tune only);  BENCH_PASSAGES=0  no scale phase
  */
 import fs from 'node:fs';
+import pino from 'pino';
 import path from 'node:path';
 import { loadConfig } from '../src/config/env';
 import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client';
@@ -91,7 +92,9 @@ async function main() {
   const env = await createDevServerEnv();
   // Queries and the backfill share the caching proxy (one request at a time): no query timeout here.
   const config = proxy ? { embeddings: { ...embeddingsConfig(proxy.url, 32).embeddings, queryTimeoutMs: 60_000 } } : {};
-  const stack = await startTestStack({ label: 'retrieval-bench', env, config });
+  // BENCH_LOG=debug: the services' log on stderr (per-query stage timings of hybrid retrieval).
+  const log = process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }, pino.destination(2)) : undefined;
+  const stack = await startTestStack({ label: 'retrieval-bench', env, config, log });
   try {
     const { apiKey, accountId } = await stack.newAccount('bench');
     const call = apiClient(stack.baseUrl, apiKey);
@@ -136,15 +139,27 @@ async function main() {
       retrieval.retrieve({ accountId, knowledgeBaseIds: [kb], query, topK, strategy });
     const latency = async (strategy: Strategy) => {
       const ms: number[] = [];
+      const embedMs: number[] = [];
       for (const pass of [0, 1]) {
         for (const qid of testQueries) {
           const t0 = performance.now();
           await retrieve(strategy, queries.get(qid)!, 10);
           if (pass) ms.push(performance.now() - t0);
+          // The model's share: the same query embedded alone, right after.
+          if (pass && upstream && strategy !== 'lexical') {
+            const e0 = performance.now();
+            await upstream.embed({ texts: [queries.get(qid)!], kind: 'query' });
+            embedMs.push(performance.now() - e0);
+          }
         }
       }
       ms.sort((a, b) => a - b);
-      return { p50: round(percentile(ms, 50), 1), p95: round(percentile(ms, 95), 1) };
+      embedMs.sort((a, b) => a - b);
+      return {
+        p50: round(percentile(ms, 50), 1),
+        p95: round(percentile(ms, 95), 1),
+        ...(embedMs.length ? { query_embedding_p50: round(percentile(embedMs, 50), 1), query_embedding_p95: round(percentile(embedMs, 95), 1) } : {}),
+      };
     };
     const evaluate = async (strategy: Strategy) => {
       let ndcg = 0, mrr = 0, recall = 0;

@@ -174,9 +174,13 @@ export class KnowledgeRetrievalService {
     const want = Math.max(topK, HYBRID_CANDIDATES);
     const scanned = embedded.reduce((a, s) => a + s.embedded_passages, 0);
     const scan = scanned <= DENSE_SCAN_MAX;
-    const queryVector = embeddings.embed({ texts: [input.query], kind: 'query' }).then((v) => v[0]!);
+    const ms = {} as Record<'embed' | 'lexical' | 'scan' | 'bm25', number>;
+    const lap = (k: keyof typeof ms) => (ms[k] = Math.round(performance.now() - started));
+    const queryVector = embeddings.embed({ texts: [input.query], kind: 'query' }).then((v) => (lap('embed'), v[0]!));
     const lexical =
-      strategy === 'semantic' ? Promise.resolve([] as LexicalHit[]) : this.index.searchPostings(db, { query: input.query, scope, n, topK: want, budget: POSTINGS_BUDGET, passageFilter });
+      strategy === 'semantic'
+        ? Promise.resolve([] as LexicalHit[])
+        : this.index.searchPostings(db, { query: input.query, scope, n, topK: want, budget: POSTINGS_BUDGET, passageFilter }).then((r) => (lap('lexical'), r));
     const lexicalVectors = lexical.then((hits) =>
       this.vectors.getVectors(db, { model: embeddings.model, keys: hits.filter((h) => h.content_hash).map((h) => ({ sourceId: h.source_id, contentHash: h.content_hash! })) }),
     );
@@ -191,9 +195,11 @@ export class KnowledgeRetrievalService {
         limit: want * DENSE_OVERSAMPLE,
         passageFilter,
       });
+      lap('scan');
       const top = hits.map((d) => ({ d, cos: dot(q, decodeVector(d.vec)) })).sort((a, b) => b.cos - a.cos).slice(0, want);
       if (strategy === 'semantic') return top.map((t) => ({ ...t, x: 0 }));
       const bm25 = await this.index.scorePassages(db, { query: input.query, scope, n, keys: top.map(({ d }) => ({ sourceId: d.source_id, ordinal: d.ordinal })) });
+      lap('bm25');
       const xOf = new Map(bm25.map((r) => [`${r.source_id}:${r.ordinal}`, lexicalX(r.s, r.sum_idf)]));
       return top.map((t) => ({ ...t, x: xOf.get(`${t.d.source_id}:${t.d.ordinal}`) ?? 0 }));
     });
@@ -229,7 +235,7 @@ export class KnowledgeRetrievalService {
     );
     const byKey = new Map(fetched.map((p) => [`${p.source_id}:${p.ordinal}`, p]));
     this.deps.log?.debug(
-      { strategy, dense: scan ? 'scan' : 'rescore', lexical: lex.value.length, denseCandidates: denseTop.length, ms: Math.round(performance.now() - started) },
+      { strategy, dense: scan ? 'scan' : 'rescore', lexical: lex.value.length, denseCandidates: denseTop.length, ms: Math.round(performance.now() - started), at: ms },
       'Hybrid retrieval',
     );
     return top.flatMap((c) => {

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Config } from '../../src/config/env';
 import { createApp } from '../../src/http/app';
-import { silentLogger } from '../../src/observability/logger';
+import { silentLogger, type Logger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createActivities } from '../../activities';
 import { createServices, type Services } from '../../src/app/container';
@@ -40,10 +40,12 @@ export async function startTestStack(opts: {
   config?: Partial<Config>;
   /** The SMS carrier router (a fake, or the real one over the sandbox / SMSC simulator). */
   smsCarriers?: SmsCarriers;
+  /** A logger for the services (benchmarks); silent by default. */
+  log?: Logger;
 }): Promise<TestStack> {
   const config = buildTestConfig(opts.config);
   const database = await createTestDatabase(opts.label);
-  const log = silentLogger();
+  const log = opts.log ?? silentLogger();
   const metrics = createMetrics();
   const gateway = new WorkflowGateway(opts.env.client, config.temporal.taskQueue);
   const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers });

@@ -115,9 +115,14 @@ export class VectorIndexRepo {
   async getVectors(db: Db, input: { model: string; keys: { sourceId: string; contentHash: Buffer }[] }) {
     if (input.keys.length === 0) return [];
     const { rows } = await sql<{ source_id: string; content_hash: Buffer; vec: Buffer }>`
-      select e.source_id, e.content_hash, e.vec
+      select k.source_id, k.content_hash, e.vec
       from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.contentHash)}::bytea[]) as k(source_id, content_hash)
-      join knowledge_embeddings e on e.source_id = k.source_id and e.model = ${input.model} and e.content_hash = k.content_hash
+      cross join lateral (
+        -- one primary-key probe per key, whatever the table statistics say
+        select e.vec from knowledge_embeddings e
+        where e.source_id = k.source_id and e.model = ${input.model} and e.content_hash = k.content_hash
+        limit 1
+      ) e
     `.execute(db);
     return rows;
   }
