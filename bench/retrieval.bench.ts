@@ -91,7 +91,7 @@ async function main() {
 
   const env = await createDevServerEnv();
   // Queries and the backfill share the caching proxy (one request at a time): no query timeout here.
-  const config = proxy ? { embeddings: { ...embeddingsConfig(proxy.url, 32).embeddings, queryTimeoutMs: 60_000 } } : {};
+  const config = proxy ? embeddingsConfig(proxy.url, { batchSize: 32, queryTimeoutMs: 60_000 }) : {};
   // BENCH_LOG=debug: the services' log on stderr (per-query stage timings of hybrid retrieval).
   const log = process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }, pino.destination(2)) : undefined;
   const stack = await startTestStack({ label: 'retrieval-bench', env, config, log });

@@ -47,7 +47,11 @@ before(async () => {
   env = await createDevServerEnv();
   fake = await startFakeEmbeddingsServer(conceptVector);
   // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights.
-  hybrid = await startTestStack({ label: `${__filename}-hybrid`, env, config: embeddingsConfig(fake.url, 2, { lexical: 12, dense: 10, bias: -12 }) });
+  hybrid = await startTestStack({
+    label: `${__filename}-hybrid`,
+    env,
+    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { lexical: 12, dense: 10, bias: -12 }, queryTimeoutMs: 1000 }),
+  });
   lexical = await startTestStack({ label: `${__filename}-lexical`, env });
   local = await startLocalEmbeddings();
   if (local) e5 = await startTestStack({ label: `${__filename}-e5`, env, config: embeddingsConfig(local.url) });

@@ -65,8 +65,16 @@ export async function startLocalEmbeddings(timeoutMs = 10_000): Promise<Embeddin
   }
 }
 
-/** Test config with embeddings on at `url` (batches of `batchSize`; `fusion` for a model other than e5). */
-export function embeddingsConfig(url: string, batchSize = 8, fusion?: Config['embeddings']['fusion']): Pick<Config, 'embeddings'> {
+/**
+ * Test config with embeddings on at `url`: batches of `batchSize`, `fusion` weights for a model other than
+ * e5, and a generous query timeout (a loaded test machine must not turn a query lexical) unless given.
+ */
+export function embeddingsConfig(
+  url: string,
+  opts: { batchSize?: number; fusion?: Config['embeddings']['fusion']; queryTimeoutMs?: number } = {},
+): Pick<Config, 'embeddings'> {
   const base = buildTestConfig().embeddings;
-  return { embeddings: { ...base, enabled: true, url, batchSize, fusion } };
+  return {
+    embeddings: { ...base, enabled: true, url, batchSize: opts.batchSize ?? 8, fusion: opts.fusion, queryTimeoutMs: opts.queryTimeoutMs ?? 30_000 },
+  };
 }
