@@ -10,12 +10,13 @@
  *   BENCH_SUBSET=cached       only the documents whose passages are all cached (every judged document
  *                             comes first in bench/embed-corpus.ts): a subset, reported as such
  *   BENCH_EMBED_THREADS=1     threads of the local model;  BENCH_FIT=1  print the fusion fit
+ *   BENCH_SCAN_MAX=N          exact dense scan up to N passages (default EMBEDDINGS_SCAN_MAX's)
  *   BENCH_EVAL=off            skip the three rows (with BENCH_FIT, to tune only);  BENCH_PASSAGES=0  no scale phase
  */
 import fs from 'node:fs';
 import pino from 'pino';
 import path from 'node:path';
-import { loadConfig } from '../src/config/env';
+import { loadConfig, type Config } from '../src/config/env';
 import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client';
 import { freePort, startEmbeddingsServer } from '../src/knowledge/index/embeddings-server';
 import { embeddingsConfig } from '../test/support/embeddings';
@@ -91,7 +92,9 @@ async function main() {
 
   const env = await createDevServerEnv();
   // Queries and the backfill share the caching proxy (one request at a time): no query timeout here.
-  const config = proxy ? embeddingsConfig(proxy.url, { batchSize: 32, queryTimeoutMs: 60_000 }) : {};
+  const config: Partial<Config> = proxy ? embeddingsConfig(proxy.url, { batchSize: 32, queryTimeoutMs: 60_000 }) : {};
+  // BENCH_SCAN_MAX: the exact dense scan's limit (EMBEDDINGS_SCAN_MAX), to measure the scan at 100 k.
+  if (config.embeddings && process.env.BENCH_SCAN_MAX) config.embeddings.scanMax = Number(process.env.BENCH_SCAN_MAX);
   // BENCH_LOG=debug: the services' log on stderr (per-query stage timings of hybrid retrieval).
   const log = process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }, pino.destination(2)) : undefined;
   const stack = await startTestStack({ label: 'retrieval-bench', env, config, log });

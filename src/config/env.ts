@@ -83,6 +83,11 @@ export const EnvSchema = z.object({
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** A query whose embedding takes longer than this is answered lexically (logged). */
   EMBEDDINGS_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * Dense candidates come from an exact scan of the scope's vectors up to this many embedded passages
+   * (about 2 ms per 1,000 here); above it the vectors only re-score the lexical candidates.
+   */
+  EMBEDDINGS_SCAN_MAX: z.coerce.number().int().min(0).default(30_000),
   /** Passages per embeddings request while a source's vectors are backfilled. */
   /**
    * The fused score's logistic for this model, "lexical,dense,bias" (see docs/decisions.md "Hybrid
@@ -143,6 +148,7 @@ export interface Config {
     inputType: boolean;
     timeoutMs: number;
     queryTimeoutMs: number;
+    scanMax: number;
     batchSize: number;
     /** Weights of the fused score's logistic (undefined: the built-in fit). */
     fusion?: { lexical: number; dense: number; bias: number };
@@ -205,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       inputType: e.EMBEDDINGS_INPUT_TYPE,
       timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
       queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+      scanMax: e.EMBEDDINGS_SCAN_MAX,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
       fusion: e.EMBEDDINGS_FUSION
         ? (([lexical, dense, bias]) => ({ lexical: lexical!, dense: dense!, bias: bias! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))

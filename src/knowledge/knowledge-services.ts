@@ -38,7 +38,8 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
     'Knowledge retrieval mode',
   );
   const knowledgeRetrieval = new KnowledgeRetrievalService({
-    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion, log,
+    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion,
+    denseScanMax: config.embeddings.scanMax, log,
   });
   const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, log });
   const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });

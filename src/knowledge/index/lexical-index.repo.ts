@@ -184,22 +184,34 @@ export class LexicalIndexRepo {
       scope as materialized (
         select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) as s(id, v)
       ),
-      lists as materialized (
-        select q.qi, s.id, k.df, k.ords, k.imps
+      dfs as materialized (
+        -- document frequencies over the whole scope (the list arrays stay untouched)
+        select q.qi, sum(k.df)::float8 as df
         from q cross join scope s
         cross join lateral (
-          select k.df, k.ords, k.imps from knowledge_terms k
+          select k.df from knowledge_terms k
           where k.source_id = s.id and k.version = s.v and k.term = q.term
           limit 1
         ) k
+        group by q.qi
       ),
       weighted as materialized (
-        select q.qi, q.cfgs, q.qtf * ln(1 + (${input.n}::float8 - coalesce(sum(l.df), 0) + 0.5) / (coalesce(sum(l.df), 0) + 0.5)) as w
-        from q left join lists l on l.qi = q.qi
-        group by q.qi, q.qtf, q.cfgs
+        select q.qi, q.cfgs, q.qtf * ln(1 + (${input.n}::float8 - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as w
+        from q left join dfs d on d.qi = q.qi
       ),
       cand as (
         select * from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.ordinal)}::int[]) as c(source_id, ord)
+      ),
+      lists as materialized (
+        -- the lists themselves only in the candidates' sources
+        select q.qi, s.id, k.ords, k.imps
+        from q cross join scope s
+        cross join lateral (
+          select k.ords, k.imps from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+        where s.id in (select source_id from cand)
       )
       select c.source_id, c.ord as ordinal,
              coalesce((select sum(wt.w * l.imps[array_position(l.ords, c.ord)])
