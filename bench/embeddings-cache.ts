@@ -2,7 +2,8 @@
  * Benchmarks' embedding cache: vectors keyed by sha256(kind, text) in an append-only JSONL file per model
  * under data/embeddings-cache/, so a rerun of the retrieval bench does not spend half an hour embedding
  * SciFact again. `serveCachedEmbeddings` puts it in front of a real endpoint as an OpenAI-compatible
- * proxy: the service under test talks to it like to any provider, and only misses reach the model.
+ * proxy: the service under test talks to it like to any provider, and only passage misses (and every
+ * query) reach the model.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -92,7 +93,8 @@ export async function serveCachedEmbeddings(cache: EmbeddingsCache, upstream: Em
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string | string[]; input_type?: string };
           const texts = Array.isArray(body.input) ? body.input : [body.input];
           const kind: EmbeddingKind = body.input_type === 'query' ? 'query' : 'passage';
-          const vecs = await cache.embed(upstream, kind, texts);
+          // Queries always reach the model: their embedding is part of the latency measured.
+          const vecs = kind === 'query' ? await upstream.embed({ texts, kind }) : await cache.embed(upstream, kind, texts);
           const out = JSON.stringify({
             object: 'list',
             model: upstream.model,
