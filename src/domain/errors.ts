@@ -54,6 +54,8 @@ export const errorPolicy = {
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },
   planner_unavailable: { status: 502, type: 'api_error', retryable: true },
   service_unavailable: { status: 503, type: 'api_error', retryable: true },
+  /** A provider refused our request (4xx other than 429): retrying the same request cannot help. */
+  upstream_rejected: { status: 502, type: 'api_error', retryable: false },
   internal_error: { status: 500, type: 'api_error', retryable: true },
 } as const satisfies Record<string, { status: number; type: ErrorType; retryable: boolean }>;
 

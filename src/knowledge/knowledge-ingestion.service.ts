@@ -77,13 +77,13 @@ export class KnowledgeIngestionService {
         { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
       );
       for (const c of chunks) {
-        batch.push(c);
+        batch.push({ ...c, ownMetadata: doc.metadata ?? {} });
         if (batch.length >= INSERT_BATCH) await flush();
       }
     }
     if (batch.length) await flush();
     const stats = await this.repo.buildTermIndex(db, source.id, input.version, { k1: BM25_K1, b: BM25_B });
-    return { passages: stats.passages, totalLength: stats.totalLength };
+    return { passages: stats.passages, totalLength: stats.totalLength, analyzers: stats.analyzers };
   }
 
   private async loadDocuments(
@@ -138,7 +138,7 @@ export class KnowledgeIngestionService {
     }
   }
 
-  async publishSync(input: { sourceId: string; version: number; passages: number; totalLength: number; workflowId: string }) {
+  async publishSync(input: { sourceId: string; version: number; passages: number; totalLength: number; analyzers?: string[]; workflowId: string }) {
     const { db } = this.deps;
     const live = await this.repo.publishVersion(db, input);
     const row = await this.repo.getSourceById(db, (await this.accountOf(input.sourceId)) ?? '', input.sourceId);

@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { POSTINGS_BUDGET, bm25Term, calibrate, idf, makeSnippet } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, calibrateFused, dot, idf, lexicalX, makeSnippet, type FusionWeights } from './index/scoring';
+import type { EmbeddingsPort } from './index/embeddings.client';
+import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
+import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
 import { queryApiSource } from './index/api-source.client';
@@ -21,6 +24,11 @@ export interface RetrieveInput {
   filter?: MetadataFilter;
   /** Drops passages whose calibrated score is below this (0 to 1). */
   minScore?: number;
+  /**
+   * Evaluation only (benchmarks): one side alone. The default is hybrid when embeddings are on and the
+   * scope has vectors, lexical otherwise.
+   */
+  strategy?: 'hybrid' | 'lexical' | 'semantic';
 }
 
 export interface RetrievedPassage {
@@ -48,6 +56,27 @@ export const TOP_K_DEFAULT = 5;
 export const TOP_K_MAX = 50;
 /** Internal callers (agents, evaluation) may ask for more candidates than the API allows. */
 export const RETRIEVE_MAX = 100;
+/** Candidates each side proposes to the fusion (at least; more when topK is larger). */
+export const HYBRID_CANDIDATES = 50;
+/**
+ * Default of EMBEDDINGS_SCAN_MAX: the dense side scans the scope's vectors exactly (sign-bit Hamming scan,
+ * then exact cosine of the nearest) when the scope holds at most this many embedded passages; above it,
+ * the vectors only re-score the lexical candidates. The scan costs about 2 ms per 1,000 vectors here.
+ */
+export const DENSE_SCAN_MAX = 30_000;
+/** Passages the Hamming scan proposes for exact re-scoring, per dense candidate wanted. */
+export const DENSE_OVERSAMPLE = 4;
+
+/** The filter as allowed string values per key (metadata values are stored as strings). */
+export function normalizeFilter(filter: MetadataFilter | undefined): Record<string, string[]> | undefined {
+  if (!filter || Object.keys(filter).length === 0) return undefined;
+  return Object.fromEntries(
+    Object.entries(filter).map(([key, cond]) => [
+      key,
+      typeof cond === 'object' && cond !== null && 'in' in cond ? cond.in.map(String) : typeof cond === 'object' && cond !== null ? [String(cond.eq)] : [String(cond)],
+    ]),
+  );
+}
 
 export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
   if (!filter) return true;
@@ -68,10 +97,28 @@ export function matchesFilter(metadata: Record<string, string>, filter: Metadata
  */
 export class KnowledgeRetrievalService {
   private readonly index = new LexicalIndexRepo();
+  private readonly vectors = new VectorIndexRepo();
 
   constructor(
-    private readonly deps: { db: Kysely<DB>; accounts: AccountsService; allowPrivateNetwork: boolean; apiTimeoutMs: number; log?: Logger },
+    private readonly deps: {
+      db: Kysely<DB>;
+      accounts: AccountsService;
+      allowPrivateNetwork: boolean;
+      apiTimeoutMs: number;
+      /** Semantic side; absent (EMBEDDINGS=off) retrieval is lexical. */
+      embeddings?: EmbeddingsPort;
+      /** The fused score's weights for this model (default: the fit for multilingual-e5-small). */
+      fusion?: FusionWeights;
+      /** Largest scope (embedded passages) the dense side scans exactly (default DENSE_SCAN_MAX). */
+      denseScanMax?: number;
+      log?: Logger;
+    },
   ) {}
+
+  /** `hybrid` when an embeddings endpoint is configured, else `lexical` (logged at start, shown by /readyz callers). */
+  get mode(): 'hybrid' | 'lexical' {
+    return this.deps.embeddings ? 'hybrid' : 'lexical';
+  }
 
   async retrieve(input: RetrieveInput): Promise<RetrieveResult> {
     const { db } = this.deps;
@@ -84,14 +131,18 @@ export class KnowledgeRetrievalService {
     if (live.length === 0 && all.some((s) => s.status === 'indexing')) {
       throw new AppError('source_indexing', 'The knowledge base has no ready source yet: its sources are still indexing. Retry when knowledge.source.ready arrives.');
     }
-    const scope = live.filter((s) => matchesFilter(s.metadata, input.filter));
+    // A record source may hold records whose own metadata matches where the source's does not: its
+    // passages are checked one by one in SQL; other sources match or not as a whole.
+    const filter = normalizeFilter(input.filter);
+    const scope = live.filter((s) => (filter && s.type === 'record') || matchesFilter(s.metadata, input.filter));
+    const passageFilter: PassageFilter | undefined = filter && { sourceIds: scope.filter((s) => s.type === 'record').map((s) => s.id), filter };
     const indexed = scope.filter((s) => s.type !== 'api' && s.passage_count > 0);
     const apis = scope.filter((s) => s.type === 'api');
     const n = indexed.reduce((a, s) => a + s.passage_count, 0);
     const avgLen = n > 0 ? Math.max(1, indexed.reduce((a, s) => a + s.total_length, 0) / n) : 1;
 
     const [lexical, external] = await Promise.all([
-      indexed.length ? this.searchIndex(input.query, indexed, n, topK) : Promise.resolve([]),
+      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter) : Promise.resolve([]),
       apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
     const results = [...lexical, ...external.results]
@@ -102,18 +153,110 @@ export class KnowledgeRetrievalService {
   }
 
   /**
-   * BM25 in SQL over the posting lists of the scope's live versions, in one round trip: each (query term,
-   * source) list is looked up once by primary key (a forced index probe, whatever the table statistics
-   * say), the terms' document frequencies and idf weights come from those lists, the postings budget is
-   * shared out rarest terms first (the water-filling of `allocatePostings`), and each list is read whole
-   * or, for common terms past the budget, from its high-impact head (fetched again by its row address,
-   * which is stable within the statement). Postings are summed per passage on
-   * integer keys (the source's position in the scope, the ordinal). Returns the top `topK` passages.
+   * The indexed sources: BM25 over their posting lists (LexicalIndexRepo.searchPostings) and, when
+   * embeddings are on and the scope has vectors, the dense side: the query's vector re-scores the lexical
+   * candidates and proposes its own (exact scan of the scope's vectors up to DENSE_SCAN_MAX passages);
+   * the union is ranked by the fused, calibrated score. Passages not embedded yet keep their lexical score,
+   * and an embeddings endpoint that fails leaves the query lexical (logged).
    */
-  private async searchIndex(query: string, scope: ScopeSource[], n: number, topK: number): Promise<RetrievedPassage[]> {
-    const { db } = this.deps;
-    const rows = await this.index.searchPostings(db, { query, scope, n, topK, budget: POSTINGS_BUDGET });
-    return rows.map((r) => ({
+  private async searchIndex(input: RetrieveInput, scope: ScopeSource[], n: number, topK: number, passageFilter?: PassageFilter): Promise<RetrievedPassage[]> {
+    const { db, embeddings } = this.deps;
+    const sources = new Map(scope.map((s) => [s.id, s]));
+    const toPassage = (r: Parameters<KnowledgeRetrievalService['toPassage']>[0], score: number) =>
+      this.toPassage(r, input.query, score, sources.get(r.source_id)?.metadata ?? {});
+    const strategy = input.strategy ?? 'hybrid';
+    const embedded = scope.filter((s) => s.embedded_passages > 0);
+    if (!embeddings || strategy === 'lexical' || embedded.length === 0) {
+      if (strategy === 'semantic') return [];
+      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK, budget: POSTINGS_BUDGET, passageFilter });
+      return rows.map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+    }
+
+    const started = performance.now();
+    const want = Math.max(topK, HYBRID_CANDIDATES);
+    const scanned = embedded.reduce((a, s) => a + s.embedded_passages, 0);
+    const scan = scanned <= (this.deps.denseScanMax ?? DENSE_SCAN_MAX);
+    const ms = {} as Record<'embed' | 'lexical' | 'scan' | 'bm25', number>;
+    const lap = (k: keyof typeof ms) => (ms[k] = Math.round(performance.now() - started));
+    const queryVector = embeddings.embed({ texts: [input.query], kind: 'query' }).then((v) => (lap('embed'), v[0]!));
+    const lexical =
+      strategy === 'semantic'
+        ? Promise.resolve([] as LexicalHit[])
+        : this.index.searchPostings(db, { query: input.query, scope, n, topK: want, budget: POSTINGS_BUDGET, passageFilter }).then((r) => (lap('lexical'), r));
+    const lexicalVectors = lexical.then((hits) =>
+      this.vectors.getVectors(db, { model: embeddings.model, keys: hits.filter((h) => h.content_hash).map((h) => ({ sourceId: h.source_id, contentHash: h.content_hash! })) }),
+    );
+    // Dense candidates: nearest by sign bits, re-scored by exact cosine, then given their real BM25 (the
+    // lexical side only proposed its own top) so both features of the fusion are real for every candidate.
+    const dense = queryVector.then(async (q) => {
+      if (!scan) return [];
+      const hits = await this.vectors.scanNearest(db, {
+        model: embeddings.model,
+        scope: embedded.map((s) => ({ id: s.id, version: s.active_version! })),
+        bits: encodeVector(q).bits,
+        limit: want * DENSE_OVERSAMPLE,
+        passageFilter,
+      });
+      lap('scan');
+      const top = hits.map((d) => ({ d, cos: dot(q, decodeVector(d.vec)) })).sort((a, b) => b.cos - a.cos).slice(0, want);
+      if (strategy === 'semantic') return top.map((t) => ({ ...t, x: 0 }));
+      const bm25 = await this.index.scorePassages(db, { query: input.query, scope, n, keys: top.map(({ d }) => ({ sourceId: d.source_id, ordinal: d.ordinal })) });
+      lap('bm25');
+      const xOf = new Map(bm25.map((r) => [`${r.source_id}:${r.ordinal}`, lexicalX(r.s, r.sum_idf)]));
+      return top.map((t) => ({ ...t, x: xOf.get(`${t.d.source_id}:${t.d.ordinal}`) ?? 0 }));
+    });
+    const [q, lex, lexVecs, den] = await Promise.allSettled([queryVector, lexical, lexicalVectors, dense]);
+    if (lex.status === 'rejected') throw lex.reason;
+    if (q.status === 'rejected' || lexVecs.status === 'rejected' || den.status === 'rejected') {
+      const err = [q, lexVecs, den].find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      this.deps.log?.warn({ err: (err.reason as Error).message }, 'Dense retrieval failed; answering lexically');
+      if (strategy === 'semantic') return [];
+      return lex.value.slice(0, topK).map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+    }
+
+    const qv = q.value;
+    const fusion = this.deps.fusion ?? DEFAULT_FUSION;
+    const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
+    type Candidate = { sourceId: string; ordinal: number; score: number; hit?: LexicalHit };
+    const candidates = new Map<string, Candidate>();
+    for (const h of lex.value) {
+      const cos = h.content_hash ? cosOf.get(`${h.source_id}:${h.content_hash.toString('hex')}`) : undefined;
+      const score = cos === undefined ? calibrate(h.s, h.sum_idf) : calibrateFused(lexicalX(h.s, h.sum_idf), cos, fusion);
+      candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, score, hit: h });
+    }
+    const denseTop = den.value;
+    for (const { d, cos, x } of denseTop) {
+      const key = `${d.source_id}:${d.ordinal}`;
+      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(x, cos, fusion) });
+    }
+    const top = [...candidates.values()].sort((a, b) => b.score - a.score).slice(0, topK);
+    const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));
+    const fetched = await this.index.getPassages(
+      db,
+      top.filter((c) => !c.hit).map((c) => ({ sourceId: c.sourceId, version: versionOf.get(c.sourceId)!, ordinal: c.ordinal })),
+    );
+    const byKey = new Map(fetched.map((p) => [`${p.source_id}:${p.ordinal}`, p]));
+    this.deps.log?.debug(
+      { strategy, dense: scan ? 'scan' : 'rescore', lexical: lex.value.length, denseCandidates: denseTop.length, ms: Math.round(performance.now() - started), at: ms },
+      'Hybrid retrieval',
+    );
+    return top.flatMap((c) => {
+      const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
+      return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
+    });
+  }
+
+  /** A passage as returned; its metadata is the source's current metadata overlaid with its record's own. */
+  private toPassage(
+    r: {
+      source_id: string; knowledge_base_id: string; title: string; heading: string | null; url: string | null; content: string;
+      metadata: Record<string, string>; own_metadata?: Record<string, string>;
+    },
+    query: string,
+    score: number,
+    sourceMetadata: Record<string, string>,
+  ): RetrievedPassage {
+    return {
       sourceId: r.source_id,
       knowledgeBaseId: r.knowledge_base_id,
       title: r.title,
@@ -121,10 +264,10 @@ export class KnowledgeRetrievalService {
       snippet: makeSnippet(r.content, query),
       content: r.content,
       url: r.url,
-      score: calibrate(r.s, r.sum_idf),
-      origin: 'index' as const,
-      metadata: r.metadata,
-    }));
+      score,
+      origin: 'index',
+      metadata: { ...r.metadata, ...sourceMetadata, ...(r.own_metadata ?? {}) },
+    };
   }
 
   /**

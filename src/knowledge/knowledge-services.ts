@@ -10,15 +10,41 @@ import { KnowledgeFilesService } from './knowledge-files.service';
 import { KnowledgeIngestionService } from './knowledge-ingestion.service';
 import { KnowledgeRetrievalService } from './knowledge-retrieval.service';
 import { KnowledgeSourcesService } from './knowledge-sources.service';
+import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
+import { OpenAiEmbeddingsClient, type EmbeddingsPort } from './index/embeddings.client';
+
+/**
+ * The embeddings ports when semantic retrieval is on and an endpoint is known (npm start fills in the local
+ * ones): queries with a short timeout, the backfill on its own endpoint when there is one.
+ */
+export function createEmbeddingsClients(config: Config['embeddings'], log?: Logger): { query: EmbeddingsPort; backfill: EmbeddingsPort } | undefined {
+  if (!config.enabled) return undefined;
+  if (!config.url) {
+    log?.warn('Embeddings are on but no endpoint is set (EMBEDDINGS_URL): retrieval stays lexical');
+    return undefined;
+  }
+  const client = (url: string, timeoutMs: number) =>
+    new OpenAiEmbeddingsClient({ url, apiKey: config.apiKey, model: config.model, inputType: config.inputType, timeoutMs });
+  return { query: client(config.url, config.queryTimeoutMs), backfill: client(config.backfillUrl ?? config.url, config.timeoutMs) };
+}
 
 /** The knowledge area's services, wired once (createServices spreads them in). */
 export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; accounts: AccountsService; workflows: WorkflowGateway; events: EventsService; log?: Logger }) {
   const { config, db, accounts, workflows, events, log } = deps;
   const allowPrivateNetwork = config.network.allowPrivate;
-  const knowledgeRetrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, log });
+  const embeddings = createEmbeddingsClients(config.embeddings, log);
+  log?.info(
+    embeddings ? { mode: 'hybrid', model: embeddings.query.model } : { mode: 'lexical', reason: config.embeddings.enabled ? 'no embeddings endpoint' : 'EMBEDDINGS=off' },
+    'Knowledge retrieval mode',
+  );
+  const knowledgeRetrieval = new KnowledgeRetrievalService({
+    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion,
+    denseScanMax: config.embeddings.scanMax, log,
+  });
+  const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, log });
   const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork, maxApiSourcesPerAccount: config.limits.apiSourcesPerAccount });
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
-  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval };
+  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding };
 }

@@ -22,6 +22,10 @@ export const KnowledgeSourceSchema = z
     status: z.enum(['indexing', 'ready', 'failed']),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     passage_count: z.number().int(),
+    embedded_passages: z
+      .number()
+      .int()
+      .describe('Passages of the live version that have a vector (semantic search); they are embedded after the source is ready, and until then it is searched lexically'),
     version: z.number().int().nullable().describe('The version queries read; null until the first sync succeeds'),
     last_synced_at: z.string().nullable(),
     next_sync_at: z.string().nullable(),
@@ -49,6 +53,7 @@ export const toKnowledgeSourceObject = (row: KnowledgeSourceRow): KnowledgeSourc
   status: row.status,
   error: row.error_code ? { code: row.error_code, message: row.error_message ?? row.error_code } : null,
   passage_count: row.passage_count,
+  embedded_passages: row.embedded_passages,
   version: row.active_version,
   last_synced_at: row.last_synced_at?.toISOString() ?? null,
   next_sync_at: nextSyncAt(row)?.toISOString() ?? null,

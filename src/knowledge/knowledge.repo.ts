@@ -2,11 +2,13 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { KnowledgeFileFormat, KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
 import { paginate, type PageParams } from '../db/pagination';
+import { contentHash, passageEmbeddingText } from './index/embedding-text';
+import { analyzerSql, DEFAULT_ANALYZER } from './index/analyzers';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** Text search configuration of the lexical index (stemming and stop words). */
-export const TEXT_SEARCH_CONFIG = 'english';
+/** Text search configuration for text without a locale (api-source results); passages use their locale's (index/analyzers.ts). */
+export const TEXT_SEARCH_CONFIG = DEFAULT_ANALYZER;
 
 export interface PassageInsert {
   title: string;
@@ -14,6 +16,8 @@ export interface PassageInsert {
   url: string | null;
   content: string;
   metadata: Record<string, string>;
+  /** The document's own metadata (a record's), without the source's. */
+  ownMetadata?: Record<string, string>;
 }
 
 export class KnowledgeRepo {
@@ -192,6 +196,8 @@ export class KnowledgeRepo {
           content: p.content,
           metadata: JSON.stringify(p.metadata),
           length: 0,
+          content_hash: contentHash(passageEmbeddingText(p)),
+          own_metadata: JSON.stringify(p.ownMetadata ?? {}),
         })),
       )
       .execute();
@@ -203,8 +209,13 @@ export class KnowledgeRepo {
    * tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), using the version's own average length. Returns the
    * passage count and total length.
    */
-  async buildTermIndex(db: Db, sourceId: string, version: number, bm25: { k1: number; b: number }): Promise<{ passages: number; totalLength: number }> {
-    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+  async buildTermIndex(
+    db: Db,
+    sourceId: string,
+    version: number,
+    bm25: { k1: number; b: number },
+  ): Promise<{ passages: number; totalLength: number; analyzers: string[] }> {
+    const cfg = analyzerSql(sql`p.metadata`);
     const k1 = sql.raw(`${Number(bm25.k1)}::float8`);
     const b = sql.raw(`${Number(bm25.b)}::float8`);
     await sql`
@@ -230,19 +241,20 @@ export class KnowledgeRepo {
       from post
       group by lexeme
     `.execute(db);
-    const stats = await sql<{ passages: number; total: number }>`
-      select count(*)::int as passages, coalesce(sum(length), 0)::bigint as total
-      from knowledge_passages where source_id = ${sourceId} and version = ${version}
+    const stats = await sql<{ passages: number; total: number; analyzers: string[] | null }>`
+      select count(*)::int as passages, coalesce(sum(length), 0)::bigint as total,
+             array_agg(distinct ${cfg}) as analyzers
+      from knowledge_passages p where source_id = ${sourceId} and version = ${version}
     `.execute(db);
     const row = stats.rows[0]!;
-    return { passages: row.passages, totalLength: Number(row.total) };
+    return { passages: row.passages, totalLength: Number(row.total), analyzers: row.analyzers ?? [DEFAULT_ANALYZER] };
   }
 
   /**
    * The atomic swap: the version becomes the one queries read, and older versions are deleted, in one
    * transaction. A stale build (older than the live version) changes nothing. Returns whether it went live.
    */
-  async publishVersion(db: Kysely<DB>, input: { sourceId: string; version: number; passages: number; totalLength: number }) {
+  async publishVersion(db: Kysely<DB>, input: { sourceId: string; version: number; passages: number; totalLength: number; analyzers?: string[] }) {
     return db.transaction().execute(async (tx) => {
       const row = await tx
         .updateTable('knowledge_sources')
@@ -250,6 +262,8 @@ export class KnowledgeRepo {
           active_version: input.version,
           passage_count: input.passages,
           total_length: input.totalLength,
+          analyzers: input.analyzers ?? [DEFAULT_ANALYZER],
+          embedded_passages: 0,
           status: sql`case when sync_seq = ${input.version} then 'ready' else status end`,
           error_code: sql`case when sync_seq = ${input.version} then null else error_code end`,
           error_message: sql`case when sync_seq = ${input.version} then null else error_message end`,

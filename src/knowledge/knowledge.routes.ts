@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { TOP_K_DEFAULT, TOP_K_MAX } from './knowledge-retrieval.service';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, HttpUrlSchema, IdParamsSchema, MetadataSchema, PageQuerySchema, listOf } from '../http/schemas';
+import { DeletedSchema, HttpUrlSchema, IdParamsSchema, PageQuerySchema, listOf } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
 import type { RouteDeps } from '../http/route-deps';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
 import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
+
+/** Metadata values may be strings, numbers or booleans; they are stored and filtered as strings (as Stripe does). */
+const MetadataSchema = z
+  .record(z.string().max(40), z.union([z.string().max(500), z.number(), z.boolean()]).transform((v) => String(v)))
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
 
 const RecordSchema = z.strictObject({
   title: z.string().min(1).max(1000),

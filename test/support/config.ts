@@ -16,6 +16,8 @@ export function buildTestConfig(overrides: Partial<Config> = {}): Config {
     ANONYMOUS_RATE_LIMIT_PER_SECOND: '1000',
     MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT: '1000',
     MAX_API_SOURCES_PER_ACCOUNT: '1000',
+    // Lexical retrieval unless a test starts an embedding server (test/support/embeddings.ts).
+    EMBEDDINGS: 'off',
   });
   return { ...base, ...overrides };
 }

@@ -29,6 +29,17 @@ export const ingestionActivity: ActivityOptions = {
 };
 
 /**
+ * Embedding a live source's passages (the semantic backfill). Long and CPU-bound on a local model: it
+ * heartbeats per batch with the last ordinal done, and a retry resumes there. The embedding endpoint
+ * being down is retried with backoff for a good while; the source stays searchable lexically meanwhile.
+ */
+export const embeddingActivity: ActivityOptions = {
+  startToCloseTimeout: '4h',
+  heartbeatTimeout: '5m',
+  retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 30, nonRetryableErrorTypes: ['resource_missing'] },
+};
+
+/**
  * SMS delivery steps run as local activities (in the worker, recorded as markers): a message costs the
  * server a few history events instead of three per step, which is what lets thousands per minute flow.
  */

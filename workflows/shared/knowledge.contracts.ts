@@ -11,6 +11,10 @@ export interface KnowledgeSyncResult {
   status: 'ready' | 'failed' | 'skipped';
   version?: number;
   passages?: number;
+  /** Passages with a vector once the semantic backfill ended (absent when embeddings are off). */
+  embeddedPassages?: number;
+  /** The backfill failed: the source stays `ready` and searchable lexically; the next sync tries again. */
+  embeddingError?: { code: string; message: string };
   error?: { code: string; message: string };
 }
 

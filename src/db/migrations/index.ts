@@ -3,6 +3,7 @@ import * as createFoundation from './20261121T235000-create-foundation';
 import * as createSms from './20261122T020000-create-sms';
 import * as createKnowledge from './20261122T010000-create-knowledge';
 import * as createAgents from './20261122T030000-create-agents';
+import * as createKnowledgeEmbeddings from './20261123T090000-create-knowledge-embeddings';
 import * as createWebhookOutbox from './20261122T050000-create-webhook-outbox';
 import * as createSmsSubmitAttempts from './20261122T060000-create-sms-submit-attempts';
 import * as addSecretRotation from './20261124T090000-add-secret-rotation';
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '20261122T020000-create-sms': createSms,
   '20261122T010000-create-knowledge': createKnowledge,
   '20261122T030000-create-agents': createAgents,
+  '20261123T090000-create-knowledge-embeddings': createKnowledgeEmbeddings,
   '20261122T050000-create-webhook-outbox': createWebhookOutbox,
   '20261122T060000-create-sms-submit-attempts': createSmsSubmitAttempts,
   '20261124T090000-add-secret-rotation': addSecretRotation,

@@ -61,6 +61,10 @@ export interface KnowledgeSourceTable {
   passage_count: WithDefault<number>;
   /** Sum of passage lengths (in index terms) of the active version: BM25's average document length. */
   total_length: WithDefault<number>;
+  /** Passages of the active version that have a vector of the configured model (backfilled after `ready`). */
+  embedded_passages: WithDefault<number>;
+  /** Text search configurations the active version was indexed with (by passage locale). */
+  analyzers: WithDefault<string[]>;
   last_synced_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -78,6 +82,24 @@ export interface KnowledgePassageTable {
   metadata: Json<Record<string, string>>;
   /** Length in index terms (sum of term frequencies). */
   length: number;
+  /** SHA-256 of the text the passage is embedded from (passageEmbeddingText); its vector's key. */
+  content_hash: Buffer | null;
+  /** The record's own metadata (record sources), overlaid on the source's by filters and results. */
+  own_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+}
+
+/**
+ * A passage vector, shared by every passage of the source with the same content hash and kept across
+ * versions (a re-sync embeds only what changed). `vec` is the unit vector as little-endian float32;
+ * `bits` its signs, for the binary scan that proposes dense candidates.
+ */
+export interface KnowledgeEmbeddingTable {
+  source_id: string;
+  model: string;
+  content_hash: Buffer;
+  dims: number;
+  bits: string;
+  vec: Buffer;
 }
 
 /**

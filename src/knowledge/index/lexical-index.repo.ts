@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import { TEXT_SEARCH_CONFIG } from '../knowledge.repo';
+import { analyzerSql } from './analyzers';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -16,11 +17,17 @@ export interface ScopeSource {
   total_length: number;
   metadata: Record<string, string>;
   timeout_ms: number | null;
+  /** Passages of the active version with a vector (the semantic backfill's progress). */
+  embedded_passages: number;
+  /** Text search configurations its live version was indexed with. */
+  analyzers: string[];
 }
 
 export interface LexicalHit {
   source_id: string;
   knowledge_base_id: string;
+  ordinal: number;
+  content_hash: Buffer | null;
   /** BM25 score. */
   s: number;
   /** Sum of the query terms' idf weights (the calibration's scale). */
@@ -30,6 +37,28 @@ export interface LexicalHit {
   url: string | null;
   content: string;
   metadata: Record<string, string>;
+  own_metadata: Record<string, string>;
+}
+
+/**
+ * Passage-level filter: for record sources, a passage's metadata is the source's current metadata overlaid
+ * with its record's own. `filter` maps each key to its allowed values (as strings). The passage row is
+ * `p`, its source row `ks`.
+ */
+export interface PassageFilter {
+  /** Sources whose passages are checked one by one (the others were kept or dropped as a whole). */
+  sourceIds: string[];
+  filter: Record<string, string[]>;
+}
+
+export function passageMatches(filter: Record<string, string[]>): RawBuilder<boolean> {
+  return sql<boolean>`not exists (
+    select 1 from jsonb_each(${JSON.stringify(filter)}::jsonb) f(k, vals)
+    where not exists (
+      select 1 from jsonb_array_elements_text(f.vals) v(x)
+      where v.x = coalesce(p.own_metadata ->> f.k, ks.metadata ->> f.k)
+    )
+  )`;
 }
 
 /** The lexical index's SQL: scope lookup, BM25 over posting lists, and term statistics for api results. */
@@ -37,7 +66,7 @@ export class LexicalIndexRepo {
   async listScopeSources(db: Db, input: { accountId: string; knowledgeBaseIds: string[] }): Promise<ScopeSource[]> {
     return (await db
       .selectFrom('knowledge_sources')
-      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms'])
+      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages', 'analyzers'])
       .where('account_id', '=', input.accountId)
       .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
       .execute()) as ScopeSource[];
@@ -52,13 +81,30 @@ export class LexicalIndexRepo {
    * which is stable within the statement). Postings are summed per passage on integer keys (the source's
    * position in the scope, the ordinal). Returns the top `topK` passages.
    */
-  async searchPostings(db: Db, input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number }): Promise<LexicalHit[]> {
-    const cfg = sql.lit(TEXT_SEARCH_CONFIG);
+  async searchPostings(
+    db: Db,
+    input: { query: string; scope: ScopeSource[]; n: number; topK: number; budget: number; passageFilter?: PassageFilter },
+  ): Promise<LexicalHit[]> {
+    // The query is read by every analyzer of the scope (the union of their terms); a passage's score is
+    // normalised by the idf of the terms its own analyzer produces.
+    const analyzers = [...new Set(input.scope.flatMap((s) => (s.analyzers?.length ? s.analyzers : [TEXT_SEARCH_CONFIG])))];
+    const pf = input.passageFilter;
+    const having = pf
+      ? sql`not exists (select 1 from scope sc where sc.si = l.si and sc.id = any(${pf.sourceIds}::text[]))
+            or exists (
+              select 1 from scope sc
+              join knowledge_passages p on p.source_id = sc.id and p.version = sc.v and p.ordinal = u.ord
+              join knowledge_sources ks on ks.id = sc.id
+              where sc.si = l.si and ${passageMatches(pf.filter)}
+            )`
+      : sql`true`;
     const { rows } = await sql<LexicalHit>`
       with recursive
       q as materialized (
-        select t.lexeme as term, coalesce(array_length(t.positions, 1), 1)::int as qtf, t.qi::int as qi
-        from unnest(to_tsvector(${cfg}::regconfig, ${input.query})) with ordinality as t(lexeme, positions, weights, qi)
+        select t.lexeme as term, max(coalesce(array_length(t.positions, 1), 1))::int as qtf,
+               row_number() over (order by t.lexeme)::int as qi, array_agg(a.cfg) as cfgs
+        from unnest(${analyzers}::text[]) as a(cfg), unnest(to_tsvector(a.cfg::regconfig, ${input.query})) as t(lexeme, positions, weights)
+        group by t.lexeme
       ),
       scope as materialized (
         select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) with ordinality as s(id, v, si)
@@ -97,11 +143,13 @@ export class LexicalIndexRepo {
              lateral (select k.ords, k.imps from knowledge_terms k where k.ctid = l.tid) k,
              unnest(k.ords[1:c.cnt], k.imps[1:c.cnt]) as u(ord, imp)
         group by l.si, u.ord
+        having ${having}
         order by s desc, l.si, u.ord
         limit ${input.topK}
       )
-      select s.id as source_id, p.knowledge_base_id, h.s, (select sum(w) from weighted) as sum_idf,
-             p.title, p.heading, p.url, p.content, p.metadata
+      select s.id as source_id, p.knowledge_base_id, h.ord as ordinal, p.content_hash, h.s,
+             (select sum(wt.w) from weighted wt join q on q.qi = wt.qi where ${analyzerSql(sql`p.metadata`)} = any(q.cfgs)) as sum_idf,
+             p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
       from hits h
       join scope s on s.si = h.si
       cross join lateral (
@@ -112,7 +160,83 @@ export class LexicalIndexRepo {
       order by h.s desc, h.si, h.ord
     `.execute(db);
     return rows;
+  }
 
+  /**
+   * Exact BM25 (and the calibration's idf sum) of given passages for a query, with the same statistics
+   * as `searchPostings`: for candidates the dense side found, so they fuse with a real lexical score
+   * rather than none. Each (term, source) list is probed with array_position for the candidate ordinals.
+   */
+  async scorePassages(
+    db: Db,
+    input: { query: string; scope: ScopeSource[]; n: number; keys: { sourceId: string; ordinal: number }[] },
+  ): Promise<{ source_id: string; ordinal: number; s: number; sum_idf: number }[]> {
+    if (input.keys.length === 0) return [];
+    const analyzers = [...new Set(input.scope.flatMap((s) => (s.analyzers?.length ? s.analyzers : [TEXT_SEARCH_CONFIG])))];
+    const { rows } = await sql<{ source_id: string; ordinal: number; s: number; sum_idf: number }>`
+      with
+      q as materialized (
+        select t.lexeme as term, max(coalesce(array_length(t.positions, 1), 1))::int as qtf,
+               row_number() over (order by t.lexeme)::int as qi, array_agg(a.cfg) as cfgs
+        from unnest(${analyzers}::text[]) as a(cfg), unnest(to_tsvector(a.cfg::regconfig, ${input.query})) as t(lexeme, positions, weights)
+        group by t.lexeme
+      ),
+      scope as materialized (
+        select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.active_version!)}::int[]) as s(id, v)
+      ),
+      dfs as materialized (
+        -- document frequencies over the whole scope (the list arrays stay untouched)
+        select q.qi, sum(k.df)::float8 as df
+        from q cross join scope s
+        cross join lateral (
+          select k.df from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+        group by q.qi
+      ),
+      weighted as materialized (
+        select q.qi, q.cfgs, q.qtf * ln(1 + (${input.n}::float8 - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as w
+        from q left join dfs d on d.qi = q.qi
+      ),
+      cand as (
+        select * from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.ordinal)}::int[]) as c(source_id, ord)
+      ),
+      lists as materialized (
+        -- the lists themselves only in the candidates' sources
+        select q.qi, s.id, k.ords, k.imps
+        from q cross join scope s
+        cross join lateral (
+          select k.ords, k.imps from knowledge_terms k
+          where k.source_id = s.id and k.version = s.v and k.term = q.term
+          limit 1
+        ) k
+        where s.id in (select source_id from cand)
+      )
+      select c.source_id, c.ord as ordinal,
+             coalesce((select sum(wt.w * l.imps[array_position(l.ords, c.ord)])
+                       from lists l join weighted wt on wt.qi = l.qi
+                       where l.id = c.source_id and array_position(l.ords, c.ord) is not null), 0)::float8 as s,
+             (select sum(wt.w) from weighted wt where ${analyzerSql(sql`p.metadata`)} = any(wt.cfgs))::float8 as sum_idf
+      from cand c
+      join scope sc on sc.id = c.source_id
+      join knowledge_passages p on p.source_id = c.source_id and p.version = sc.v and p.ordinal = c.ord
+    `.execute(db);
+    return rows;
+  }
+
+  /** Passages by key (source, version, ordinal), for candidates found by their vectors. */
+  async getPassages(db: Db, keys: { sourceId: string; version: number; ordinal: number }[]) {
+    if (keys.length === 0) return [];
+    const { rows } = await sql<{
+      source_id: string; knowledge_base_id: string; ordinal: number; title: string; heading: string | null; url: string | null; content: string;
+      metadata: Record<string, string>; own_metadata: Record<string, string>;
+    }>`
+      select p.source_id, p.knowledge_base_id, p.ordinal, p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
+      from unnest(${keys.map((k) => k.sourceId)}::text[], ${keys.map((k) => k.version)}::int[], ${keys.map((k) => k.ordinal)}::int[]) as k(source_id, v, ord)
+      join knowledge_passages p on p.source_id = k.source_id and p.version = k.v and p.ordinal = k.ord
+    `.execute(db);
+    return rows;
   }
 
   /** Term frequencies of each text (1-based index `i`), as the index's analyzer sees them. */

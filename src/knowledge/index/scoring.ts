@@ -47,11 +47,47 @@ export function bm25Term(idfWeight: number, tf: number, len: number, avgLen: num
   return (idfWeight * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * len) / avgLen));
 }
 
-export function calibrate(bm25: number, sumIdf: number): number {
+/** The normalised lexical score x in [0, 1] the calibrations take. */
+export function lexicalX(bm25: number, sumIdf: number): number {
   if (!(sumIdf > 0) || !(bm25 > 0)) return 0;
-  const x = Math.min(1, bm25 / ((BM25_K1 + 1) * sumIdf));
-  const p = 1 / (1 + Math.exp(-(CALIBRATION_A * x + CALIBRATION_C)));
-  return Math.round(p * 10_000) / 10_000;
+  return Math.min(1, bm25 / ((BM25_K1 + 1) * sumIdf));
+}
+
+const logistic = (z: number) => Math.round((1 / (1 + Math.exp(-z))) * 10_000) / 10_000;
+
+export function calibrate(bm25: number, sumIdf: number): number {
+  const x = lexicalX(bm25, sumIdf);
+  return x > 0 ? logistic(CALIBRATION_A * x + CALIBRATION_C) : 0;
+}
+
+/**
+ * Hybrid fusion and calibration in one: a logistic model of P(relevant | x, cos) over the normalised
+ * lexical score x (its real BM25 also for a passage only the dense side proposed) and the cosine of the
+ * query and passage vectors, fitted on judged SciFact pairs (bench/fit-fusion.ts, docs/decisions.md).
+ * Ranking by it is a convex combination of the two normalised scores (weights FUSION_LEXICAL and
+ * FUSION_DENSE); the logistic turns that into the same [0, 1] scale `min_score` uses.
+ */
+export const FUSION_LEXICAL = 12.1;
+export const FUSION_DENSE = 57.49;
+export const FUSION_BIAS = -55.28;
+
+/** The fused score's weights; cosine scales differ between models, so another model needs its own fit. */
+export interface FusionWeights {
+  lexical: number;
+  dense: number;
+  bias: number;
+}
+export const DEFAULT_FUSION: FusionWeights = { lexical: FUSION_LEXICAL, dense: FUSION_DENSE, bias: FUSION_BIAS };
+
+export function calibrateFused(x: number, cos: number, w: FusionWeights = DEFAULT_FUSION): number {
+  return logistic(w.lexical * x + w.dense * cos + w.bias);
+}
+
+/** Dot product (the cosine of two unit vectors). */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
 }
 
 /** A window of the passage (about `max` characters) with the most query words, on word boundaries. */

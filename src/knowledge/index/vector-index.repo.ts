@@ -1,0 +1,175 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema';
+import { passageMatches, type PassageFilter } from './lexical-index.repo';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A passage whose vector the backfill must compute. */
+export interface PassageToEmbed {
+  ordinal: number;
+  content_hash: Buffer;
+  title: string;
+  heading: string | null;
+  content: string;
+}
+
+/** A dense candidate: a live passage with its stored vector. */
+export interface DenseHit {
+  source_id: string;
+  ordinal: number;
+  content_hash: Buffer;
+  vec: Buffer;
+}
+
+/** The unit vector as stored (little-endian float32) and its sign bits (`bit varying`). */
+export function encodeVector(v: Float32Array): { vec: Buffer; bits: string } {
+  const vec = Buffer.alloc(v.length * 4);
+  let bits = '';
+  for (let i = 0; i < v.length; i++) {
+    vec.writeFloatLE(v[i]!, i * 4);
+    bits += v[i]! > 0 ? '1' : '0';
+  }
+  return { vec, bits };
+}
+
+export function decodeVector(buf: Uint8Array): Float32Array {
+  const out = new Float32Array(buf.byteLength / 4);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}
+
+/**
+ * The vector side of the index: passage vectors keyed by (source, model, content hash), the backfill's
+ * reads and writes, and the two dense lookups of retrieval (vectors of given passages; nearest passages
+ * by a Hamming scan over sign bits, bounded by the scope).
+ */
+export class VectorIndexRepo {
+  async getActiveVersion(db: Db, sourceId: string): Promise<number | null | undefined> {
+    const row = await db.selectFrom('knowledge_sources').select('active_version').where('id', '=', sourceId).executeTakeFirst();
+    return row?.active_version;
+  }
+
+  /** Passages of `version` after `afterOrdinal`, in order, whose content has no vector of `model` yet. */
+  async listPassagesToEmbed(db: Db, input: { sourceId: string; version: number; model: string; afterOrdinal: number; limit: number }): Promise<PassageToEmbed[]> {
+    const { rows } = await sql<PassageToEmbed>`
+      select p.ordinal, p.content_hash, p.title, p.heading, p.content
+      from knowledge_passages p
+      where p.source_id = ${input.sourceId} and p.version = ${input.version} and p.ordinal > ${input.afterOrdinal}
+        and p.content_hash is not null
+        and not exists (
+          select 1 from knowledge_embeddings e
+          where e.source_id = p.source_id and e.model = ${input.model} and e.content_hash = p.content_hash
+        )
+      order by p.ordinal
+      limit ${input.limit}
+    `.execute(db);
+    return rows;
+  }
+
+  /** Stores vectors; a vector already stored (a retried batch, a duplicate passage) is kept as it is. */
+  async insertEmbeddings(db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; vector: Float32Array }[] }) {
+    if (input.rows.length === 0) return;
+    await db
+      .insertInto('knowledge_embeddings')
+      .values(
+        input.rows.map((r) => {
+          const { vec, bits } = encodeVector(r.vector);
+          return { source_id: input.sourceId, model: input.model, content_hash: r.contentHash, dims: r.vector.length, bits, vec };
+        }),
+      )
+      .onConflict((oc) => oc.columns(['source_id', 'model', 'content_hash']).doNothing())
+      .execute();
+  }
+
+  /** Records how many passages of `version` have a vector of `model` (if `version` is still the live one). */
+  async refreshEmbeddedCount(db: Db, input: { sourceId: string; version: number; model: string }): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      update knowledge_sources s set embedded_passages = c.n
+      from (
+        select count(*)::int as n from knowledge_passages p
+        where p.source_id = ${input.sourceId} and p.version = ${input.version}
+          and exists (
+            select 1 from knowledge_embeddings e
+            where e.source_id = p.source_id and e.model = ${input.model} and e.content_hash = p.content_hash
+          )
+      ) c
+      where s.id = ${input.sourceId} and s.active_version = ${input.version}
+      returning c.n
+    `.execute(db);
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Deletes the source's vectors that no passage uses any more (content changed, or another model). */
+  async pruneEmbeddings(db: Db, input: { sourceId: string; model: string }): Promise<number> {
+    const res = await sql`
+      delete from knowledge_embeddings e
+      where e.source_id = ${input.sourceId}
+        and (e.model <> ${input.model}
+             or not exists (select 1 from knowledge_passages p where p.source_id = e.source_id and p.content_hash = e.content_hash))
+    `.execute(db);
+    return Number(res.numAffectedRows ?? 0);
+  }
+
+  /** The stored vectors of the given passages' contents (missing when not embedded yet). */
+  async getVectors(db: Db, input: { model: string; keys: { sourceId: string; contentHash: Buffer }[] }) {
+    if (input.keys.length === 0) return [];
+    const { rows } = await sql<{ source_id: string; content_hash: Buffer; vec: Buffer }>`
+      select k.source_id, k.content_hash, e.vec
+      from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.contentHash)}::bytea[]) as k(source_id, content_hash)
+      cross join lateral (
+        -- one primary-key probe per key, whatever the table statistics say
+        select e.vec from knowledge_embeddings e
+        where e.source_id = k.source_id and e.model = ${input.model} and e.content_hash = k.content_hash
+        limit 1
+      ) e
+    `.execute(db);
+    return rows;
+  }
+
+  /**
+   * Dense candidates by exact scan over the scope's vectors: the `limit` nearest by Hamming distance of
+   * sign bits (bit_count of the XOR, plain PostgreSQL), mapped to a live passage each, with their full
+   * vectors for exact re-scoring by the caller.
+   */
+  async scanNearest(
+    db: Db,
+    input: { model: string; scope: { id: string; version: number }[]; bits: string; limit: number; passageFilter?: PassageFilter },
+  ): Promise<DenseHit[]> {
+    if (input.scope.length === 0) return [];
+    const pf = input.passageFilter;
+    const keep = pf
+      ? sql`(e.source_id <> all(${pf.sourceIds}::text[]) or exists (
+          select 1 from scope sc
+          join knowledge_passages p on p.source_id = sc.id and p.version = sc.v and p.content_hash = e.content_hash
+          join knowledge_sources ks on ks.id = sc.id
+          where sc.id = e.source_id and ${passageMatches(pf.filter)}
+        ))`
+      : sql`true`;
+    const pick = pf ? sql`(p.source_id <> all(${pf.sourceIds}::text[]) or ${passageMatches(pf.filter)})` : sql`true`;
+    const { rows } = await sql<DenseHit>`
+      with scope as materialized (
+        select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.version)}::int[]) as s(id, v)
+      ),
+      near as materialized (
+        select e.source_id, e.content_hash, bit_count(e.bits # ${input.bits}::varbit) as d
+        from knowledge_embeddings e
+        where e.source_id in (select id from scope) and e.model = ${input.model} and length(e.bits) = ${input.bits.length}
+          and ${keep}
+        order by d
+        limit ${input.limit}
+      )
+      select n.source_id, p.ordinal, n.content_hash, e.vec
+      from near n
+      join scope s on s.id = n.source_id
+      cross join lateral (
+        select p.ordinal from knowledge_passages p
+        join knowledge_sources ks on ks.id = p.source_id
+        where p.source_id = n.source_id and p.content_hash = n.content_hash and p.version = s.v and ${pick}
+        limit 1
+      ) p
+      join knowledge_embeddings e on e.source_id = n.source_id and e.model = ${input.model} and e.content_hash = n.content_hash
+    `.execute(db);
+    return rows;
+  }
+}

