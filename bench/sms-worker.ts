@@ -15,19 +15,24 @@ export interface SmsBenchWorkerInput {
   schema: string;
   taskQueue: string;
   smscPort: number;
+  /** Postgres to use instead of the test server (the chaos script's proxy). */
+  databaseUrl?: string;
+  /** How long an unanswered submit waits for its receipt (chaos: short). */
+  uncertainWaitSeconds?: number;
 }
 
-export function benchSmsConfig(input: Pick<SmsBenchWorkerInput, 'taskQueue' | 'smscPort'>) {
+export function benchSmsConfig(input: Pick<SmsBenchWorkerInput, 'taskQueue' | 'smscPort' | 'uncertainWaitSeconds'>) {
   const carriers = CarriersConfigSchema.parse([
     { name: 'smsc', type: 'smpp', host: '127.0.0.1', port: input.smscPort, system_id: 'test', password: 'secret', max_mps: 5000, window: 64 },
   ]);
   const base = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined), rateLimit: { perSecond: 100_000, anonymousPerSecond: 1000 } });
-  return { ...base, temporal: { ...base.temporal, taskQueue: input.taskQueue } };
+  const messaging = { ...base.messaging, uncertainSubmitWaitSeconds: input.uncertainWaitSeconds ?? base.messaging.uncertainSubmitWaitSeconds };
+  return { ...base, messaging, temporal: { ...base.temporal, taskQueue: input.taskQueue } };
 }
 
 async function main() {
   const input = JSON.parse(process.env.BENCH_SMS_WORKER ?? '') as SmsBenchWorkerInput;
-  const database = connectPostgres({ url: TEST_DATABASE_URL, schema: input.schema, max: 20 });
+  const database = connectPostgres({ url: input.databaseUrl ?? TEST_DATABASE_URL, schema: input.schema, max: 20, connectTimeoutMs: 2000 });
   const runtime = await createRuntime({
     config: benchSmsConfig(input),
     db: database.db,

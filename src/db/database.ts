@@ -50,6 +50,9 @@ export function connectPostgres(opts: PostgresOptions): Database {
     ].filter(Boolean).join(' '),
   });
   pool.on('error', (err) => opts.onError?.(err));
+  // pg-pool listens for errors only on idle clients: a checked-out client (inside a transaction) whose
+  // connection drops would emit an unhandled 'error' and crash the process. Its queries still reject.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onError?.(err)));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const listen: ListenFn = (channel, onNotify) => listenPostgres(opts, channel, onNotify);
   return { db, kind: 'postgres', close: () => db.destroy(), listen };

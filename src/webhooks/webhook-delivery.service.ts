@@ -128,12 +128,29 @@ export class WebhookDeliveryService {
       outcome: delivered ? 'delivered' : 'retryable',
       error,
     };
-    if (onFailure.fromDispatcher) {
-      // Delivered leaves the outbox now; a failure leaves it once its retry workflow is started.
-      await this.firstAttempts.add({ ...row, status: delivered ? 'delivered' : 'pending', dispatched: delivered });
-    } else {
-      await this.outbox.recordAttempt(this.deps.db, row, { status: delivered ? 'delivered' : onFailure.status });
-    }
+    // The request went out: recording it is retried through a database blip (up to RECORD_RETRY_MS), as
+    // an attempt that is not recorded is sent again.
+    await untilRecorded(() =>
+      onFailure.fromDispatcher
+        ? // Delivered leaves the outbox now; a failure leaves it once its retry workflow is started.
+          this.firstAttempts.add({ ...row, status: delivered ? 'delivered' : 'pending', dispatched: delivered })
+        : this.outbox.recordAttempt(this.deps.db, row, { status: delivered ? 'delivered' : onFailure.status }),
+    );
     return { outcome: delivered ? 'delivered' : 'retryable', statusCode };
+  }
+}
+
+/** How long an attempt already sent keeps trying to be recorded (inside the 60 s claim and the 30 s local activity, with a 10 s request). */
+const RECORD_RETRY_MS = 15_000;
+
+async function untilRecorded(write: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + RECORD_RETRY_MS;
+  for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      return await write();
+    } catch (err) {
+      if (Date.now() + wait > deadline) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }

@@ -54,6 +54,8 @@ export interface SmscSimulatorOptions {
   receiptTlvs?: boolean;
   answerEnquireLink?: boolean;
   answerSubmits?: boolean;
+  /** Keep receipts whose session is gone and send them to the next session that binds (store and forward). */
+  redeliverReceipts?: boolean;
 }
 
 export interface SendMoInput {
@@ -82,6 +84,7 @@ export class SmscSimulator {
   private dropCountdown?: number;
   private throttleRemaining = 0;
   private nextId = 0x10000;
+  private readonly heldReceipts: { record: SubmitRecord; outcome: Exclude<ReceiptOutcome, 'none'> }[] = [];
   private moRef = 0;
 
   constructor(options: SmscSimulatorOptions = {}) {
@@ -195,6 +198,7 @@ export class SmscSimulator {
       this.binds++;
       this.bound.add(session);
       session.send(pdu.response({ system_id: 'SIMSMSC' }));
+      for (const held of this.heldReceipts.splice(0)) this.sendReceipt(session, held.record, held.outcome);
     });
     session.on('submit_sm', (pdu: smpp.PDU) => this.onSubmit(session, pdu));
     session.on('enquire_link', (pdu: smpp.PDU) => {
@@ -270,7 +274,10 @@ export class SmscSimulator {
   }
 
   private sendReceipt(session: smpp.Session, record: SubmitRecord, outcome: Exclude<ReceiptOutcome, 'none'>): void {
-    if (this.dropped.has(session) || session.socket.destroyed) return;
+    if (this.dropped.has(session) || session.socket.destroyed) {
+      if (this.options.redeliverReceipts) this.heldReceipts.push({ record, outcome });
+      return;
+    }
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(2, 12); // YYMMDDhhmm
     const dlvrd = outcome === 'DELIVRD' ? '001' : '000';
     const excerpt = record.text.replace(/[^A-Za-z0-9 ]/g, '').slice(0, 20);
@@ -286,6 +293,16 @@ export class SmscSimulator {
     };
     if (this.options.receiptTlvs) Object.assign(params, { receipted_message_id: record.messageId, message_state: MESSAGE_STATE[outcome] });
     this.receiptsSent++;
-    session.send(new smpp.PDU('deliver_sm', params));
+    session.send(new smpp.PDU('deliver_sm', params), (resp) => {
+      // An ESME that could not take it (ESME_RX_T_APPN) gets it again a little later, as SMSCs do.
+      if (!this.options.redeliverReceipts || resp.command_status === SMPP_STATUS.ESME_ROK) return;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        const next = [...this.bound].at(-1);
+        if (next) this.sendReceipt(next, record, outcome);
+        else this.heldReceipts.push({ record, outcome });
+      }, 500);
+      this.timers.add(timer);
+    });
   }
 }
