@@ -22,7 +22,8 @@ import { TEST_DATABASE_URL } from '../test/support/config';
 import { createTestDatabase, type TestDatabase } from '../test/support/db';
 import { apiClient, type ApiClient } from '../test/support/http';
 import { startReceiver } from '../test/support/receiver';
-import { SmscSimulator, waitUntil } from '../test/support/smsc-simulator';
+import { pollUntil } from '../test/support/poll';
+import { SmscSimulator } from '../test/support/smsc-simulator';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
@@ -85,7 +86,7 @@ async function startStack(): Promise<Stack> {
     child.removeAllListeners('exit');
   };
   await startWorker();
-  await waitUntil(() => smsc.boundSessions > 0, 'the SMPP carrier binds', 20_000);
+  await pollUntil('the SMPP carrier binds', () => smsc.boundSessions > 0, { timeoutMs: 20_000 });
   const account = await runtime.services.accounts.createAccount({ name: 'chaos' });
   const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
   await runtime.services.webhookEndpoints.createEndpoint({
