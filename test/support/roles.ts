@@ -41,6 +41,8 @@ export async function spawnRole(role: 'api' | 'worker', opts: { schema: string; 
       TEMPORAL_ADDRESS: opts.temporalAddress,
       TEMPORAL_TASK_QUEUE: opts.taskQueue,
       ALLOW_PRIVATE_NETWORK: 'true',
+      // Lexical retrieval, as the rest of the suite (test/support/config.ts).
+      EMBEDDINGS: 'off',
       HOST: '127.0.0.1',
       PORT: String(opts.port ?? 0),
     },
