@@ -254,7 +254,11 @@ async function main() {
       }),
     );
   } finally {
-    await stack.close();
+    // BENCH_KEEP=1 leaves the schema in place for profiling (drop it by hand afterwards).
+    if (process.env.BENCH_KEEP) {
+      console.error(`kept schema ${stack.database.schema}`);
+      await stack.database.close();
+    } else await stack.close();
     await env.teardown();
     await proxy?.close();
     await model5?.stop();

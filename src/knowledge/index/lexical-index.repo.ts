@@ -165,7 +165,8 @@ export class LexicalIndexRepo {
   /**
    * Exact BM25 (and the calibration's idf sum) of given passages for a query, with the same statistics
    * as `searchPostings`: for candidates the dense side found, so they fuse with a real lexical score
-   * rather than none. Each (term, source) list is probed with array_position for the candidate ordinals.
+   * rather than none. The query's lists in the candidates' sources are read once each, and their postings
+   * kept for the candidate ordinals.
    */
   async scorePassages(
     db: Db,
@@ -212,15 +213,27 @@ export class LexicalIndexRepo {
           limit 1
         ) k
         where s.id in (select source_id from cand)
+      ),
+      postings as materialized (
+        -- each list unnested once (not once per candidate)
+        select l.qi, l.id, u.ord, u.imp from lists l, unnest(l.ords, l.imps) as u(ord, imp)
+      ),
+      hits as materialized (
+        select po.id, po.ord, sum(wt.w * po.imp) as s
+        from postings po join weighted wt on wt.qi = po.qi
+        join cand c on c.source_id = po.id and c.ord = po.ord
+        group by po.id, po.ord
       )
-      select c.source_id, c.ord as ordinal,
-             coalesce((select sum(wt.w * l.imps[array_position(l.ords, c.ord)])
-                       from lists l join weighted wt on wt.qi = l.qi
-                       where l.id = c.source_id and array_position(l.ords, c.ord) is not null), 0)::float8 as s,
+      select c.source_id, c.ord as ordinal, coalesce(h.s, 0)::float8 as s,
              (select sum(wt.w) from weighted wt where ${analyzerSql(sql`p.metadata`)} = any(wt.cfgs))::float8 as sum_idf
       from cand c
       join scope sc on sc.id = c.source_id
-      join knowledge_passages p on p.source_id = c.source_id and p.version = sc.v and p.ordinal = c.ord
+      cross join lateral (
+        select p.metadata from knowledge_passages p
+        where p.source_id = c.source_id and p.version = sc.v and p.ordinal = c.ord
+        limit 1
+      ) p
+      left join hits h on h.id = c.source_id and h.ord = c.ord
     `.execute(db);
     return rows;
   }
@@ -234,7 +247,10 @@ export class LexicalIndexRepo {
     }>`
       select p.source_id, p.knowledge_base_id, p.ordinal, p.title, p.heading, p.url, p.content, p.metadata, p.own_metadata
       from unnest(${keys.map((k) => k.sourceId)}::text[], ${keys.map((k) => k.version)}::int[], ${keys.map((k) => k.ordinal)}::int[]) as k(source_id, v, ord)
-      join knowledge_passages p on p.source_id = k.source_id and p.version = k.v and p.ordinal = k.ord
+      cross join lateral (
+        -- one primary-key probe per key, whatever the statistics say
+        select * from knowledge_passages p where p.source_id = k.source_id and p.version = k.v and p.ordinal = k.ord limit 1
+      ) p
     `.execute(db);
     return rows;
   }

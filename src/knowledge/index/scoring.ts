@@ -67,9 +67,9 @@ export function calibrate(bm25: number, sumIdf: number): number {
  * Ranking by it is a convex combination of the two normalised scores (weights FUSION_LEXICAL and
  * FUSION_DENSE); the logistic turns that into the same [0, 1] scale `min_score` uses.
  */
-export const FUSION_LEXICAL = 12.1;
-export const FUSION_DENSE = 57.49;
-export const FUSION_BIAS = -55.28;
+export const FUSION_LEXICAL = 8.87;
+export const FUSION_DENSE = 73.14;
+export const FUSION_BIAS = -68.49;
 
 /** The fused score's weights; cosine scales differ between models, so another model needs its own fit. */
 export interface FusionWeights {

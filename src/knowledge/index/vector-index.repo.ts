@@ -130,7 +130,8 @@ export class VectorIndexRepo {
   /**
    * Dense candidates by exact scan over the scope's vectors: the `limit` nearest by Hamming distance of
    * sign bits (bit_count of the XOR, plain PostgreSQL), mapped to a live passage each, with their full
-   * vectors for exact re-scoring by the caller.
+   * vectors for exact re-scoring by the caller (the out-of-line `vec` travels through the sort as a TOAST
+   * pointer and is read only for the rows kept).
    */
   async scanNearest(
     db: Db,
@@ -152,14 +153,14 @@ export class VectorIndexRepo {
         select * from unnest(${input.scope.map((s) => s.id)}::text[], ${input.scope.map((s) => s.version)}::int[]) as s(id, v)
       ),
       near as materialized (
-        select e.source_id, e.content_hash, bit_count(e.bits # ${input.bits}::varbit) as d
+        select e.source_id, e.content_hash, e.vec, bit_count(e.bits # ${input.bits}::varbit) as d
         from knowledge_embeddings e
         where e.source_id in (select id from scope) and e.model = ${input.model} and length(e.bits) = ${input.bits.length}
           and ${keep}
         order by d
         limit ${input.limit}
       )
-      select n.source_id, p.ordinal, n.content_hash, e.vec
+      select n.source_id, p.ordinal, n.content_hash, n.vec
       from near n
       join scope s on s.id = n.source_id
       cross join lateral (
@@ -168,7 +169,6 @@ export class VectorIndexRepo {
         where p.source_id = n.source_id and p.content_hash = n.content_hash and p.version = s.v and ${pick}
         limit 1
       ) p
-      join knowledge_embeddings e on e.source_id = n.source_id and e.model = ${input.model} and e.content_hash = n.content_hash
     `.execute(db);
     return rows;
   }
