@@ -9,7 +9,8 @@ export const CustomerSchema = z.strictObject({
   id: z.string().max(255).optional(),
   name: z.string().max(255).optional(),
   phone: z.string().max(32).optional(),
-  email: z.string().email().max(320).optional(),
+  // Stored as given (like Stripe's customer email): the channel that uses it validates it.
+  email: z.string().max(320).optional(),
   locale: z.string().min(2).max(35).optional(),
 });
 
