@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { pollUntil } from '../support/poll';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AppError } from '../../src/domain/errors';
@@ -124,7 +125,11 @@ describe('hybrid retrieval', () => {
     const embeddedNow = fake.passages().slice(seen);
     assert.equal(embeddedNow.length, 1, `only the changed passage is embedded again: ${JSON.stringify(embeddedNow)}`);
     assert.match(embeddedNow[0]!, /courier/);
-    const stored = await hybrid.database.db.selectFrom('knowledge_embeddings').select('content_hash').where('source_id', '=', src).execute();
+    // The replaced passage's vector is dropped once the new version is live (the sync's last step).
+    const stored = await pollUntil('the unused vector to be dropped', async () => {
+      const rows = await hybrid.database.db.selectFrom('knowledge_embeddings').select('content_hash').where('source_id', '=', src).execute();
+      return rows.length <= 4 && rows;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
     assert.equal(stored.length, 4);
   });
 
