@@ -30,8 +30,10 @@ export function createRunActivities(deps: { runSteps: RunStepsService }) {
       asActivity(() => steps.requireAction(input)),
     /** Back to in_progress after the wait; what was still pending is expired when the wait timed out. */
     collectToolCalls: (input: { runId: string; toolCallIds: string[]; expire: boolean }) => asActivity(() => steps.collectToolCalls(input)),
-    /** Guardrails, reply or handoff, events, channel delivery: completed. */
+    /** Guardrails, reply (shaped for the channel) or handoff, events: completed. */
     finishRun: (input: { runId: string; handoffReason?: 'approval_rejected' | 'approval_expired' }) => asActivity(() => steps.finishRun(input)),
+    /** Sends the finished run's reply on its channel (sms, email); retried until the channel takes it. */
+    deliverReply: (input: { runId: string }) => asActivity(() => steps.deliverReply(input)),
     /** A required action was not fulfilled in time: expired, no reply. */
     expireRun: (input: { runId: string }) => asActivity(() => steps.expireRun(input)),
     /** An unrecoverable error: failed with its error, no reply. */

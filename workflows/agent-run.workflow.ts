@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { createRunActivities } from '../activities/runs.activities';
-import { remotePlannerActivity, runStepLocalActivity, toolCallActivity } from './shared/activity-options';
+import { remotePlannerActivity, replyDeliveryActivity, runStepLocalActivity, toolCallActivity } from './shared/activity-options';
 import {
   previousRunFinishedSignal,
   toolCallResolvedSignal,
@@ -12,6 +12,7 @@ type RunActivities = ReturnType<typeof createRunActivities>;
 const steps = proxyLocalActivities<RunActivities>(runStepLocalActivity);
 const { planNextStep: planRemotely } = proxyActivities<RunActivities>(remotePlannerActivity);
 const { callTool } = proxyActivities<RunActivities>(toolCallActivity);
+const { deliverReply } = proxyActivities<RunActivities>(replyDeliveryActivity);
 
 /** Planner turns per run: each may call tools; the last one must reply or hand off. */
 const MAX_PLANNER_STEPS = 4;
@@ -45,11 +46,18 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
     return steps.collectToolCalls({ runId, toolCallIds, expire: !done });
   }
 
+  /** Completes the run; a reply for a channel (sms, email) is then sent by its own retried activity. */
+  async function finish(args: { handoffReason?: 'approval_rejected' | 'approval_expired' } = {}): Promise<AgentRunResult> {
+    const done = await steps.finishRun({ runId, ...args });
+    if (done.deliver) await deliverReply({ runId });
+    return { status: done.status };
+  }
+
   try {
     for (;;) {
       const started = await steps.startRun({ runId });
       if (started.state === 'finished') return { status: started.status };
-      if (started.state === 'guarded') return await steps.finishRun({ runId });
+      if (started.state === 'guarded') return await finish();
       if (started.state === 'ready') break;
       previousFinished = false;
       await condition(() => previousFinished, QUEUED_RECHECK);
@@ -64,8 +72,8 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
       const gated = plan.calls.filter((c) => c.status === 'awaiting_approval').map((c) => c.id);
       if (gated.length > 0) {
         const decided = await awaitRequiredAction('approve_tool_call', gated, input.approvalTimeoutSeconds);
-        if (decided.some((c) => c.status === 'rejected')) return await steps.finishRun({ runId, handoffReason: 'approval_rejected' });
-        if (decided.some((c) => c.status === 'expired')) return await steps.finishRun({ runId, handoffReason: 'approval_expired' });
+        if (decided.some((c) => c.status === 'rejected')) return await finish({ handoffReason: 'approval_rejected' });
+        if (decided.some((c) => c.status === 'expired')) return await finish({ handoffReason: 'approval_expired' });
       }
 
       const callable = plan.calls.filter((c) => c.status === 'ready' || gated.includes(c.id)).map((c) => c.id);
@@ -76,7 +84,7 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
         if (results.some((c) => c.status === 'expired')) return await steps.expireRun({ runId });
       }
     }
-    return await steps.finishRun({ runId });
+    return await finish();
   } catch (err) {
     return steps.failRun({ runId, ...failureOf(err) });
   }

@@ -9,7 +9,8 @@ import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/planner-factory';
 import { ConversationsService } from '../conversations/conversations.service';
-import { RunFinisher, chatOnlyReplyDelivery } from '../runs/run-finisher';
+import { ReplyChannels } from '../channels/reply-channels';
+import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
 import { RunsService } from '../runs/runs.service';
@@ -75,9 +76,11 @@ export function createServices(deps: ServiceDeps) {
   const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
+  // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
+  const replyChannels = new ReplyChannels([]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config });
-  const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, delivery: chatOnlyReplyDelivery });
+  const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
     agents,
@@ -90,7 +93,7 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, replyChannels, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -47,6 +47,29 @@ export class ConversationRepo {
       .executeTakeFirst();
   }
 
+  async setChannel(db: Db, id: string, channel: ConversationRow['channel']) {
+    await db.updateTable('conversations').set({ channel, updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
+  /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
+  async findOpenConversationOfCustomer(db: Db, accountId: string, agentId: string, match: { phone?: string; email?: string; id?: string }) {
+    const keys: ReturnType<typeof sql<boolean>>[] = [];
+    if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
+    if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
+    if (match.id) keys.push(sql<boolean>`customer->>'id' = ${match.id}`);
+    if (keys.length === 0) return undefined;
+    return db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('agent_id', '=', agentId)
+      .where('status', '!=', 'closed')
+      .where(sql<boolean>`(${sql.join(keys, sql` or `)})`)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   async insertMessage(db: Db, row: Insertable<ConversationMessageTable>) {
     return db
       .insertInto('conversation_messages')
@@ -69,7 +92,7 @@ export class ConversationRepo {
   async listTranscriptBefore(db: Db, conversationId: string, beforeSeq: number, limit: number) {
     const rows = await db
       .selectFrom('conversation_messages')
-      .select(['role', 'content', 'seq'])
+      .select(['role', 'content', 'seq', 'channel'])
       .where('conversation_id', '=', conversationId)
       .where('seq', '<', beforeSeq)
       .orderBy('seq', 'desc')

@@ -38,6 +38,15 @@ export interface PostMessageInput {
   content: string;
   attachments?: string[];
   trigger_run?: boolean;
+  /** The channel the message came in on (a channel adapter's inbound); defaults to the conversation's. */
+  channel?: ConversationChannel;
+}
+
+/** How a channel adapter recognises a returning customer: the same phone, email or customer id. */
+export interface CustomerMatch {
+  phone?: string;
+  email?: string;
+  id?: string;
 }
 
 /**
@@ -133,12 +142,16 @@ export class ConversationsService {
     const live = triggers ? await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: conversation.agent_id }) : undefined;
     const messageId = newId(IdPrefix.message);
     const runId = live ? newId(IdPrefix.run) : null;
+    const channel = input.channel ?? conversation.channel;
     const message = await db.transaction().execute(async (tx) => {
+      // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
+      if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
       const m = await this.repo.insertMessage(tx, {
         id: messageId,
         account_id: input.accountId,
         conversation_id: conversation.id,
         role: input.role,
+        channel,
         content: redactText(input.content).text,
         attachments: JSON.stringify(input.attachments ?? []),
         run_id: runId,
@@ -151,7 +164,7 @@ export class ConversationsService {
           message_id: messageId,
           agent_id: conversation.agent_id,
           agent_version: live.version,
-          channel: conversation.channel,
+          channel,
           status: 'queued',
           confidence: null,
           retrieval: JSON.stringify([]),
@@ -186,6 +199,49 @@ export class ConversationsService {
     });
     const run = await this.deps.runsService.waitForRun({ runId, waitMs: input.waitMs ?? this.deps.config.runs.waitMsDefault });
     return { ...object, run };
+  }
+
+  /**
+   * A customer message arriving on a channel (an inbound SMS, email or call turn): it continues the
+   * customer's latest open conversation with this agent (matched by phone, email or customer id, whatever
+   * channel it was on) or opens a new one, then is posted like an API customer message (a run starts).
+   * `conversationId` skips the match when the channel already knows the thread (an email's References).
+   */
+  async receiveCustomerMessage(input: {
+    accountId: string;
+    agentId: string;
+    channel: ConversationChannel;
+    customer: CustomerMatch & { name?: string; locale?: string };
+    content: string;
+    attachments?: string[];
+    conversationId?: string;
+    metadata?: Record<string, string>;
+    waitMs?: number;
+  }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
+    const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
+    const known = input.conversationId
+      ? await this.repo.getConversationById(this.deps.db, input.accountId, input.conversationId)
+      : await this.repo.findOpenConversationOfCustomer(this.deps.db, input.accountId, input.agentId, match);
+    const conversation =
+      known && known.status !== 'closed'
+        ? toConversationObject(known)
+        : await this.createConversation({
+            accountId: input.accountId,
+            agent_id: input.agentId,
+            channel: input.channel,
+            customer: Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined)),
+            metadata: input.metadata,
+          });
+    const message = await this.postMessage({
+      accountId: input.accountId,
+      conversationId: conversation.id,
+      role: 'customer',
+      content: input.content,
+      attachments: input.attachments,
+      channel: input.channel,
+      waitMs: input.waitMs ?? 0,
+    });
+    return { conversation, message };
   }
 
   async listMessages(input: { accountId: string; conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactText } from '../agents/guardrails/redaction';
 import type { HandoffReason, PlannerDecision } from '../agents/planner/planner.port';
-import type { ConversationRepo, ConversationRow } from '../conversations/conversation.repo';
-import { toConversationMessageObject, toConversationObject, type ConversationMessageObject } from '../conversations/conversation.schemas';
+import type { ReplyChannels } from '../channels/reply-channels';
+import type { ConversationRepo } from '../conversations/conversation.repo';
+import { toConversationMessageObject, toConversationObject } from '../conversations/conversation.schemas';
 import type { DB } from '../db/schema';
 import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
@@ -14,16 +15,6 @@ import { decideRunOutcome } from './run-outcome';
 import type { RunNotifier } from './run-notifier';
 import { RunRepo, type RunEventInput, type RunRow } from './run.repo';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
-
-/**
- * Where a reply goes besides the API response: chat has nothing more to do; the channels issue plugs
- * sms, email and voice delivery in here.
- */
-export interface ReplyDeliveryPort {
-  deliverReply(input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void>;
-}
-
-export const chatOnlyReplyDelivery: ReplyDeliveryPort = { deliverReply: async () => undefined };
 
 /** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
 const DELTA_CHARS = 48;
@@ -44,15 +35,22 @@ export class RunFinisher {
       events: EventsService;
       workflows: WorkflowGateway;
       notifier: RunNotifier;
-      delivery: ReplyDeliveryPort;
+      /** Shapes replies for the run's channel and sends them there (sms, email, voice; chat only returns). */
+      channels: ReplyChannels;
     },
   ) {}
 
-  async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<{ status: 'completed' | 'failed' | 'expired' }> {
+  /**
+   * `deliver`: the run wrote a reply that goes out on a channel besides the API response; the workflow
+   * then calls deliverReply (a retried activity of its own, so a channel fault never loses the reply).
+   */
+  async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<{ status: 'completed' | 'failed' | 'expired'; deliver: boolean }> {
     const { db } = this.deps;
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
-    if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') return { status: run.status };
+    if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') {
+      return { status: run.status, deliver: run.reply_message_id !== null && run.channel !== 'chat' };
+    }
     const { config } = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
     const message = await this.deps.conversations.getMessage(db, run.message_id);
     const retrieval = run.retrieval as StoredRetrievalItem[];
@@ -64,9 +62,19 @@ export class RunFinisher {
       forcedHandoff: input.handoffReason,
       notes: run.guardrail_notes as GuardrailNote[],
     });
-    const reply = outcome.reply === null ? null : redactText(outcome.reply).text;
-    const replyId = derivedId(IdPrefix.message, run.id, 'reply');
     const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
+    const conversationRow = outcome.reply === null ? undefined : await this.deps.conversations.getConversation(db, run.conversation_id);
+    const reply =
+      outcome.reply === null || !conversationRow
+        ? null
+        : await this.deps.channels.shapeReply(run.channel, {
+            accountId: run.account_id,
+            conversation: conversationRow,
+            runId: run.id,
+            text: redactText(outcome.reply).text,
+            sources: outcome.citations.map((ref) => retrieval[ref - 1]!).map(({ title, url, snippet }) => ({ title, url, snippet })),
+          });
+    const replyId = derivedId(IdPrefix.message, run.id, 'reply');
 
     const done = await db.transaction().execute(async (tx) => {
       const row = await this.repo.transitionRun(tx, run.id, 'completed', {
@@ -88,6 +96,7 @@ export class RunFinisher {
           account_id: run.account_id,
           conversation_id: run.conversation_id,
           role: 'agent',
+          channel: run.channel,
           content: reply,
           attachments: JSON.stringify([]),
           run_id: run.id,
@@ -101,7 +110,10 @@ export class RunFinisher {
       await this.repo.appendEvents(tx, run.id, stream);
       return { row, replyRow, conversation };
     });
-    if (!done) return { status: (await this.repo.getRun(db, run.id))!.status as 'completed' };
+    if (!done) {
+      const now = (await this.repo.getRun(db, run.id))!;
+      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && now.channel !== 'chat' };
+    }
     await this.deps.notifier.publish(run.id);
 
     const { row, replyRow, conversation } = done;
@@ -109,7 +121,6 @@ export class RunFinisher {
     if (replyRow && conversation) {
       const messageObject = toConversationMessageObject(replyRow, metadata);
       await this.deps.events.emit({ accountId: run.account_id, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') });
-      await this.deps.delivery.deliverReply({ conversation, message: messageObject, runId: run.id });
     }
     if (outcome.handoff && conversation) {
       await this.deps.events.emit({
@@ -121,7 +132,21 @@ export class RunFinisher {
     }
     await this.emitRunEvent(row, 'run.completed');
     await this.signalNextRun(row);
-    return { status: 'completed' };
+    return { status: 'completed', deliver: replyRow !== undefined && run.channel !== 'chat' };
+  }
+
+  /** Sends a finished run's reply on its channel (idempotent: each adapter keys its send by the message id). */
+  async deliverReply(input: { runId: string }): Promise<void> {
+    const { db } = this.deps;
+    const run = await this.repo.getRun(db, input.runId);
+    if (!run) throw notFound('run', input.runId);
+    if (!run.reply_message_id || run.channel === 'chat') return;
+    const [message, conversation] = await Promise.all([
+      this.deps.conversations.getMessage(db, run.reply_message_id),
+      this.deps.conversations.getConversation(db, run.conversation_id),
+    ]);
+    if (!message || !conversation) return;
+    await this.deps.channels.deliverReply(run.channel, { conversation, message: toConversationMessageObject(message, conversation.metadata), runId: run.id });
   }
 
   /** Ends a run without a reply: `expired` (a required action not fulfilled in time) or `failed`. */

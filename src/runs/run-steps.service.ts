@@ -257,8 +257,12 @@ export class RunStepsService {
     return calls.map((c) => ({ id: c.id, status: c.status }));
   }
 
-  async finishRun(input: { runId: string; handoffReason?: 'approval_rejected' | 'approval_expired' }): Promise<{ status: 'completed' | 'failed' | 'expired' }> {
+  async finishRun(input: { runId: string; handoffReason?: 'approval_rejected' | 'approval_expired' }): Promise<{ status: 'completed' | 'failed' | 'expired'; deliver: boolean }> {
     return this.deps.finisher.finishRun(input);
+  }
+
+  async deliverReply(input: { runId: string }): Promise<void> {
+    return this.deps.finisher.deliverReply(input);
   }
 
   async expireRun(input: { runId: string }): Promise<{ status: 'expired' }> {

@@ -94,3 +94,14 @@ export const toolCallActivity: ActivityOptions = {
   heartbeatTimeout: '5s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: ['resource_missing'] },
 };
+
+/**
+ * Sending a run's reply on its channel (an SMS handed to the messaging area, an email to the SMTP
+ * server). A channel that is down is retried with backoff for a day; the reply is already in the
+ * transcript meanwhile.
+ */
+export const replyDeliveryActivity: ActivityOptions = {
+  startToCloseTimeout: '60s',
+  scheduleToCloseTimeout: '24h',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '10m', nonRetryableErrorTypes: ['resource_missing'] },
+};

@@ -50,6 +50,8 @@ export interface ConversationMessageTable {
   conversation_id: string;
   seq: Generated<number>;
   role: ConversationRole;
+  /** The channel the message came in on (customer) or went out on (agent, human). */
+  channel: ColumnType<ConversationChannel, ConversationChannel | undefined, ConversationChannel>;
   content: string;
   attachments: Json<string[]>;
   run_id: string | null;

@@ -1,0 +1,68 @@
+import type { ConversationRow } from '../conversations/conversation.repo';
+import type { ConversationMessageObject } from '../conversations/conversation.schemas';
+import type { ConversationChannel } from '../db/tables/agents';
+
+/** A source the reply cites (the run's retrieval items marked cited), in citation order. */
+export interface CitedSource {
+  title: string;
+  url: string | null;
+  snippet: string;
+}
+
+export interface ReplyToShape {
+  accountId: string;
+  conversation: ConversationRow;
+  runId: string;
+  /** The agent's reply as the planner wrote it (may hold markdown and [n] citation marks), redacted. */
+  text: string;
+  sources: CitedSource[];
+}
+
+/**
+ * One channel's adapter, seen from a run: how a reply reads on the channel (shaped before it is stored,
+ * so the transcript holds what the customer got) and how it is sent once the run has committed it.
+ * Each channel lives in `src/channels/<channel>`; inbound parsing is the adapter's own entry point
+ * (a carrier listener, an inbound hook, a voice webhook) which posts the customer message through
+ * ConversationsService.receiveCustomerMessage.
+ */
+export interface ReplyChannel {
+  readonly channel: ConversationChannel;
+  shapeReply(input: ReplyToShape): Promise<string>;
+  /** Sends the stored reply on the channel; idempotent by the message id (a retried run step calls it again). */
+  deliverReply(input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void>;
+}
+
+/** chat: the reply is returned in the API response and streamed; nothing to send. */
+export const chatReplyChannel: ReplyChannel = {
+  channel: 'chat',
+  shapeReply: async ({ text }) => text,
+  deliverReply: async () => undefined,
+};
+
+/**
+ * The channels a run can answer on, by name. A reply goes out on the channel its customer message came
+ * in on (the run's channel); a channel with no adapter behaves like chat (returned and streamed only).
+ */
+export class ReplyChannels {
+  private readonly byName = new Map<ConversationChannel, ReplyChannel>();
+
+  constructor(channels: ReplyChannel[] = []) {
+    for (const c of [chatReplyChannel, ...channels]) this.register(c);
+  }
+
+  register(channel: ReplyChannel): void {
+    this.byName.set(channel.channel, channel);
+  }
+
+  private adapter(channel: ConversationChannel): ReplyChannel {
+    return this.byName.get(channel) ?? chatReplyChannel;
+  }
+
+  shapeReply(channel: ConversationChannel, input: ReplyToShape): Promise<string> {
+    return this.adapter(channel).shapeReply(input);
+  }
+
+  deliverReply(channel: ConversationChannel, input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void> {
+    return this.adapter(channel).deliverReply(input);
+  }
+}
