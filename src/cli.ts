@@ -12,6 +12,7 @@ const usage = `Usage:
   npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
   npm run cli -- keys revoke --account <acct_id> --key <key_id>
   npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
+  npm run cli -- numbers attach-agent --account <acct_id> --number <pn_id> --agent <agt_id|none>
   npm run cli -- agents apply --account <acct_id> <agent.yaml>   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id>
   npm run cli -- agents publish --account <acct_id> --agent <agt_id>
@@ -37,6 +38,7 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase(config, createLogger('warn'));
   const accounts = new AccountsService({ db: database.db });
+  const phoneNumbers = () => new PhoneNumbersService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
   try {
     if (resource === 'accounts' && action === 'create' && values.name) {
       const a = await accounts.createAccount({ name: values.name });
@@ -51,10 +53,17 @@ async function main() {
       console.log(JSON.stringify({ id: key.id, revoked: true }));
     } else if (resource === 'numbers' && action === 'add' && values.account && values.number) {
       await accounts.getAccount({ accountId: values.account });
-      const number = await new PhoneNumbersService({ db: database.db }).provisionPhoneNumber({
+      const number = await phoneNumbers().provisionPhoneNumber({
         accountId: values.account,
         number: values.number,
         helpText: values['help-text'],
+      });
+      console.log(JSON.stringify(number, null, 2));
+    } else if (resource === 'numbers' && action === 'attach-agent' && values.account && values.number && values.agent) {
+      const number = await phoneNumbers().attachAgent({
+        accountId: values.account,
+        phoneNumberId: values.number,
+        agentId: values.agent === 'none' ? null : values.agent,
       });
       console.log(JSON.stringify(number, null, 2));
     } else if (resource === 'agents') {

@@ -61,7 +61,9 @@ export function createServices(deps: ServiceDeps) {
   const webhookDispatcher = new WebhookDispatcher({
     db, events, deliveries: webhookDeliveries, workflows, log: deps.log, options: config.webhookDispatch,
   });
-  const phoneNumbers = new PhoneNumbersService({ db });
+  const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
+  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
+  const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
@@ -72,8 +74,6 @@ export function createServices(deps: ServiceDeps) {
     carriers: deps.smsCarriers,
   });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
-  const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.

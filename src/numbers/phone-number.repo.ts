@@ -17,6 +17,10 @@ export class PhoneNumberRepo {
     return db.selectFrom('phone_numbers').selectAll().where('number', '=', number).executeTakeFirst();
   }
 
+  async setAgent(db: Db, accountId: string, id: string, agentId: string | null) {
+    return db.updateTable('phone_numbers').set({ agent_id: agentId }).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
   async listPhoneNumbers(db: Kysely<DB>, accountId: string, page: PageParams) {
     return paginate(db, 'phone_numbers', db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId), page);
   }

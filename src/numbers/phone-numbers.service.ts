@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AgentsService } from '../agents/agents.service';
 import { parseRecipient } from '../channels/sms/addresses';
 import { PhoneNumberRepo } from './phone-number.repo';
 import type { PageParams } from '../db/pagination';
@@ -15,7 +16,7 @@ import { toPhoneNumberObject, type PhoneNumberObject } from './phone-number.sche
 export class PhoneNumbersService {
   private readonly repo = new PhoneNumberRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB> }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; agents: AgentsService }) {}
 
   async provisionPhoneNumber(input: { accountId: string; number: string; helpText?: string; agentId?: string }): Promise<PhoneNumberObject> {
     const parsed = parseRecipient(input.number);
@@ -43,6 +44,23 @@ export class PhoneNumbersService {
   async listPhoneNumbers(input: { accountId: string; page: PageParams }): Promise<ListObject<PhoneNumberObject>> {
     const page = await this.repo.listPhoneNumbers(this.deps.db, input.accountId, input.page);
     return { object: 'list' as const, data: page.data.map(toPhoneNumberObject), has_more: page.has_more };
+  }
+
+  /**
+   * Attaches a live agent to answer the number's inbound messages (null detaches). The agent must be the
+   * account's, live, and configured for sms (422 agent_not_live / channel_not_supported otherwise).
+   */
+  async attachAgent(input: { accountId: string; phoneNumberId: string; agentId: string | null }): Promise<PhoneNumberObject> {
+    await this.getPhoneNumber(input);
+    if (input.agentId !== null) {
+      const live = await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: input.agentId });
+      if (!live.config.channels.includes('sms')) {
+        throw new AppError('channel_not_supported', `Agent ${input.agentId} is not configured for the sms channel (it has ${live.config.channels.join(', ')})`, { param: 'agent_id' });
+      }
+    }
+    const row = await this.repo.setAgent(this.deps.db, input.accountId, input.phoneNumberId, input.agentId);
+    if (!row) throw notFound('phone number', input.phoneNumberId);
+    return toPhoneNumberObject(row);
   }
 
   /** The number's row whoever owns it (inbound routing). */
