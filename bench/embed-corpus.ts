@@ -42,7 +42,7 @@ export function scifactPassageTexts(corpus: Doc[], knowledge = loadConfig({}).kn
   const out: string[] = [];
   for (const d of corpus) {
     const chunks = chunkDocument(
-      { title: d.title || d._id, url: `scifact://doc/${d._id}`, blocks: textToBlocks(d.text || d.title), metadata: {} },
+      { title: d.title || d._id, url: `https://scifact.invalid/doc/${d._id}`, blocks: textToBlocks(d.text || d.title), metadata: {} },
       { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
     );
     for (const c of chunks) out.push(passageEmbeddingText(c));

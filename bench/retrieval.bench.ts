@@ -38,7 +38,7 @@ type Strategy = 'lexical' | 'semantic' | 'hybrid';
 type Doc = { _id: string; title: string; text: string };
 const readJsonl = <T>(file: string): T[] =>
   fs.readFileSync(path.join(DATA, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
-const docIds = (results: { url: string | null }[]) => [...new Set(results.map((r) => /^scifact:\/\/doc\/([^?#]+)/.exec(r.url ?? '')?.[1]).filter((d): d is string => Boolean(d)))];
+const docIds = (results: { url: string | null }[]) => [...new Set(results.map((r) => /^https:\/\/scifact\.invalid\/doc\/([^?#]+)/.exec(r.url ?? '')?.[1]).filter((d): d is string => Boolean(d)))];
 
 /** P(top score of an answerable query > that of an unanswerable one) (Mann–Whitney). */
 function auc(pos: number[], neg: number[]): number {
@@ -126,7 +126,7 @@ async function main() {
         const records = docs.slice(i, i + RECORDS_PER_SOURCE).map((d) => ({
           title: d.title || d._id,
           content: d.text || d.title,
-          url: `scifact://doc/${d._id}${replica ? `?replica=${replica}` : ''}`,
+          url: `https://scifact.invalid/doc/${d._id}${replica ? `?replica=${replica}` : ''}`,
         }));
         const res = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records, refresh: 'manual', metadata: { replica: String(replica) } });
         if (res.status !== 202) throw new Error(`add source: ${res.status} ${JSON.stringify(res.body)}`);

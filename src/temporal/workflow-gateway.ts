@@ -1,5 +1,6 @@
 import {
   Client,
+  isGrpcServiceError,
   ScheduleNotFoundError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -9,6 +10,22 @@ import {
 import { WorkflowIdReusePolicy, type Duration, type SignalDefinition } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { WorkflowContract } from '../../workflows/shared/workflow-contract';
+import { AppError } from '../domain/errors';
+
+/** How long one call to Temporal may take before the caller gets 503 service_unavailable. */
+const DEFAULT_RPC_DEADLINE_MS = 5000;
+/** gRPC status codes meaning the server (not the request) is the problem: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE. */
+const UNAVAILABLE_GRPC_CODES = new Set([4, 8, 14]);
+
+/** Whether an error from the Temporal client means the server is away, overloaded or too slow. */
+export function isTemporalUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isGrpcServiceError(e) && UNAVAILABLE_GRPC_CODES.has(e.code)) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number' && UNAVAILABLE_GRPC_CODES.has(code)) return true;
+  }
+  return false;
+}
 
 export interface StartWorkflowOptions<I> {
   workflowId: string;
@@ -40,12 +57,29 @@ export class WorkflowGateway {
   constructor(
     readonly client: Client,
     readonly taskQueue: string,
+    private readonly rpcDeadlineMs = DEFAULT_RPC_DEADLINE_MS,
   ) {}
+
+  /**
+   * One call to the server with a deadline: the server away (or too slow) becomes AppError
+   * service_unavailable (503 with Retry-After in the API; retried by Temporal in an activity) instead of a
+   * request hanging through the client's own retries or a 500.
+   */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.client.withDeadline(Date.now() + this.rpcDeadlineMs, fn);
+    } catch (err) {
+      if (isTemporalUnavailable(err)) {
+        throw new AppError('service_unavailable', 'The workflow engine is briefly unavailable; retry the request', { headers: { 'Retry-After': '1' }, cause: err });
+      }
+      throw err;
+    }
+  }
 
   /** Starts the contract's workflow unless one with this id already ran; returns whether it started it. */
   async start<I, R>(contract: WorkflowContract<I, R>, opts: StartWorkflowOptions<I>): Promise<boolean> {
     try {
-      await this.client.workflow.start(contract.workflowType, {
+      await this.call(() => this.client.workflow.start(contract.workflowType, {
         taskQueue: this.taskQueue,
         workflowId: opts.workflowId,
         args: [opts.input],
@@ -53,7 +87,7 @@ export class WorkflowGateway {
         startDelay: opts.startDelay,
         requestEagerStart: opts.eager === true && this.client.connection instanceof NativeConnection,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      }));
       return true;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -62,7 +96,7 @@ export class WorkflowGateway {
   }
 
   async signal<Args extends unknown[]>(workflowId: string, signal: SignalDefinition<Args>, ...args: Args): Promise<void> {
-    await this.client.workflow.getHandle(workflowId).signal(signal, ...args);
+    await this.call(() => this.client.workflow.getHandle(workflowId).signal(signal, ...args));
   }
 
   /** Signals a workflow that may have finished already; a finished or unknown workflow is not an error. */
@@ -79,12 +113,12 @@ export class WorkflowGateway {
   /** Creates the schedule, or updates the spec of the one that exists with this id. */
   async upsertSchedule<I, R>(contract: WorkflowContract<I, R>, opts: ScheduledWorkflowOptions<I>): Promise<void> {
     try {
-      await this.client.schedule.getHandle(opts.scheduleId).update((prev) => ({ ...prev, spec: opts.spec }));
+      await this.call(() => this.client.schedule.getHandle(opts.scheduleId).update((prev) => ({ ...prev, spec: opts.spec })));
       return;
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }
-    await this.client.schedule.create({
+    await this.call(() => this.client.schedule.create({
       scheduleId: opts.scheduleId,
       spec: opts.spec,
       action: {
@@ -96,13 +130,13 @@ export class WorkflowGateway {
       },
       policies: opts.policies,
       memo: opts.memo,
-    });
+    }));
   }
 
   /** Deletes a schedule; one that does not exist is not an error. */
   async deleteSchedule(scheduleId: string): Promise<void> {
     try {
-      await this.client.schedule.getHandle(scheduleId).delete();
+      await this.call(() => this.client.schedule.getHandle(scheduleId).delete());
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createServices } from '../../src/app/container';
+import { createApp } from '../../src/http/app';
+import { silentLogger } from '../../src/observability/logger';
+import { createMetrics } from '../../src/observability/metrics';
+import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
+import { buildTestConfig } from '../support/config';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { apiClient, type ApiClient } from '../support/http';
+import { TcpProxy } from '../support/tcp-proxy';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+/**
+ * The API over a Temporal server reached through a proxy the test cuts: a request that starts a workflow
+ * answers 503 service_unavailable within the gateway's deadline (not a 500, not a hung request), changes
+ * nothing, and works again once the server is back.
+ */
+let env: TestWorkflowEnvironment;
+let database: TestDatabase;
+let proxy: TcpProxy;
+let connection: Connection;
+let server: Server;
+let call: ApiClient;
+
+const RPC_DEADLINE_MS = 1500;
+
+before(async () => {
+  env = await createTimeSkippingEnv();
+  database = await createTestDatabase(__filename);
+  const [host, port] = env.address.split(':');
+  proxy = new TcpProxy({ host: host!, port: Number(port) });
+  const proxyPort = await proxy.start();
+  connection = await Connection.connect({ address: `127.0.0.1:${proxyPort}` });
+  const config = buildTestConfig();
+  const gateway = new WorkflowGateway(new Client({ connection, namespace: env.namespace ?? 'default' }), config.temporal.taskQueue, RPC_DEADLINE_MS);
+  const services = createServices({ config, db: database.db, workflows: gateway, log: silentLogger() });
+  const app = createApp({ config, db: database.db, services, log: silentLogger(), metrics: createMetrics(), readiness: [] });
+  server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const account = await services.accounts.createAccount({ name: 'temporal-away' });
+  const { secret } = await services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
+  await services.senders.registerSender({ accountId: account.id, sender: 'AwayCo' });
+  call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, secret);
+});
+after(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await connection?.close();
+  await proxy?.cut();
+  await database?.destroy();
+  await env?.teardown();
+});
+
+describe('Temporal away', () => {
+  it('answers 503 service_unavailable within the deadline, stores nothing, and recovers', async () => {
+    const body = { to: '+14155550123', from: 'AwayCo', body: 'hello' };
+    const first = await call('POST', '/v1/messages', body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+
+    await proxy.cut();
+    const started = Date.now();
+    const res = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
+    const took = Date.now() - started;
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'service_unavailable');
+    assert.equal(res.headers.get('retry-after'), '1');
+    // Bounded by the deadline, not by the client's own retries (no timing threshold on the machine's speed:
+    // the bound is the configured deadline plus generous slack).
+    assert.ok(took < RPC_DEADLINE_MS + 10_000, `answered after ${took} ms`);
+
+    await proxy.restore();
+    const retried = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
+    assert.equal(retried.status, 201, `the same key retried after the outage runs again: ${JSON.stringify(retried.body)}`);
+    const listed = await call('GET', '/v1/messages?limit=10');
+    assert.deepEqual(
+      listed.body.data.map((m: { body: string }) => m.body).sort(),
+      ['hello', 'while away'],
+      'the refused request left nothing behind; its retry is stored once',
+    );
+  });
+});
