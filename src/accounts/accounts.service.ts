@@ -4,13 +4,12 @@ import type { DB } from '../db/schema';
 import { AccountRepo } from './account.repo';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { activeSigningSecrets, newSigningSecret } from '../domain/signature';
+import { activeSigningSecrets, MAX_SIGNING_SECRET_GRACE_SECONDS, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 /** Longest grace period of a rotated signing secret (Stripe's figure for webhook secrets). */
-export const MAX_SIGNING_SECRET_GRACE_SECONDS = 24 * 3600;
 
 /** Cache lifetime of an authenticated key when revocations are not announced to this process. */
 const UNANNOUNCED_CACHE_TTL_MS = 1000;

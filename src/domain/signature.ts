@@ -14,6 +14,9 @@ export function newSigningSecret(): string {
  */
 export type SigningSecrets = string | readonly string[];
 
+/** How long a replaced signing secret may keep signing beside the new one (Stripe allows up to 24 h). */
+export const MAX_SIGNING_SECRET_GRACE_SECONDS = 24 * 3600;
+
 /** Current secret first, then the previous one while it has not expired. */
 export function activeSigningSecrets(row: { signing_secret: string; previous_signing_secret: string | null; previous_signing_secret_expires_at: Date | null }, now = new Date()): string[] {
   const previousActive = row.previous_signing_secret && row.previous_signing_secret_expires_at && row.previous_signing_secret_expires_at > now;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SIGNING_SECRET_GRACE_SECONDS } from '../domain/signature';
 
 /** Schemas shared by every resource: the error object, list envelopes and pagination parameters. */
 export const ErrorResponseSchema = z
@@ -57,3 +58,14 @@ export const HttpUrlSchema = z
   .max(2048)
   .regex(/^https?:\/\/[^\s/?#@\u0000]+(?:[/?#][^\s\u0000]*)?$/)
   .describe('absolute http(s) URL without credentials; https and a public address for live-mode objects (else 422)');
+
+/** Body of a signing secret rotation (account signing secret, webhook endpoint secret). */
+export const RotateSecretBodySchema = z.strictObject({
+  grace_period_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SIGNING_SECRET_GRACE_SECONDS)
+    .optional()
+    .describe(`How long the replaced secret keeps signing beside the new one; default and at most ${MAX_SIGNING_SECRET_GRACE_SECONDS} (24 h), 0 ends it at once`),
+});

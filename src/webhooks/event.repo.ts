@@ -58,7 +58,7 @@ export class EventRepo {
     db: Db,
     accountId: string,
     id: string,
-    patch: { url?: string; description?: string | null; events?: string[]; enabled?: boolean; secret?: string; metadata?: Record<string, string>; deleted_at?: Date },
+    patch: { url?: string; description?: string | null; events?: string[]; enabled?: boolean; secret?: string; previous_secret?: string | null; previous_secret_expires_at?: Date | null; metadata?: Record<string, string>; deleted_at?: Date },
   ) {
     const { events, metadata, ...rest } = patch;
     return db
@@ -87,7 +87,7 @@ export class EventRepo {
         'd.id', 'd.account_id', 'd.status', 'd.url', 'd.endpoint_id', 'd.attempt_count',
         'e.id as event_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at',
         'a.signing_secret', 'a.previous_signing_secret', 'a.previous_signing_secret_expires_at',
-        'w.secret as endpoint_secret', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
+        'w.secret as endpoint_secret', 'w.previous_secret as endpoint_previous_secret', 'w.previous_secret_expires_at as endpoint_previous_secret_expires_at', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
       ])
       .where('d.id', '=', deliveryId)
       .executeTakeFirst();

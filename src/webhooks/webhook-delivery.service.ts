@@ -26,7 +26,7 @@ export interface AttemptWebhookDeliveryResult {
 
 type DeliveryForAttempt = Pick<
   ClaimedDelivery,
-  'id' | 'url' | 'endpoint_id' | 'event_id' | 'event_type' | 'event_data' | 'event_created_at' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at' | 'endpoint_secret' | 'endpoint_enabled' | 'endpoint_deleted_at'
+  'id' | 'url' | 'endpoint_id' | 'event_id' | 'event_type' | 'event_data' | 'event_created_at' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at' | 'endpoint_secret' | 'endpoint_previous_secret' | 'endpoint_previous_secret_expires_at' | 'endpoint_enabled' | 'endpoint_deleted_at'
 >;
 
 /**
@@ -94,7 +94,9 @@ export class WebhookDeliveryService {
     onFailure: { status: 'pending' | 'failed'; fromDispatcher?: boolean; onSent?: () => void },
   ): Promise<AttemptWebhookDeliveryResult> {
     const body = JSON.stringify(toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }));
-    const secret = d.endpoint_secret ?? activeSigningSecrets(d);
+    const secret = d.endpoint_secret
+      ? activeSigningSecrets({ signing_secret: d.endpoint_secret, previous_signing_secret: d.endpoint_previous_secret, previous_signing_secret_expires_at: d.endpoint_previous_secret_expires_at })
+      : activeSigningSecrets(d);
     const sendStarted = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;

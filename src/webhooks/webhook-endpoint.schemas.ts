@@ -15,6 +15,7 @@ export const WebhookEndpointSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     signing_secret: z.string().optional().describe('whsec_ secret; returned on creation and rotation only'),
+    previous_secret_expires_at: z.string().nullable().describe('while a rotated-out secret still signs beside the current one (two v1= in Service-Signature), when it stops'),
   })
   .openapi('WebhookEndpoint');
 
@@ -32,4 +33,6 @@ export const toWebhookEndpointObject = (row: Selectable<WebhookEndpointTable>, w
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
   ...(withSecret ? { signing_secret: row.secret } : {}),
+  previous_secret_expires_at:
+    row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
 });

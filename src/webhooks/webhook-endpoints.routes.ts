@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
-import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema, RotateSecretBodySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { EventSchema } from './event.schemas';
 import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
@@ -45,8 +45,8 @@ export function registerWebhookEndpointRoutes({ router, registry, services }: Ro
   defineRoute(router, registry, { method: 'delete', path: '/v1/webhook_endpoints/{id}', summary: 'Delete a webhook endpoint; its pending deliveries stop', tag, params: IdParamsSchema, response: DeletedSchema },
     ({ params, principal }) => svc.deleteEndpoint({ accountId: principal.accountId, endpointId: params.id }));
 
-  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/rotate_secret', summary: 'Replace the signing secret', tag, params: IdParamsSchema, response: WebhookEndpointSchema },
-    ({ params, principal }) => svc.rotateSecret({ accountId: principal.accountId, endpointId: params.id }));
+  defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/rotate_secret', summary: 'Replace the signing secret; the old one keeps signing beside it for the grace period', tag, params: IdParamsSchema, body: RotateSecretBodySchema, response: WebhookEndpointSchema },
+    ({ params, principal, body }) => svc.rotateSecret({ accountId: principal.accountId, endpointId: params.id, gracePeriodSeconds: body.grace_period_seconds }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/test', summary: 'Send a signed webhook_endpoint.test event to this endpoint', tag, params: IdParamsSchema, response: EventSchema },
     ({ params, principal }) => svc.sendTestEvent({ accountId: principal.accountId, endpointId: params.id }));

@@ -4,7 +4,7 @@ import { EventRepo } from './event.repo';
 import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { newSigningSecret } from '../domain/signature';
+import { MAX_SIGNING_SECRET_GRACE_SECONDS, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { cancelDeliverySignal, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
@@ -94,8 +94,19 @@ export class WebhookEndpointsService {
     return { id: row.id, object: 'webhook_endpoint' as const, deleted: true as const };
   }
 
-  async rotateSecret(input: { accountId: string; endpointId: string }): Promise<WebhookEndpointObject> {
-    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, { secret: newSigningSecret() });
+  /**
+   * Replaces the signing secret. The old one keeps signing beside the new one (two v1= in the header) for
+   * `gracePeriodSeconds` (default and maximum 24 h, as Stripe allows; 0 = at once), so receivers can
+   * switch without dropping a delivery.
+   */
+  async rotateSecret(input: { accountId: string; endpointId: string; gracePeriodSeconds?: number }): Promise<WebhookEndpointObject> {
+    const current = await this.getEndpoint(input);
+    const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
+    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, {
+      secret: newSigningSecret(),
+      previous_secret: grace > 0 ? current.secret : null,
+      previous_secret_expires_at: grace > 0 ? new Date(Date.now() + grace * 1000) : null,
+    });
     if (!row) throw notFound('webhook endpoint', input.endpointId);
     return toWebhookEndpointObject(row, true);
   }

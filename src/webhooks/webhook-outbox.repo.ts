@@ -45,6 +45,8 @@ export interface ClaimedDelivery {
   previous_signing_secret: string | null;
   previous_signing_secret_expires_at: Date | null;
   endpoint_secret: string | null;
+  endpoint_previous_secret: string | null;
+  endpoint_previous_secret_expires_at: Date | null;
   endpoint_enabled: boolean | null;
   endpoint_deleted_at: Date | null;
 }
@@ -150,7 +152,7 @@ export class WebhookOutboxRepo {
       )
       select u.id, u.account_id, u.endpoint_id, u.url, u.attempt_count,
         e.id as event_id, e.type as event_type, e.data as event_data, e.created_at as event_created_at,
-        ac.signing_secret, ac.previous_signing_secret, ac.previous_signing_secret_expires_at, w.secret as endpoint_secret, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at
+        ac.signing_secret, ac.previous_signing_secret, ac.previous_signing_secret_expires_at, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret, w.previous_secret_expires_at as endpoint_previous_secret_expires_at, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at
       from u
       join events e on e.id = u.event_id
       join accounts ac on ac.id = u.account_id

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { sql } from 'kysely';
+import Stripe from 'stripe';
+import { verifySignatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
 import { derivedId, IdPrefix } from '../../src/domain/ids';
 import { MessageRepo } from '../../src/messaging/message.repo';
@@ -32,6 +34,41 @@ async function endpointFor(accountId: string, url: string) {
   const principal = { accountId, keyId: 'test', mode: 'test' as const };
   return ctx.stack.services.webhookEndpoints.createEndpoint({ principal, url, events: ['*'] });
 }
+
+describe('webhook endpoint secret rotation', () => {
+  it('signs with the new and the old secret during the grace period, then with the new one alone', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver();
+    const stripe = new Stripe('sk_test_unused');
+    try {
+      const endpoint = await endpointFor(accountId, `${receiver.url}/hook`);
+      const rotated = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, endpointId: endpoint.id });
+      assert.notEqual(rotated.signing_secret, endpoint.signing_secret);
+      assert.ok(Math.abs(Date.parse(rotated.previous_secret_expires_at!) - (Date.now() + 24 * 3600 * 1000)) < 60_000, 'default grace period is 24 h');
+      const received = async (n: number) => {
+        await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: `msg_rot${n}` } });
+        await receiver.waitFor(n, 5000);
+        const req = receiver.requests[n - 1]!;
+        return { header: String(req.headers['service-signature']), body: req.rawBody.toString('utf8') };
+      };
+      const during = await received(1);
+      assert.equal(during.header.match(/v1=/g)?.length, 2, during.header);
+      for (const secret of [endpoint.signing_secret!, rotated.signing_secret!]) {
+        assert.ok(verifySignatureHeader(secret, during.body, during.header));
+        assert.doesNotThrow(() => stripe.webhooks.constructEvent(during.body, during.header, secret, 300));
+      }
+
+      const ended = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, endpointId: endpoint.id, gracePeriodSeconds: 0 });
+      assert.equal(ended.previous_secret_expires_at, null);
+      const after = await received(2);
+      assert.equal(after.header.match(/v1=/g)?.length, 1, after.header);
+      assert.ok(verifySignatureHeader(ended.signing_secret!, after.body, after.header));
+      assert.ok(!verifySignatureHeader(rotated.signing_secret!, after.body, after.header));
+    } finally {
+      await receiver.close();
+    }
+  });
+});
 
 describe('webhook outbox and dispatcher', () => {
   it('makes the first attempt itself: a delivered event never starts a workflow', async () => {

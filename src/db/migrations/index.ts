@@ -9,6 +9,7 @@ import * as createSmsSubmitAttempts from './20261122T060000-create-sms-submit-at
 import * as addSecretRotation from './20261124T090000-add-secret-rotation';
 import * as addSealedMessageBody from './20261124T100000-add-sealed-message-body';
 import * as createSenders from './20261124T110000-create-senders';
+import * as addWebhookSecretRotation from './20261125T095000-add-webhook-secret-rotation';
 import * as addMessageChannels from './20261125T090000-add-message-channels';
 
 /**
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '20261124T100000-add-sealed-message-body': addSealedMessageBody,
   '20261124T110000-create-senders': createSenders,
   '20261125T090000-add-message-channels': addMessageChannels,
+  '20261125T095000-add-webhook-secret-rotation': addWebhookSecretRotation,
 };

@@ -20,6 +20,9 @@ export interface WebhookEndpointTable {
   events: Json<string[]>;
   enabled: WithDefault<boolean>;
   secret: string;
+  /** The replaced secret, still signing beside `secret` until `previous_secret_expires_at` (rotation grace). */
+  previous_secret: WithDefault<string | null>;
+  previous_secret_expires_at: WithDefault<Date | null>;
   metadata: Json<Record<string, string>>;
   created_at: Timestamp;
   updated_at: Timestamp;
