@@ -17,7 +17,10 @@ import { RunsService } from '../runs/runs.service';
 import { EventsService } from '../webhooks/events.service';
 import { createKnowledgeServices } from '../knowledge/knowledge-services';
 import type { SmsCarriers } from '../channels/sms/carrier';
-import { InboundSmsService, noCustomerMessagePort } from '../messaging/inbound-sms.service';
+import { SmsConversationsPort } from '../channels/sms/sms-conversations.port';
+import { SmsReplyChannel } from '../channels/sms/sms-reply.channel';
+import { ShortLinksService } from '../links/short-links.service';
+import { InboundSmsService } from '../messaging/inbound-sms.service';
 import { MessageDeliveryService } from '../messaging/message-delivery.service';
 import { MessagesService } from '../messaging/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
@@ -67,19 +70,21 @@ export function createServices(deps: ServiceDeps) {
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
-  const inboundSms = new InboundSmsService({
-    db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
-    delivery: messageDelivery,
-    customerMessages: noCustomerMessagePort,
-    carriers: deps.smsCarriers,
-  });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
+  const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
-  const replyChannels = new ReplyChannels([]);
+  const replyChannels = new ReplyChannels([new SmsReplyChannel({ messages, phoneNumbers, shortLinks, log: deps.log })]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
-  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config });
+  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
+  // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
+  const inboundSms = new InboundSmsService({
+    db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
+    delivery: messageDelivery,
+    customerMessages: new SmsConversationsPort({ conversations, messages, log: deps.log }),
+    carriers: deps.smsCarriers,
+  });
   const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
@@ -93,7 +98,7 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, replyChannels, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, replyChannels, shortLinks, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -8,7 +8,10 @@ import { registerMessageRoutes } from '../messaging/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
+import type { Router } from 'express';
 import type { RouteDeps } from '../http/route-deps';
+import { registerShortLinkRoutes } from '../links/short-links.routes';
+import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk). */
@@ -27,4 +30,9 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAgentRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
+}
+
+/** Routes outside /v1 that need no API key (a customer's phone follows a short link). */
+export function registerPublicRoutes(deps: { router: Router; services: Services }): void {
+  registerShortLinkRoutes(deps.router, { shortLinks: deps.services.shortLinks });
 }

@@ -28,8 +28,11 @@ export interface ReplyToShape {
 export interface ReplyChannel {
   readonly channel: ConversationChannel;
   shapeReply(input: ReplyToShape): Promise<string>;
-  /** Sends the stored reply on the channel; idempotent by the message id (a retried run step calls it again). */
-  deliverReply(input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void>;
+  /**
+   * Sends the stored reply on the channel; idempotent by the message id (a retried run step calls it
+   * again). `runId` is null for a human's desk reply (ConversationsService.postMessage with role human).
+   */
+  deliverReply(input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string | null }): Promise<void>;
 }
 
 /** chat: the reply is returned in the API response and streamed; nothing to send. */
@@ -62,7 +65,7 @@ export class ReplyChannels {
     return this.adapter(channel).shapeReply(input);
   }
 
-  deliverReply(channel: ConversationChannel, input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string }): Promise<void> {
+  deliverReply(channel: ConversationChannel, input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string | null }): Promise<void> {
     return this.adapter(channel).deliverReply(input);
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
+import type { ReplyChannels } from '../channels/reply-channels';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -12,6 +13,7 @@ import type { RunObject } from '../runs/run.schemas';
 import type { RunsService } from '../runs/runs.service';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
+import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
 import { ConversationRepo, type ConversationListFilter, type ConversationRow } from './conversation.repo';
 import {
@@ -40,6 +42,11 @@ export interface PostMessageInput {
   trigger_run?: boolean;
   /** The channel the message came in on (a channel adapter's inbound); defaults to the conversation's. */
   channel?: ConversationChannel;
+  /**
+   * The message's id, derived by a channel adapter from its inbound message (an SMS id), so a redelivered
+   * inbound message posts once: a second post with the same id changes nothing and starts no second run.
+   */
+  messageId?: string;
 }
 
 /** How a channel adapter recognises a returning customer: the same phone, email or customer id. */
@@ -66,6 +73,9 @@ export class ConversationsService {
       workflows: WorkflowGateway;
       runsService: RunsService;
       config: Config;
+      /** Sends a human's desk reply on the conversation's channel (sms, email); chat only stores it. */
+      channels: ReplyChannels;
+      log: Logger;
     },
   ) {}
 
@@ -133,6 +143,7 @@ export class ConversationsService {
    * Appends a message. A customer message (trigger_run, default true) starts a run unless a human holds
    * the conversation (handed_off: the desk answers); a human message never does. With a run, the response
    * carries it as it stands after `waitMs` (settled sooner when it completes or requires action).
+   * A human message on a conversation whose channel is not chat is also sent there (see deliverHumanReply).
    */
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
@@ -140,10 +151,10 @@ export class ConversationsService {
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
     const live = triggers ? await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: conversation.agent_id }) : undefined;
-    const messageId = newId(IdPrefix.message);
-    const runId = live ? newId(IdPrefix.run) : null;
+    const messageId = input.messageId ?? newId(IdPrefix.message);
+    const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
-    const message = await db.transaction().execute(async (tx) => {
+    const inserted = await db.transaction().execute(async (tx) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
       const m = await this.repo.insertMessage(tx, {
@@ -156,6 +167,8 @@ export class ConversationsService {
         attachments: JSON.stringify(input.attachments ?? []),
         run_id: runId,
       });
+      // Posted before under this id (a redelivered inbound message): nothing new.
+      if (!m) return undefined;
       if (live && runId) {
         await this.runs.insertRun(tx, {
           id: runId,
@@ -180,11 +193,15 @@ export class ConversationsService {
           completed_at: null,
         });
       }
-      return m!;
+      return m;
     });
+    const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
     await this.deps.events.emit({ accountId: input.accountId, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
-    if (!live || !runId) return object;
+    if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
+    if (!live || !runId || message.run_id !== runId) return object;
+    // A replayed post starts its run only if the first attempt stopped before the workflow started it.
+    if (!inserted && (await this.runs.getRun(db, runId))?.status !== 'queued') return object;
 
     await this.deps.workflows.start(agentRunWorkflowContract, {
       workflowId: agentRunWorkflowId(runId),
@@ -199,6 +216,21 @@ export class ConversationsService {
     });
     const run = await this.deps.runsService.waitForRun({ runId, waitMs: input.waitMs ?? this.deps.config.runs.waitMsDefault });
     return { ...object, run };
+  }
+
+  /**
+   * Sends a human's desk reply on the conversation's channel, once the message is stored: one attempt
+   * in the request (the channel adapter hands it to a durable pipeline, e.g. the SMS delivery workflow,
+   * under an id derived from the message, so a repeat sends nothing twice). If that hand-over fails, the
+   * message stays in the transcript unsent and the failure is logged; the API call still succeeds
+   * (failing it would invite a retry that posts the message twice).
+   */
+  private async deliverHumanReply(conversation: ConversationRow, message: ConversationMessageObject) {
+    try {
+      await this.deps.channels.deliverReply(message.channel, { conversation, message, runId: null });
+    } catch (err) {
+      this.deps.log.error({ err, conversationId: conversation.id, messageId: message.id, channel: message.channel }, 'Human reply not handed to its channel');
+    }
   }
 
   /**
@@ -217,6 +249,10 @@ export class ConversationsService {
     conversationId?: string;
     metadata?: Record<string, string>;
     waitMs?: number;
+    /** The transcript message's id derived from the inbound message (idempotent redelivery). */
+    messageId?: string;
+    /** false: append to the transcript without a run (a customer who opted out of replies). */
+    triggerRun?: boolean;
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
@@ -239,6 +275,8 @@ export class ConversationsService {
       content: input.content,
       attachments: input.attachments,
       channel: input.channel,
+      messageId: input.messageId,
+      trigger_run: input.triggerRun,
       waitMs: input.waitMs ?? 0,
     });
     return { conversation, message };

@@ -14,7 +14,7 @@ import { jsonBody, rejectNulInUrl } from './middleware/json-body';
 import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { largeBodyRoutes, registerApiRoutes } from '../app/routes';
+import { largeBodyRoutes, registerApiRoutes, registerPublicRoutes } from '../app/routes';
 import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {
@@ -61,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
     metricsAccess: deps.config.metrics,
   });
   registerConsoleRoutes(app);
+  registerPublicRoutes({ router: app, services: deps.services });
   app.get('/', (_req, res) => {
     res.redirect('/console');
   });

@@ -217,6 +217,35 @@ export class MessageRepo {
       .execute();
   }
 
+  /** Whether `recipient` opted out of messages from `sender` (or of every sender of the account). */
+  async isOptedOut(db: Db, accountId: string, sender: string, recipient: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('sms_consents')
+      .select('opted_out')
+      .where('account_id', '=', accountId)
+      .where('recipient', '=', recipient)
+      .where('sender', 'in', [sender, '*'])
+      .where('opted_out', '=', true)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The number among `to` that `from` last wrote to (an inbound message of the account), if any. */
+  async findLatestInboundTo(db: Db, accountId: string, from: string, to: string[]): Promise<string | undefined> {
+    if (to.length === 0) return undefined;
+    const row = await db
+      .selectFrom('messages')
+      .select('to')
+      .where('account_id', '=', accountId)
+      .where('direction', '=', 'inbound')
+      .where('from', '=', from)
+      .where('to', 'in', to)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.to;
+  }
+
   async clearConsent(db: Db, accountId: string, sender: string, recipient: string) {
     await db.deleteFrom('sms_consents').where('account_id', '=', accountId).where('sender', '=', sender).where('recipient', '=', recipient).execute();
   }

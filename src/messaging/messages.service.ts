@@ -138,6 +138,16 @@ export class MessagesService {
     });
   }
 
+  /** Whether `recipient` opted out of SMS from `sender` (STOP to it, or STOPALL to the account). */
+  async isOptedOut(input: { accountId: string; sender: string; recipient: string }): Promise<boolean> {
+    return this.repo.isOptedOut(this.deps.db, input.accountId, input.sender, input.recipient);
+  }
+
+  /** Which of `numbers` the handset `from` last wrote to (where a conversation's SMS replies come from). */
+  async findLatestInboundTo(input: { accountId: string; from: string; numbers: string[] }): Promise<string | undefined> {
+    return this.repo.findLatestInboundTo(this.deps.db, input.accountId, input.from, input.numbers);
+  }
+
   private async enqueueMessage(m: {
     id?: string;
     accountId: string;

@@ -21,6 +21,10 @@ export class PhoneNumberRepo {
     return db.updateTable('phone_numbers').set({ agent_id: agentId }).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
+  async listNumbersOfAgent(db: Db, accountId: string, agentId: string) {
+    return db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
+  }
+
   async listPhoneNumbers(db: Kysely<DB>, accountId: string, page: PageParams) {
     return paginate(db, 'phone_numbers', db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId), page);
   }

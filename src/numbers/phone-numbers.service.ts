@@ -63,6 +63,11 @@ export class PhoneNumbersService {
     return toPhoneNumberObject(row);
   }
 
+  /** The account's numbers answered by `agentId`, oldest first. */
+  async listNumbersOfAgent(input: { accountId: string; agentId: string }) {
+    return this.repo.listNumbersOfAgent(this.deps.db, input.accountId, input.agentId);
+  }
+
   /** The number's row whoever owns it (inbound routing). */
   async findNumber(input: { number: string }) {
     return this.repo.getPhoneNumberByNumber(this.deps.db, input.number);

@@ -11,7 +11,8 @@ export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undel
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageType = 'transactional' | 'promotional';
 /** Who created an outbound message: the API, a keyword auto-reply (exempt from consent), a verification. */
-export type MessageOrigin = 'api' | 'auto_reply' | 'verification';
+/** `conversation`: a reply in a conversation (an agent's or a human's), sent by the channel adapter. */
+export type MessageOrigin = 'api' | 'auto_reply' | 'verification' | 'conversation';
 
 export interface MessageTable {
   id: string;

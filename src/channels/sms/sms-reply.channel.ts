@@ -1,0 +1,90 @@
+import type { ConversationRow } from '../../conversations/conversation.repo';
+import { derivedId, IdPrefix } from '../../domain/ids';
+import type { ShortLinksService } from '../../links/short-links.service';
+import type { MessagesService } from '../../messaging/messages.service';
+import type { PhoneNumbersService } from '../../numbers/phone-numbers.service';
+import type { Logger } from '../../observability/logger';
+import type { ReplyChannel, ReplyToShape } from '../reply-channels';
+import { isE164 } from './addresses';
+import { shapeSmsReply } from './sms-reply-shaping';
+
+/** The id of the SMS that carries a conversation message: one per message, whatever retries happen. */
+export const smsOfConversationMessage = (conversationMessageId: string) => derivedId(IdPrefix.message, conversationMessageId, 'sms');
+
+/**
+ * The sms channel seen from a conversation: an agent's reply becomes plain text within the segment
+ * budget with short links for its cited sources (shapeSmsReply), and a stored reply (the agent's, or a
+ * human's from the desk) goes out through the messaging area like any SMS of the account, so routing,
+ * consent, receipts, pricing and message.updated all apply.
+ *
+ * Addressing: to the conversation's `customer.phone`, from the account's number the customer last wrote
+ * to among the numbers this agent answers (the oldest such number when the customer never wrote).
+ */
+export class SmsReplyChannel implements ReplyChannel {
+  readonly channel = 'sms' as const;
+
+  constructor(
+    private readonly deps: {
+      messages: MessagesService;
+      phoneNumbers: PhoneNumbersService;
+      shortLinks: ShortLinksService;
+      log: Logger;
+    },
+  ) {}
+
+  async shapeReply(input: ReplyToShape): Promise<string> {
+    const links: string[] = [];
+    for (const url of new Set(input.sources.map((s) => s.url).filter((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)))) {
+      const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, runId: input.runId, conversationId: input.conversation.id, url });
+      links.push(link.shortUrl);
+    }
+    return shapeSmsReply({ text: input.text, links }).body;
+  }
+
+  /**
+   * Hands the message to the messaging area under an id derived from the conversation message, so a
+   * retried delivery stores and sends one SMS. An opted-out customer gets nothing: the reply stays in the
+   * transcript and no SMS is created (the agent stays silent; retrying would change nothing). A
+   * conversation without a phone or with no number for its agent cannot be answered by SMS: logged, not
+   * retried.
+   */
+  async deliverReply(input: { conversation: ConversationRow; message: { id: string; content: string }; runId: string | null }): Promise<void> {
+    const { conversation, message } = input;
+    const log = this.deps.log.child({ conversationId: conversation.id, messageId: message.id, runId: input.runId });
+    const to = phoneOf(conversation);
+    if (!to) {
+      log.warn('SMS reply not sent: the conversation has no E.164 customer phone');
+      return;
+    }
+    const from = await this.senderFor(conversation, to);
+    if (!from) {
+      log.warn({ agentId: conversation.agent_id }, 'SMS reply not sent: no phone number of the account has this agent attached');
+      return;
+    }
+    if (await this.deps.messages.isOptedOut({ accountId: conversation.account_id, sender: from, recipient: to })) {
+      log.info('SMS reply not sent: the customer opted out');
+      return;
+    }
+    const sms = await this.deps.messages.sendInternalMessage({
+      id: smsOfConversationMessage(message.id),
+      accountId: conversation.account_id,
+      to,
+      from,
+      body: message.content,
+      origin: 'conversation',
+    });
+    log.info({ smsId: sms.id, segments: sms.segments }, 'SMS reply handed to messaging');
+  }
+
+  private async senderFor(conversation: ConversationRow, customerPhone: string): Promise<string | undefined> {
+    const numbers = (await this.deps.phoneNumbers.listNumbersOfAgent({ accountId: conversation.account_id, agentId: conversation.agent_id })).map((n) => n.number);
+    if (numbers.length === 0) return undefined;
+    const lastWritten = await this.deps.messages.findLatestInboundTo({ accountId: conversation.account_id, from: customerPhone, numbers });
+    return lastWritten ?? numbers[0];
+  }
+}
+
+function phoneOf(conversation: ConversationRow): string | undefined {
+  const phone = (conversation.customer as Record<string, unknown> | null)?.phone;
+  return typeof phone === 'string' && isE164(phone) ? phone : undefined;
+}
