@@ -35,3 +35,11 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "[setup] installing ${need[*]}"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${need[@]}"
 fi
+
+# The console's browser tests drive Debian's headless Chromium (playwright-core, no bundled browser).
+if [ "${1:-}" = "--test" ] && [ ! -x /usr/bin/chromium ]; then
+  echo "[setup] installing chromium (apt-get)"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo -n"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+    || { $SUDO apt-get update -qq >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+fi

@@ -82,6 +82,11 @@ export class AccountsService {
     return { key: row, secret };
   }
 
+  /** The account's keys (never their secrets: only the last four characters are kept in the clear). */
+  async listApiKeys(input: { accountId: string }) {
+    return this.repo.listApiKeys(this.deps.db, input.accountId);
+  }
+
   async revokeApiKey(input: { accountId: string; keyId: string }) {
     const row = await this.deps.db.transaction().execute(async (trx) => {
       const revoked = await this.repo.revokeApiKey(trx, input.accountId, input.keyId);

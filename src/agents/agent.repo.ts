@@ -5,6 +5,13 @@ import type { StoredAgentConfig } from '../db/tables/agents';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** JSON with object keys sorted (jsonb does not keep key order). */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
 export class AgentRepo {
   async insertAgent(db: Db, row: { id: string; account_id: string; name: string; draft: StoredAgentConfig }) {
     return db
@@ -48,6 +55,18 @@ export class AgentRepo {
       const next = Math.max(version, Number(last?.v ?? 0) + 1);
       await tx.insertInto('agent_versions').values({ agent_id: id, version: next, config: JSON.stringify(agent.draft) }).execute();
       return tx.updateTable('agents').set({ live_version: next, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    });
+  }
+
+  /** Stores the draft as a hidden snapshot version (negative numbers), reusing the latest when unchanged. */
+  async snapshotDraft(db: Kysely<DB>, id: string, config: unknown): Promise<number> {
+    return db.transaction().execute(async (tx) => {
+      await tx.selectFrom('agents').select('id').where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+      const latest = await tx.selectFrom('agent_versions').selectAll().where('agent_id', '=', id).where('version', '<', 0).orderBy('version', 'asc').limit(1).executeTakeFirst();
+      if (latest && canonicalJson(latest.config) === canonicalJson(config)) return latest.version;
+      const next = (latest?.version ?? 0) - 1;
+      await tx.insertInto('agent_versions').values({ agent_id: id, version: next, config: JSON.stringify(config) }).execute();
+      return next;
     });
   }
 

@@ -120,6 +120,13 @@ export class AgentsService {
     return { object: 'list' as const, data, has_more: page.has_more };
   }
 
+  /** The editable draft as authored (the API shows the live version instead). */
+  async getDraft(input: { accountId: string; agentId: string }): Promise<{ agent: AgentObject; draft: AgentConfig; liveVersion: number | null }> {
+    const row = await this.getRow(input.accountId, input.agentId);
+    const draft = AgentConfigSchema.parse(row.draft);
+    return { agent: toAgentObject(row, await this.shownConfig(row)), draft, liveVersion: row.live_version };
+  }
+
   async findAgentByName(input: { accountId: string; name: string }) {
     return this.repo.getAgentByName(this.deps.db, input.accountId, input.name);
   }
@@ -143,9 +150,22 @@ export class AgentsService {
     return version;
   }
 
+  /**
+   * The draft as a run can use it, for the console's test chat: a frozen snapshot stored as a hidden
+   * version with a negative number (-1, -2, …), never live and not listed among the versions. An unchanged
+   * draft reuses its latest snapshot. Runs record it like any version, so a test run stays reproducible.
+   */
+  async snapshotDraft(input: { accountId: string; agentId: string }): Promise<AgentVersion> {
+    const row = await this.getRow(input.accountId, input.agentId);
+    const config = await this.validateConfig({ accountId: input.accountId, config: row.draft });
+    const version = await this.repo.snapshotDraft(this.deps.db, row.id, config);
+    return this.getVersion({ agentId: row.id, version });
+  }
+
+  /** Published versions, newest first (draft snapshots of the test chat are not versions). */
   async listVersions(input: { accountId: string; agentId: string }) {
     await this.getRow(input.accountId, input.agentId);
-    const rows = await this.repo.listVersions(this.deps.db, input.agentId);
+    const rows = (await this.repo.listVersions(this.deps.db, input.agentId)).filter((v) => v.version > 0);
     return rows.map((v) => ({ version: v.version, published_at: v.published_at.toISOString(), config: AgentConfigSchema.parse(v.config) }));
   }
 

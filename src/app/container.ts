@@ -29,6 +29,7 @@ import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
+import { ConsoleSessionsService } from '../console/console-sessions.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -98,7 +99,8 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, replyChannels, shortLinks, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  const consoleSessions = new ConsoleSessionsService({ db, accounts });
+  return { ...knowledge, consoleSessions, replyChannels, shortLinks, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -30,6 +30,13 @@ export const EnvSchema = z.object({
   TEMPORAL_CLI: z.string().optional(),
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   TEMPORAL_GRPC_PORT: z.coerce.number().int().default(7233),
+  /** The Temporal Web UI the console links run histories to; default http://127.0.0.1:TEMPORAL_UI_PORT (the dev server's). */
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  /**
+   * The console signs a local visitor in to the development account (its test key in DATA_DIR/dev-api-key)
+   * without asking; never in production, never with a live key, only from a loopback address.
+   */
+  CONSOLE_DEV_SIGN_IN: bool.optional(),
   /** Let outbound calls (webhooks, tools, sources) reach loopback/private addresses and plain http. */
   ALLOW_PRIVATE_NETWORK: bool.default(false),
   /** Requests per second allowed per API key (token bucket; burst is twice this). */
@@ -169,7 +176,10 @@ export interface Config {
     cliPath?: string;
     uiPort: number;
     grpcPort: number;
+    /** Base URL of the Temporal Web UI (run histories). */
+    uiUrl: string;
   };
+  console: { devSignIn: boolean };
   network: { allowPrivate: boolean };
   rateLimit: { perSecond: number; anonymousPerSecond: number };
   webhooks: { timeoutMs: number };
@@ -251,7 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cliPath: e.TEMPORAL_CLI || undefined,
       uiPort: e.TEMPORAL_UI_PORT,
       grpcPort: e.TEMPORAL_GRPC_PORT,
+      uiUrl: (e.TEMPORAL_UI_URL ?? `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`).replace(/\/+$/, ''),
     },
+    console: { devSignIn: e.NODE_ENV !== 'production' && (e.CONSOLE_DEV_SIGN_IN ?? true) },
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, anonymousPerSecond: e.ANONYMOUS_RATE_LIMIT_PER_SECOND },
     webhooks: { timeoutMs: e.WEBHOOK_TIMEOUT_MS },

@@ -1,19 +1,192 @@
-import type { Express } from 'express';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { timingSafeEqual } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Services } from '../app/container';
+import type { Config } from '../config/env';
+import { AppError } from '../domain/errors';
+import type { Logger } from '../observability/logger';
+import type { ConsoleSession } from './console-sessions.service';
+import { html, type Html } from './html';
+import { layout, type NavSection } from './views/layout';
+import { registerConsoleAgentRoutes } from './console-agents.routes';
+import { registerConsoleInboxRoutes } from './console-inbox.routes';
+import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
+import { registerConsoleSettingsRoutes } from './console-settings.routes';
 
-const page = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Converse console</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#1f2933}
-code{background:#f0f4f8;padding:.1rem .3rem;border-radius:3px}</style></head>
-<body><h1>Converse console</h1>
-<p>The console for configuring agents, knowledge bases and phone numbers is not built yet.</p>
-<ul><li><a href="/docs">API reference</a> (<a href="/v1/openapi.json">OpenAPI 3.1</a>)</li>
-<li>Run histories: the Temporal Web UI printed by <code>npm start</code></li></ul>
-</body></html>`;
+export const SESSION_COOKIE = 'converse_console';
 
-/** The support teams' console, served under /console (a placeholder until the console issue lands). */
-export function registerConsoleRoutes(app: Express): void {
-  app.get('/console', (_req, res) => {
-    res.type('html').send(page);
+/** What every console route needs: the services (the same the API uses), config and log. */
+export interface ConsoleDeps {
+  services: Services;
+  config: Config;
+  log: Logger;
+}
+
+/** A signed-in request: the session and the account's name for the page frame. */
+export interface ConsoleLocals {
+  session: ConsoleSession;
+  accountName: string;
+}
+
+/** A route parameter (Express 5 types allow arrays for wildcards). */
+export const idOf = (req: Request, name = 'id') => String(req.params[name]);
+
+export const sessionOf = (res: Response) => res.locals as ConsoleLocals;
+
+/** Renders a page inside the console frame for the signed-in account. */
+export function sendPage(res: Response, input: { title: string; active?: NavSection; body: Html; notice?: string; error?: string; status?: number }) {
+  const { session, accountName } = sessionOf(res);
+  res
+    .status(input.status ?? 200)
+    .type('html')
+    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
+}
+
+/** An async handler whose errors reach the console's error page. */
+export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
+  fn(req, res).catch(next);
+};
+
+function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+function setSessionCookie(req: Request, res: Response, token: string, expires: Date) {
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/console', expires });
+}
+
+const isLoopback = (req: Request) => {
+  const a = req.socket.remoteAddress ?? '';
+  return (a === '127.0.0.1' || a === '::1' || a === '::ffff:127.0.0.1') && !req.headers['x-forwarded-for'];
+};
+
+const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+const ASSETS = path.join(__dirname, 'assets');
+
+function signInPage(input: { error?: string; email?: string }) {
+  return layout({
+    title: 'Sign in',
+    body: html`<div class="sign-in"><h1>Sign in to the console</h1>
+    ${input.error ? html`<p class="error-banner" role="alert">${input.error}</p>` : ''}
+    <form method="post" action="/console/sign-in" class="card"><h2>With your email</h2>
+      <label>Email <input name="email" type="email" autocomplete="username" value="${input.email ?? ''}"></label>
+      <label>Password <input name="password" type="password" autocomplete="current-password"></label>
+      <button class="button primary">Sign in</button></form>
+    <form method="post" action="/console/sign-in" class="card"><h2>With a secret key</h2>
+      <label>Secret key <span class="hint">sk_test_… (test data) or sk_live_… (live data)</span><input name="secret_key" type="password" autocomplete="off" placeholder="sk_test_…"></label>
+      <button class="button">Sign in with key</button></form>
+    <p class="muted">Running locally? <code>npm start</code> prints a test key and signs this browser in by itself.</p></div>`,
   });
+}
+
+/**
+ * The support team's console under /console: server-rendered pages over the same services the API uses.
+ * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https); every POST carries
+ * the session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the browser sends one,
+ * an Origin of this host.
+ */
+export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+  const { services, config } = deps;
+  const router = express.Router();
+  const devKeyFile = path.join(config.dataDir, 'dev-api-key');
+
+  router.use('/assets', express.static(ASSETS, { maxAge: '1h', fallthrough: false }));
+  router.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
+  router.use(express.json({ limit: '2mb' }));
+
+  router.get('/sign-in', (_req, res) => {
+    res.type('html').send(signInPage({}));
+  });
+  router.post('/sign-in', page(async (req, res) => {
+    const body = req.body as Record<string, string | undefined>;
+    try {
+      const { token, session } = body.secret_key
+        ? await services.consoleSessions.signInWithKey({ secret: body.secret_key })
+        : await services.consoleSessions.signInWithPassword({ email: body.email ?? '', password: body.password ?? '' });
+      setSessionCookie(req, res, token, session.expiresAt);
+      res.redirect(303, '/console');
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      res.status(401).type('html').send(signInPage({ error: 'That did not work: check the email and password, or the secret key.', email: body.email }));
+    }
+  }));
+
+  // Everything below needs a session.
+  router.use((req, res, next) => void (async () => {
+    const token = readCookie(req, SESSION_COOKIE);
+    let session = token ? await services.consoleSessions.getSession({ token }) : undefined;
+    if (!session && config.console.devSignIn && req.method === 'GET' && isLoopback(req)) {
+      // First run after `npm start`: the development account's test key signs a local browser in.
+      let secret = '';
+      try {
+        secret = readFileSync(devKeyFile, 'utf8').trim();
+      } catch {
+        // No development account here.
+      }
+      const opened = secret ? await services.consoleSessions.signInDevelopment({ secret }) : undefined;
+      if (opened) {
+        setSessionCookie(req, res, opened.token, opened.session.expiresAt);
+        session = opened.session;
+      }
+    }
+    if (!session) {
+      if (req.method === 'GET' && !req.path.endsWith('.json') && !req.path.endsWith('/events')) return res.redirect(303, '/console/sign-in');
+      throw new AppError('api_key_invalid', 'Sign in to the console first');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const sent = (req.body as Record<string, unknown> | undefined)?._csrf ?? req.header('x-csrf-token');
+      const origin = req.header('origin');
+      if (typeof sent !== 'string' || !sameToken(sent, session.csrfToken)) throw new AppError('permission_denied', 'The form expired or did not come from the console: reload the page and try again');
+      if (origin && origin !== 'null' && new URL(origin).host !== req.headers.host) throw new AppError('permission_denied', 'Cross-site request refused');
+    }
+    const account = await services.accounts.getAccount({ accountId: session.accountId });
+    Object.assign(res.locals, { session, accountName: account.name } satisfies ConsoleLocals);
+    return undefined;
+  })().then(() => {
+    if (!res.headersSent) next();
+  }, next));
+
+  router.post('/sign-out', page(async (req, res) => {
+    const token = readCookie(req, SESSION_COOKIE);
+    if (token) await services.consoleSessions.signOut({ token });
+    res.clearCookie(SESSION_COOKIE, { path: '/console' });
+    res.redirect(303, '/console/sign-in');
+  }));
+
+  // First stop: the example agent when there is one (first run), else the agents list.
+  router.get('/', page(async (_req, res) => {
+    const { session } = sessionOf(res);
+    const agents = await services.agents.listAgents({ accountId: session.accountId, page: { limit: 100 } });
+    const example = agents.data.find((a) => a.name === 'Example support agent');
+    res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
+  }));
+
+  registerConsoleAgentRoutes(router, deps);
+  registerConsoleKnowledgeRoutes(router, deps);
+  registerConsoleInboxRoutes(router, deps);
+  registerConsoleSettingsRoutes(router, deps);
+
+  router.use((req: Request, res: Response) => {
+    sendPage(res, { title: 'Not found', status: 404, body: html`<h1>Not found</h1><p>Nothing at ${req.originalUrl}. <a href="/console">Back to the console</a></p>` });
+  });
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    void next;
+    const e = err instanceof AppError ? err : undefined;
+    if (!e) deps.log.error({ err, path: req.path }, 'Console request failed');
+    const status = e ? (e.code === 'resource_missing' ? 404 : e.code === 'api_key_invalid' ? 401 : e.code === 'permission_denied' ? 403 : 400) : 500;
+    const message = e?.message ?? 'Something went wrong';
+    if (req.accepts(['html', 'json']) === 'json' || req.is('application/json') || !res.locals.session) {
+      res.status(status).json({ error: { code: e?.code ?? 'api_error', message, param: e?.param } });
+      return;
+    }
+    sendPage(res, { title: 'Error', status, body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p class="error-banner">${message}</p><p><a href="javascript:history.back()">Go back</a></p>` });
+  });
+
+  app.use('/console', router);
 }

@@ -12,6 +12,8 @@ export interface ConversationListFilter {
   status?: ConversationStatus;
   channel?: string;
   tag?: string;
+  /** Console test chats instead of real conversations (default false). */
+  test?: boolean;
 }
 
 export class ConversationRepo {
@@ -28,7 +30,7 @@ export class ConversationRepo {
   }
 
   async listConversations(db: Kysely<DB>, accountId: string, page: PageParams, f: ConversationListFilter) {
-    let q = db.selectFrom('conversations').selectAll().where('account_id', '=', accountId);
+    let q = db.selectFrom('conversations').selectAll().where('account_id', '=', accountId).where('test', '=', f.test ?? false);
     if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
     if (f.status) q = q.where('status', '=', f.status);
     if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
@@ -63,6 +65,7 @@ export class ConversationRepo {
       .selectAll()
       .where('account_id', '=', accountId)
       .where('agent_id', '=', agentId)
+      .where('test', '=', false)
       .where('status', '!=', 'closed')
       .where(sql<boolean>`(${sql.join(keys, sql` or `)})`)
       .orderBy('created_at', 'desc')

@@ -31,6 +31,8 @@ export interface CreateConversationInput {
   context?: Record<string, unknown>;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** A console test chat: runs use a snapshot of the agent's draft, and the conversation stays out of lists. */
+  test?: boolean;
 }
 
 export interface PostMessageInput {
@@ -84,9 +86,10 @@ export class ConversationsService {
   }
 
   async createConversation(input: CreateConversationInput): Promise<ConversationObject> {
-    const live = await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: input.agent_id });
-    const channel = input.channel ?? 'chat';
-    if (!live.config.channels.includes(channel)) {
+    const live = await this.versionFor({ accountId: input.accountId, agentId: input.agent_id, test: input.test ?? false });
+    // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
+    const channel = input.test ? 'chat' : (input.channel ?? 'chat');
+    if (!input.test && !live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${input.agent_id} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param: 'channel' });
     }
     const row = await this.repo.insertConversation(this.deps.db, {
@@ -101,8 +104,14 @@ export class ConversationsService {
       metadata: JSON.stringify(input.metadata ?? {}),
       handoff: null,
       closed_at: null,
+      test: input.test ?? false,
     });
     return toConversationObject(row);
+  }
+
+  /** The version a run of this conversation uses: the live one, or a snapshot of the draft in a test chat. */
+  private versionFor(input: { accountId: string; agentId: string; test: boolean }) {
+    return input.test ? this.deps.agents.snapshotDraft({ accountId: input.accountId, agentId: input.agentId }) : this.deps.agents.getLiveVersion(input);
   }
 
   async getConversation(input: { accountId: string; conversationId: string }): Promise<ConversationObject> {
@@ -150,7 +159,7 @@ export class ConversationsService {
     const conversation = await this.getRow(input.accountId, input.conversationId);
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: conversation.agent_id }) : undefined;
+    const live = triggers ? await this.versionFor({ accountId: input.accountId, agentId: conversation.agent_id, test: conversation.test }) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;

@@ -4,6 +4,7 @@ import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable,
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { ShortLinkTable } from './tables/links';
+import type { ConsoleSessionTable, ConsoleUserTable } from './tables/console';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -39,4 +40,6 @@ export interface DB {
   run_events: RunEventTable;
   knowledge_embeddings: KnowledgeEmbeddingTable;
   short_links: ShortLinkTable;
+  console_users: ConsoleUserTable;
+  console_sessions: ConsoleSessionTable;
 }

@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Express {
     publicBaseUrl: deps.config.http.publicBaseUrl,
     metricsAccess: deps.config.metrics,
   });
-  registerConsoleRoutes(app);
+  registerConsoleRoutes(app, { services: deps.services, config: deps.config, log: deps.log });
   registerPublicRoutes({ router: app, services: deps.services });
   app.get('/', (_req, res) => {
     res.redirect('/console');

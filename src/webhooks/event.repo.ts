@@ -111,6 +111,19 @@ export class EventRepo {
       .execute();
   }
 
+  /** An endpoint's latest deliveries, newest first. */
+  async listRecentDeliveriesForEndpoint(db: Db, accountId: string, endpointId: string, limit: number) {
+    return db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
   async listDeliveriesForEvent(db: Db, accountId: string, eventId: string) {
     return db
       .selectFrom('webhook_deliveries')

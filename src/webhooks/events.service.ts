@@ -114,6 +114,13 @@ export class EventsService {
     return { object: 'list' as const, has_more: false, data: deliveries.map((d) => toWebhookDeliveryObject(d, attempts)) };
   }
 
+  /** An endpoint's latest deliveries (newest first) with every attempt; for the console. */
+  async listRecentDeliveries(input: { accountId: string; endpointId: string; limit?: number }): Promise<WebhookDeliveryObject[]> {
+    const deliveries = await this.repo.listRecentDeliveriesForEndpoint(this.deps.db, input.accountId, input.endpointId, input.limit ?? 10);
+    const attempts = deliveries.length ? await this.repo.listAttempts(this.deps.db, deliveries.map((d) => d.id)) : [];
+    return deliveries.map((d) => toWebhookDeliveryObject(d, attempts));
+  }
+
   /** Sends an event again as a new delivery to its subscribed endpoints, or to one endpoint. */
   async redeliverEvent(input: { accountId: string; eventId: string; endpointId?: string }): Promise<ListObject<WebhookRedeliveryObject>> {
     const event = await this.getEvent(input);

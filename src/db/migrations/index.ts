@@ -12,6 +12,7 @@ import * as createSenders from './20261124T110000-create-senders';
 import * as addWebhookSecretRotation from './20261125T095000-add-webhook-secret-rotation';
 import * as addMessageChannels from './20261125T090000-add-message-channels';
 import * as createShortLinks from './20261125T100000-create-short-links';
+import * as createConsoleSessions from './20261125T130000-create-console-sessions';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T090000-add-message-channels': addMessageChannels,
   '20261125T095000-add-webhook-secret-rotation': addWebhookSecretRotation,
   '20261125T100000-create-short-links': createShortLinks,
+  '20261125T130000-create-console-sessions': createConsoleSessions,
 };

@@ -40,6 +40,8 @@ export interface ConversationTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: NullableTimestamp;
+  /** A console test chat (runs the agent's draft); kept out of the inbox and the API's lists. */
+  test: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export type ConversationRole = 'customer' | 'agent' | 'human';

@@ -1,0 +1,136 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
+import { lastEventId, writeSse } from '../http/sse';
+import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
+import { html } from './html';
+import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, versionsPage } from './views/agents.view';
+import { runDetails } from './views/run.view';
+
+const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).max(4000), conversation_id: z.string().startsWith('cnv_').optional(), _csrf: z.string().optional() });
+
+const canonical = (v: unknown) => JSON.stringify(AgentConfigSchema.parse(v), (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+
+/** Agents: list, create and edit the draft, publish, versions and their differences, the test chat. */
+export function registerConsoleAgentRoutes(router: Router, { services, config }: ConsoleDeps) {
+  const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
+
+  const bases = async (accountId: string) => (await services.knowledgeBases.listBases({ accountId, page: { limit: 100 } })).data.map((b) => ({ id: b.id, name: b.name }));
+
+  async function renderAgent(res: Parameters<typeof sendPage>[0], agentId: string, opts: { form?: AgentForm; errors?: FieldErrors; notice?: string; status?: number } = {}) {
+    const { session } = sessionOf(res);
+    const { agent, draft, liveVersion } = await services.agents.getDraft({ accountId: session.accountId, agentId });
+    const live = liveVersion ? (await services.agents.getVersion({ agentId, version: liveVersion })).config : undefined;
+    const editor = agentEditor({
+      action: `/console/agents/${agent.id}`,
+      form: opts.form ?? configToForm(draft),
+      errors: opts.errors ?? {},
+      bases: await bases(session.accountId),
+      csrf: session.csrfToken,
+      submitLabel: 'Save draft',
+    });
+    sendPage(res, {
+      title: agent.name,
+      active: 'agents',
+      notice: opts.notice,
+      status: opts.status,
+      body: agentPage({ agent, liveVersion, draftChanged: !live || canonical(live) !== canonical(draft), editor, csrf: session.csrfToken }),
+    });
+  }
+
+  router.get('/agents', page(async (_req, res) => {
+    const { session } = sessionOf(res);
+    const agents = await services.agents.listAgents({ accountId: session.accountId, page: { limit: 100 } });
+    sendPage(res, { title: 'Agents', active: 'agents', body: agentsList(agents.data) });
+  }));
+
+  router.get('/agents/new', page(async (_req, res) => {
+    const { session } = sessionOf(res);
+    const editor = agentEditor({ action: '/console/agents', form: emptyForm(), errors: {}, bases: await bases(session.accountId), csrf: session.csrfToken, submitLabel: 'Create draft' });
+    sendPage(res, { title: 'New agent', active: 'agents', body: newAgentPage(editor) });
+  }));
+
+  router.post('/agents', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const form = readAgentForm(req.body as Record<string, unknown>);
+    let { config: candidate, errors } = formToConfig(form);
+    if (candidate) {
+      try {
+        const agent = await services.agents.createAgent({ accountId: session.accountId, config: candidate });
+        return res.redirect(303, `/console/agents/${agent.id}?saved=1`);
+      } catch (err) {
+        errors = fieldErrorOf(err, form);
+      }
+    }
+    const editor = agentEditor({ action: '/console/agents', form, errors, bases: await bases(session.accountId), csrf: session.csrfToken, submitLabel: 'Create draft' });
+    return sendPage(res, { title: 'New agent', active: 'agents', status: 422, body: newAgentPage(editor) });
+  }));
+
+  router.get('/agents/:id', page(async (req, res) => {
+    const notice = req.query.saved ? 'Draft saved.' : typeof req.query.published === 'string' ? `Published: version ${req.query.published} is live.` : undefined;
+    await renderAgent(res, idOf(req), { notice });
+  }));
+
+  router.post('/agents/:id', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const form = readAgentForm(req.body as Record<string, unknown>);
+    let { config: candidate, errors } = formToConfig(form);
+    if (candidate) {
+      try {
+        await services.agents.updateDraft({ accountId: session.accountId, agentId: idOf(req), config: candidate });
+        return res.redirect(303, `/console/agents/${req.params.id}?saved=1`);
+      } catch (err) {
+        errors = fieldErrorOf(err, form);
+      }
+    }
+    return renderAgent(res, idOf(req), { form, errors, status: 422 });
+  }));
+
+  router.post('/agents/:id/publish', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const agent = await services.agents.publishAgent({ accountId: session.accountId, agentId: idOf(req) });
+    res.redirect(303, `/console/agents/${agent.id}?published=${agent.version}`);
+  }));
+
+  router.get('/agents/:id/versions', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const { agent, draft } = await services.agents.getDraft({ accountId: session.accountId, agentId: idOf(req) });
+    const versions = await services.agents.listVersions({ accountId: session.accountId, agentId: agent.id });
+    const pick = (v: unknown): AgentConfig | undefined => (v === 'draft' ? draft : versions.find((x) => String(x.version) === v)?.config);
+    const a = typeof req.query.a === 'string' ? req.query.a : versions[1] ? String(versions[1].version) : versions[0] ? String(versions[0].version) : undefined;
+    const b = typeof req.query.b === 'string' ? req.query.b : versions[1] ? String(versions[0]!.version) : 'draft';
+    const ca = pick(a);
+    const cb = pick(b);
+    sendPage(res, {
+      title: `${agent.name}: versions`,
+      active: 'agents',
+      body: versionsPage({ agent, versions, a, b, diff: ca && cb ? diffConfigs(ca, cb) : undefined }),
+    });
+  }));
+
+  // The test chat: a test conversation runs a snapshot of the saved draft (AgentsService.snapshotDraft).
+  router.post('/agents/:id/test-chat', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const body = TestChatBodySchema.parse(req.body);
+    const conversationId =
+      body.conversation_id ??
+      (await services.conversations.createConversation({ accountId: session.accountId, agent_id: idOf(req), test: true, metadata: { console_test: 'true' } })).id;
+    const message = await services.conversations.postMessage({ accountId: session.accountId, conversationId, role: 'customer', content: body.content, waitMs: 0 });
+    res.json({ conversation_id: conversationId, message_id: message.id, run_id: message.run?.id ?? null });
+  }));
+
+  // A run's server-sent events (run.started, tool.called, reply.delta, run.completed), as the API streams them.
+  router.get('/runs/:id/events', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    await services.runs.getRun({ accountId: session.accountId, runId: idOf(req) });
+    await writeSse(req, res, (signal) => services.runs.streamEvents({ accountId: session.accountId, runId: idOf(req), afterSeq: lastEventId(req), signal }));
+  }));
+
+  // What a finished run did, as a fragment the test chat places under the reply.
+  router.get('/runs/:id/panel', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const run = await services.runs.getRun({ accountId: session.accountId, runId: idOf(req) });
+    res.type('html').send(html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`.value);
+  }));
+}

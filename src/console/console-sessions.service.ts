@@ -1,0 +1,127 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
+import type { AccountsService } from '../accounts/accounts.service';
+import type { DB } from '../db/schema';
+import { AppError } from '../domain/errors';
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** A signed-in console: the account everything shown belongs to, and the CSRF token its forms carry. */
+export interface ConsoleSession {
+  accountId: string;
+  mode: 'test' | 'live';
+  userId: string | null;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** scrypt with a random salt: `scrypt$<salt b64>$<hash b64>`. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, 32);
+  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length);
+  return timingSafeEqual(actual, expected);
+}
+
+const invalidSignIn = () => new AppError('api_key_invalid', 'Wrong email or password, or an unknown secret key');
+
+/**
+ * Console sign-ins. A session is a random token in an HttpOnly cookie; Postgres keeps only its SHA-256,
+ * the account and mode it signs in to, its CSRF token and its expiry (sliding: used sessions are extended).
+ */
+export class ConsoleSessionsService {
+  constructor(private readonly deps: { db: Kysely<DB>; accounts: AccountsService; ttlMs?: number }) {}
+
+  private get ttlMs() {
+    return this.deps.ttlMs ?? 12 * 3600_000;
+  }
+
+  /** Signs in with an account's secret key (sk_test_… or sk_live_…): the session has the key's mode. */
+  async signInWithKey(input: { secret: string }): Promise<{ token: string; session: ConsoleSession }> {
+    let principal;
+    try {
+      principal = await this.deps.accounts.authenticate(input.secret.trim());
+    } catch {
+      throw invalidSignIn();
+    }
+    return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null });
+  }
+
+  /** Signs in a console user (email and password); users work in the account's test data unless `mode`. */
+  async signInWithPassword(input: { email: string; password: string; mode?: 'test' | 'live' }): Promise<{ token: string; session: ConsoleSession }> {
+    const user = await this.deps.db
+      .selectFrom('console_users')
+      .selectAll()
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.trim().toLowerCase()))
+      .executeTakeFirst();
+    // A missing user still costs one scrypt, so timing does not tell which emails exist.
+    const ok = await verifyPassword(input.password, user?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    if (!user || !ok) throw invalidSignIn();
+    return this.open({ accountId: user.account_id, mode: input.mode ?? 'test', userId: user.id });
+  }
+
+  async createUser(input: { accountId: string; email: string; password: string }) {
+    if (input.password.length < 10) throw new AppError('parameter_invalid', 'A console password has at least 10 characters', { param: 'password' });
+    await this.deps.accounts.getAccount({ accountId: input.accountId });
+    const id = `cu_${randomBytes(12).toString('hex')}`;
+    try {
+      await this.deps.db
+        .insertInto('console_users')
+        .values({ id, account_id: input.accountId, email: input.email.trim(), password_hash: await hashPassword(input.password) })
+        .execute();
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new AppError('parameter_invalid', `A console user with the email ${input.email} exists already`, { param: 'email' });
+      throw err;
+    }
+    return { id, accountId: input.accountId, email: input.email.trim() };
+  }
+
+  /** The development account's session (first run after `npm start`); test mode only. */
+  async signInDevelopment(input: { secret: string }): Promise<{ token: string; session: ConsoleSession } | undefined> {
+    if (!input.secret.startsWith('sk_test_')) return undefined;
+    try {
+      return await this.signInWithKey(input);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The session a cookie token opens, or undefined when unknown or expired. Extends a session in use. */
+  async getSession(input: { token: string }): Promise<ConsoleSession | undefined> {
+    const hash = hashToken(input.token);
+    const row = await this.deps.db.selectFrom('console_sessions').selectAll().where('token_hash', '=', hash).where('expires_at', '>', new Date()).executeTakeFirst();
+    if (!row) return undefined;
+    let expiresAt = row.expires_at;
+    // Sliding expiry, written at most once every few minutes.
+    if (expiresAt.getTime() - Date.now() < this.ttlMs - 5 * 60_000) {
+      expiresAt = new Date(Date.now() + this.ttlMs);
+      await this.deps.db.updateTable('console_sessions').set({ expires_at: expiresAt }).where('token_hash', '=', hash).execute();
+    }
+    return { accountId: row.account_id, mode: row.mode, userId: row.user_id, csrfToken: row.csrf_token, expiresAt };
+  }
+
+  async signOut(input: { token: string }): Promise<void> {
+    await this.deps.db.deleteFrom('console_sessions').where('token_hash', '=', hashToken(input.token)).execute();
+  }
+
+  private async open(input: { accountId: string; mode: 'test' | 'live'; userId: string | null }) {
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(Date.now() + this.ttlMs);
+    await this.deps.db.deleteFrom('console_sessions').where('expires_at', '<', new Date()).execute();
+    await this.deps.db
+      .insertInto('console_sessions')
+      .values({ token_hash: hashToken(token), account_id: input.accountId, mode: input.mode, user_id: input.userId, csrf_token: csrfToken, expires_at: expiresAt })
+      .execute();
+    return { token, session: { ...input, csrfToken, expiresAt } };
+  }
+}

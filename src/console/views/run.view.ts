@@ -1,0 +1,42 @@
+import type { RunObject } from '../../runs/run.schemas';
+import { agentRunWorkflowId } from '../../../workflows/shared/runs.contracts';
+import { html, type Html } from '../html';
+import { statusBadge } from './layout';
+
+/** Where a run's history is in the Temporal Web UI. */
+export const temporalRunUrl = (ui: { uiUrl: string; namespace: string }, runId: string) =>
+  `${ui.uiUrl}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(agentRunWorkflowId(runId))}`;
+
+const pct = (n: number | null) => (n === null ? '—' : n.toFixed(2));
+
+/** What a run did: confidence, the passages it retrieved, its tool calls, guardrail notes and any handoff. */
+export function runDetails(run: RunObject, ui: { uiUrl: string; namespace: string }): Html {
+  const floorNote = run.guardrail_notes.length ? run.guardrail_notes : [];
+  return html`<div class="run" data-run-id="${run.id}" data-run-status="${run.status}">
+  <div class="run-head">${statusBadge(run.status)}
+    <span class="confidence" title="How well grounded the reply is (0 to 1)">confidence <b>${pct(run.confidence)}</b></span>
+    <span class="muted">${run.agent_version > 0 ? `version ${run.agent_version}` : 'draft'}</span>
+    <a class="muted" href="${temporalRunUrl(ui, run.id)}" target="_blank" rel="noopener" title="This run's workflow history in the Temporal Web UI">history ↗</a></div>
+  ${run.retrieval.length
+    ? html`<details class="run-part" open><summary>Sources (${run.retrieval.length})</summary><ol class="passages">${run.retrieval.map(
+        (r) => html`<li class="${r.cited ? 'cited' : ''}"><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b>${r.cited ? html` <span class="tag">cited</span>` : ''}
+        ${r.url ? html` <a href="${r.url}" target="_blank" rel="noopener noreferrer" class="muted">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`,
+      )}</ol></details>`
+    : html`<div class="run-part muted">No passages retrieved.</div>`}
+  ${run.tool_calls.length
+    ? html`<details class="run-part" open><summary>Tool calls (${run.tool_calls.length})</summary><ul class="tool-calls">${run.tool_calls.map(
+        (t) => html`<li><b>${t.tool}</b> ${statusBadge(t.result_status)} ${t.latency_ms !== null ? html`<span class="muted">${t.latency_ms} ms</span>` : ''}
+        <code class="args">${JSON.stringify(t.arguments)}</code>${t.error ? html`<div class="field-error">${t.error.code}: ${t.error.message}</div>` : ''}</li>`,
+      )}</ul></details>`
+    : ''}
+  ${floorNote.length
+    ? html`<div class="run-part"><b>Guardrail notes</b><ul>${floorNote.map((n) => html`<li><span class="tag">${n.guardrail}</span> ${n.action}: ${n.detail}</li>`)}</ul></div>`
+    : ''}
+  ${run.handoff
+    ? html`<div class="run-part handoff"><b>Handed off</b> to <i>${run.handoff.queue}</i> (${run.handoff.reason.replace(/_/g, ' ')})
+      <div><span class="muted">Summary:</span> ${run.handoff.summary}</div><div><span class="muted">Suggested reply:</span> ${run.handoff.suggested_reply}</div></div>`
+    : ''}
+  ${run.required_action ? html`<div class="run-part">Waiting for ${run.required_action.type === 'approve_tool_call' ? 'an approval' : 'a tool result'} (until ${run.required_action.expires_at}).</div>` : ''}
+  ${run.error ? html`<div class="run-part field-error">${run.error.code}: ${run.error.message}</div>` : ''}
+</div>`;
+}
