@@ -10,6 +10,8 @@ import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/planner-factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
+import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
+import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
@@ -77,7 +79,7 @@ export function createServices(deps: ServiceDeps) {
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
-  const replyChannels = new ReplyChannels([]);
+  const replyChannels = new ReplyChannels([createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl })]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config });
   const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
@@ -93,7 +95,12 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, replyChannels, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  const voiceCalls = new VoiceCallsService({
+    db, phoneNumbers, agents, conversations, runs, events, log: deps.log,
+    publicBaseUrl: config.http.publicBaseUrl,
+    turnWaitMs: config.voice.turnWaitMs,
+  });
+  return { ...knowledge, replyChannels, voiceCalls, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

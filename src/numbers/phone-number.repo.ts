@@ -21,6 +21,16 @@ export class PhoneNumberRepo {
     return db.updateTable('phone_numbers').set({ agent_id: agentId }).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
+  async setVoiceCallFlow(db: Db, accountId: string, id: string, flow: Record<string, unknown> | null) {
+    return db
+      .updateTable('phone_numbers')
+      .set({ voice_call_flow: flow === null ? null : JSON.stringify(flow) })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   async listPhoneNumbers(db: Kysely<DB>, accountId: string, page: PageParams) {
     return paginate(db, 'phone_numbers', db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId), page);
   }
