@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { loadConfig } from './config/env';
 import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
@@ -6,6 +7,7 @@ import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
 import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
 import { SendersService } from './numbers/senders.service';
+import type { VoiceCallFlowInput } from './channels/voice/call-flow.schemas';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
@@ -13,6 +15,7 @@ const usage = `Usage:
   npm run cli -- keys revoke --account <acct_id> --key <key_id>
   npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
   npm run cli -- numbers attach-agent --account <acct_id> --number <pn_id> --agent <agt_id|none>
+  npm run cli -- numbers set-call-flow --account <acct_id> --number <pn_id> <flow.json|'{json}'|none>
   npm run cli -- agents apply --account <acct_id> <agent.yaml>   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id>
   npm run cli -- agents publish --account <acct_id> --agent <agt_id>
@@ -65,6 +68,11 @@ async function main() {
         phoneNumberId: values.number,
         agentId: values.agent === 'none' ? null : values.agent,
       });
+      console.log(JSON.stringify(number, null, 2));
+    } else if (resource === 'numbers' && action === 'set-call-flow' && values.account && values.number && positionals[0]) {
+      const arg = positionals[0];
+      const flow = arg === 'none' ? null : (JSON.parse(arg.trimStart().startsWith('{') ? arg : readFileSync(arg, 'utf8')) as VoiceCallFlowInput);
+      const number = await phoneNumbers().setVoiceCallFlow({ accountId: values.account, phoneNumberId: values.number, flow });
       console.log(JSON.stringify(number, null, 2));
     } else if (resource === 'agents') {
       const output = await runAgentsCommand(buildAgentsCommandServices({ config, db: database.db }), {

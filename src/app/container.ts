@@ -10,6 +10,8 @@ import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/planner-factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
+import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
+import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
@@ -76,7 +78,10 @@ export function createServices(deps: ServiceDeps) {
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
-  const replyChannels = new ReplyChannels([new SmsReplyChannel({ messages, phoneNumbers, shortLinks, log: deps.log })]);
+  const replyChannels = new ReplyChannels([
+    new SmsReplyChannel({ messages, phoneNumbers, shortLinks, log: deps.log }),
+    createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
+  ]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
@@ -99,8 +104,13 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
+  const voiceCalls = new VoiceCallsService({
+    db, phoneNumbers, agents, conversations, runs, events, log: deps.log,
+    publicBaseUrl: config.http.publicBaseUrl,
+    turnWaitMs: config.voice.turnWaitMs,
+  });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
-  return { ...knowledge, consoleSessions, replyChannels, shortLinks, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -7,6 +7,9 @@ export interface CitedSource {
   title: string;
   url: string | null;
   snippet: string;
+  /** The passage's source (src_…) and knowledge base (kb_…). */
+  sourceId?: string;
+  knowledgeBaseId?: string;
 }
 
 export interface ReplyToShape {
@@ -28,6 +31,11 @@ export interface ReplyToShape {
 export interface ReplyChannel {
   readonly channel: ConversationChannel;
   shapeReply(input: ReplyToShape): Promise<string>;
+  /**
+   * URLs stored as the reply message's attachments (optional; none by default). Voice attaches the sources
+   * the spoken reply used, since it reads no link out: the transcript shows each turn with its sources.
+   */
+  replyAttachments?(input: ReplyToShape): string[];
   /**
    * Sends the stored reply on the channel; idempotent by the message id (a retried run step calls it
    * again). `runId` is null for a human's desk reply (ConversationsService.postMessage with role human).
@@ -63,6 +71,10 @@ export class ReplyChannels {
 
   shapeReply(channel: ConversationChannel, input: ReplyToShape): Promise<string> {
     return this.adapter(channel).shapeReply(input);
+  }
+
+  replyAttachments(channel: ConversationChannel, input: ReplyToShape): string[] {
+    return this.adapter(channel).replyAttachments?.(input) ?? [];
   }
 
   deliverReply(channel: ConversationChannel, input: { conversation: ConversationRow; message: ConversationMessageObject; runId: string | null }): Promise<void> {

@@ -112,6 +112,13 @@ export const EnvSchema = z.object({
   PLANNER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long POST …/messages waits for its run to settle when the caller gives no wait_ms. */
   RUN_WAIT_MS_DEFAULT: z.coerce.number().int().min(0).max(60_000).default(20_000),
+  /**
+   * Voice (Twilio Programmable Voice): the auth token that signs the provider's webhooks (X-Twilio-Signature);
+   * unset, every voice webhook is refused (403). Signatures are checked against PUBLIC_BASE_URL + the path.
+   */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** How long a speech turn waits for its run before the call hears "one moment" and waits again. */
+  VOICE_TURN_WAIT_MS: z.coerce.number().int().min(500).max(12_000).default(8_000),
   /** Document parsing (off the event loop): inflated DOCX size, PDF pages, time and heap per parse, parses at once. */
   KNOWLEDGE_MAX_INFLATED_BYTES: z.coerce.number().int().positive().default(100_000_000),
   KNOWLEDGE_MAX_PAGES: z.coerce.number().int().positive().default(1000),
@@ -206,6 +213,7 @@ export interface Config {
   };
   planner: { provider: 'local' | 'openai' | 'anthropic'; baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
   runs: { waitMsDefault: number };
+  voice: { twilioAuthToken?: string; turnWaitMs: number };
   embeddings: {
     enabled: boolean;
     /** Undefined until `npm start` has started the local server (or when no endpoint is configured). */
@@ -308,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.PLANNER_TIMEOUT_MS,
     },
     runs: { waitMsDefault: e.RUN_WAIT_MS_DEFAULT },
+    voice: { twilioAuthToken: e.TWILIO_AUTH_TOKEN || undefined, turnWaitMs: e.VOICE_TURN_WAIT_MS },
     embeddings: {
       enabled: e.EMBEDDINGS === 'on',
       url: e.EMBEDDINGS_URL || undefined,

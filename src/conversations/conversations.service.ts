@@ -291,6 +291,40 @@ export class ConversationsService {
     return { conversation, message };
   }
 
+  /**
+   * Writes an agent turn that a channel produced itself rather than a run's reply (a voice call's transfer
+   * notice, spoken when the run handed off), so the transcript holds everything the customer heard.
+   * Idempotent by `messageId` (derive it from what caused the turn); conversation.message as for any turn.
+   */
+  async appendAgentMessage(input: {
+    accountId: string;
+    conversationId: string;
+    messageId: string;
+    channel: ConversationChannel;
+    content: string;
+    runId: string | null;
+    attachments?: string[];
+  }): Promise<ConversationMessageObject> {
+    const conversation = await this.getRow(input.accountId, input.conversationId);
+    const inserted = await this.repo.insertMessage(this.deps.db, {
+      id: input.messageId,
+      account_id: input.accountId,
+      conversation_id: conversation.id,
+      role: 'agent',
+      channel: input.channel,
+      content: redactText(input.content).text,
+      attachments: JSON.stringify(input.attachments ?? []),
+      run_id: input.runId,
+    });
+    const row = inserted ?? (await this.repo.getMessage(this.deps.db, input.messageId));
+    if (!row) throw notFound('message', input.messageId);
+    const object = toConversationMessageObject(row, conversation.metadata);
+    if (inserted) {
+      await this.deps.events.emit({ accountId: input.accountId, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') });
+    }
+    return object;
+  }
+
   async listMessages(input: { accountId: string; conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {
     const conversation = await this.getRow(input.accountId, input.conversationId);
     const result = await this.repo.listMessages(this.deps.db, input.accountId, conversation.id, input.page, input.order ?? 'asc');

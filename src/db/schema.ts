@@ -5,6 +5,7 @@ import type { AgentTable, AgentVersionTable, ConversationMessageTable, Conversat
 import type { SenderTable } from './tables/senders';
 import type { ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleUserTable } from './tables/console';
+import type { CallTable } from './tables/calls';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -42,4 +43,5 @@ export interface DB {
   short_links: ShortLinkTable;
   console_users: ConsoleUserTable;
   console_sessions: ConsoleSessionTable;
+  calls: CallTable;
 }

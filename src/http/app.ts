@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/env';
 import { registerConsoleRoutes } from '../console/console.routes';
+import { registerVoiceWebhookRoutes } from '../channels/voice/voice.routes';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
@@ -49,6 +50,9 @@ export function createApp(deps: AppDeps): Express {
   });
   // Nothing is read from a body before authentication (jsonBody below); anonymous callers are limited per address.
   const clientLimit = clientAddressLimit({ perSecond: deps.config.rateLimit.anonymousPerSecond });
+  // Provider webhooks come from the provider's few addresses at the pace of its calls: only a request that
+  // fails its signature is charged to the address (like a bad API key).
+  registerVoiceWebhookRoutes(app, { voiceCalls: deps.services.voiceCalls, config: deps.config, chargeFailure: clientLimit.charge });
   app.use(clientLimit.anonymous);
   app.use(rejectNulInUrl);
 

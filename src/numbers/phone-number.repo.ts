@@ -25,6 +25,16 @@ export class PhoneNumberRepo {
     return db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
   }
 
+  async setVoiceCallFlow(db: Db, accountId: string, id: string, flow: Record<string, unknown> | null) {
+    return db
+      .updateTable('phone_numbers')
+      .set({ voice_call_flow: flow === null ? null : JSON.stringify(flow) })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   async listPhoneNumbers(db: Kysely<DB>, accountId: string, page: PageParams) {
     return paginate(db, 'phone_numbers', db.selectFrom('phone_numbers').selectAll().where('account_id', '=', accountId), page);
   }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { PhoneNumberTable } from '../db/tables/sms';
 import { z } from '../domain/api-schema';
+import { VoiceCallFlowSchema, type VoiceCallFlow } from '../channels/voice/call-flow.schemas';
 
 /** The phone number object: the API's response schema, the presenter's type and the OpenAPI entry. */
 export const PhoneNumberSchema = z
@@ -11,6 +12,7 @@ export const PhoneNumberSchema = z
     country: z.string().nullable(),
     agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
     help_text: z.string().nullable(),
+    voice_call_flow: VoiceCallFlowSchema.nullable().describe('what an inbound call hears and who answers it (set in the console or the CLI); null: no calls'),
     created_at: z.string(),
   })
   .openapi('PhoneNumber');
@@ -24,5 +26,6 @@ export const toPhoneNumberObject = (row: Selectable<PhoneNumberTable>): PhoneNum
   country: row.country,
   agent_id: row.agent_id,
   help_text: row.help_text,
+  voice_call_flow: (row.voice_call_flow as VoiceCallFlow | null) ?? null,
   created_at: row.created_at.toISOString(),
 });

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { parseRecipient } from '../channels/sms/addresses';
+import { connectAgentOf, VoiceCallFlowSchema, type VoiceCallFlowInput } from '../channels/voice/call-flow.schemas';
 import { PhoneNumberRepo } from './phone-number.repo';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -66,6 +67,35 @@ export class PhoneNumbersService {
   /** The account's numbers answered by `agentId`, oldest first. */
   async listNumbersOfAgent(input: { accountId: string; agentId: string }) {
     return this.repo.listNumbersOfAgent(this.deps.db, input.accountId, input.agentId);
+  }
+
+  /**
+   * Sets what an inbound call to the number hears and who answers it (null: the number takes no calls).
+   * The flow is validated (400 naming the field at fault); a connect_agent action's agent must be the
+   * account's, live and configured for voice (422 agent_not_live / channel_not_supported).
+   */
+  async setVoiceCallFlow(input: { accountId: string; phoneNumberId: string; flow: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
+    await this.getPhoneNumber(input);
+    let stored: Record<string, unknown> | null = null;
+    if (input.flow !== null) {
+      const parsed = VoiceCallFlowSchema.safeParse(input.flow);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const param = ['voice_call_flow', ...issue.path.map(String)].join('.');
+        throw new AppError('parameter_invalid', `Invalid ${param}: ${issue.message}`, { param });
+      }
+      const connect = connectAgentOf(parsed.data);
+      if (connect) {
+        const live = await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: connect.agent_id });
+        if (!live.config.channels.includes('voice')) {
+          throw new AppError('channel_not_supported', `Agent ${connect.agent_id} is not configured for the voice channel (it has ${live.config.channels.join(', ')})`, { param: 'voice_call_flow.actions' });
+        }
+      }
+      stored = parsed.data;
+    }
+    const row = await this.repo.setVoiceCallFlow(this.deps.db, input.accountId, input.phoneNumberId, stored);
+    if (!row) throw notFound('phone number', input.phoneNumberId);
+    return toPhoneNumberObject(row);
   }
 
   /** The number's row whoever owns it (inbound routing). */

@@ -64,16 +64,20 @@ export class RunFinisher {
     });
     const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
     const conversationRow = outcome.reply === null ? undefined : await this.deps.conversations.getConversation(db, run.conversation_id);
-    const reply =
+    const toShape =
       outcome.reply === null || !conversationRow
         ? null
-        : await this.deps.channels.shapeReply(run.channel, {
+        : {
             accountId: run.account_id,
             conversation: conversationRow,
             runId: run.id,
             text: redactText(outcome.reply).text,
-            sources: outcome.citations.map((ref) => retrieval[ref - 1]!).map(({ title, url, snippet }) => ({ title, url, snippet })),
-          });
+            sources: outcome.citations
+              .map((ref) => retrieval[ref - 1]!)
+              .map(({ title, url, snippet, source_id, source }) => ({ title, url, snippet, sourceId: source_id, knowledgeBaseId: source })),
+          };
+    const reply = toShape === null ? null : await this.deps.channels.shapeReply(run.channel, toShape);
+    const attachments = toShape === null ? [] : this.deps.channels.replyAttachments(run.channel, toShape);
     const replyId = derivedId(IdPrefix.message, run.id, 'reply');
 
     const done = await db.transaction().execute(async (tx) => {
@@ -98,7 +102,7 @@ export class RunFinisher {
           role: 'agent',
           channel: run.channel,
           content: reply,
-          attachments: JSON.stringify([]),
+          attachments: JSON.stringify(attachments),
           run_id: run.id,
         });
         for (const text of deltas(reply)) stream.push({ type: 'reply.delta', data: { run_id: run.id, text } });

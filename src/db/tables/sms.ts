@@ -113,6 +113,8 @@ export interface PhoneNumberTable {
   help_text: string | null;
   /** A live agent attached in the console answers inbound messages (conversations issue). */
   agent_id: string | null;
+  /** What an inbound call hears and who answers it (VoiceCallFlow in src/channels/voice); null: no voice. */
+  voice_call_flow: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

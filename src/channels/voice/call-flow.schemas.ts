@@ -1,0 +1,57 @@
+import { z } from '../../domain/api-schema';
+
+const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'an E.164 number such as +14155550123');
+
+/** Speaks a fixed text (a greeting, a notice). */
+export const SayActionSchema = z.strictObject({
+  action: z.literal('say'),
+  text: z.string().trim().min(1).max(1000),
+});
+
+/**
+ * Hands the call to an agent (SPEC: `{action: connect_agent, agent_id}`): each speech turn starts a run, the
+ * reply is spoken, and a handoff transfers the call to `transfer_to`, the number of the agent's handoff queue.
+ */
+export const ConnectAgentActionSchema = z.strictObject({
+  action: z.literal('connect_agent'),
+  agent_id: z.string().regex(/^agt_/, 'an agent id (agt_…)'),
+  /** Where a handoff transfers the call: the number that answers the agent's handoff queue. */
+  transfer_to: E164,
+  /** Said while listening for the caller's first question. */
+  greeting: z.string().trim().min(1).max(500).default('How can I help you?'),
+});
+
+/** Transfers the call to a number (no agent). */
+export const DialActionSchema = z.strictObject({
+  action: z.literal('dial'),
+  number: E164,
+});
+
+export const VoiceCallActionSchema = z.discriminatedUnion('action', [SayActionSchema, ConnectAgentActionSchema, DialActionSchema]);
+export type VoiceCallAction = z.infer<typeof VoiceCallActionSchema>;
+
+/**
+ * A number's call flow: its actions run in order when a call comes in; `connect_agent` and `dial` take the
+ * call over, so they may only come last. `record` records the whole call (call.recording.ready when the
+ * recording is processed); `language` is the BCP-47 tag used to speak and to recognise speech.
+ */
+export const VoiceCallFlowSchema = z
+  .strictObject({
+    actions: z.array(VoiceCallActionSchema).min(1).max(10),
+    record: z.boolean().default(false),
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'a language tag such as en-US').default('en-US'),
+  })
+  .superRefine((flow, ctx) => {
+    flow.actions.forEach((a, i) => {
+      if ((a.action === 'connect_agent' || a.action === 'dial') && i !== flow.actions.length - 1) {
+        ctx.addIssue({ code: 'custom', path: ['actions', i, 'action'], message: `${a.action} takes the call over, so it must be the last action` });
+      }
+    });
+  })
+  .openapi('VoiceCallFlow');
+
+export type VoiceCallFlow = z.infer<typeof VoiceCallFlowSchema>;
+export type VoiceCallFlowInput = z.input<typeof VoiceCallFlowSchema>;
+
+/** The agent a flow hands calls to, if any. */
+export const connectAgentOf = (flow: VoiceCallFlow) => flow.actions.find((a) => a.action === 'connect_agent');
