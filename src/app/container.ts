@@ -10,6 +10,11 @@ import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/planner-factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
+import { EmailAddressesService } from '../channels/email/email-addresses.service';
+import { EmailReplyChannel } from '../channels/email/email-reply-channel';
+import { EmailTrackingService } from '../channels/email/email-tracking.service';
+import { InboundEmailService } from '../channels/email/inbound-email.service';
+import { SmtpSender, type SmtpSenderPort } from '../channels/email/smtp-sender';
 import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
@@ -35,6 +40,8 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** The SMS carrier router; tests pass a fake. */
   smsCarriers?: SmsCarriers;
+  /** Sends email replies; by default nodemailer over the configured SMTP server (none: replies are not sent). */
+  smtpSender?: SmtpSenderPort;
 }
 
 /**
@@ -76,10 +83,17 @@ export function createServices(deps: ServiceDeps) {
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
+  const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const emailReplies = new EmailReplyChannel({
+    db, config, events, conversations: conversationRepo, tracking: emailTracking, log: deps.log,
+    sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),
+  });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
-  const replyChannels = new ReplyChannels([]);
+  const replyChannels = new ReplyChannels([emailReplies]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config });
+  const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });
+  const emailAddresses = new EmailAddressesService({ db, agents });
   const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
@@ -93,7 +107,7 @@ export function createServices(deps: ServiceDeps) {
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });
-  return { ...knowledge, replyChannels, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return { ...knowledge, replyChannels, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -8,7 +8,11 @@ import { registerMessageRoutes } from '../messaging/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
+import type { Router } from 'express';
+import { registerEmailRoutes } from '../channels/email/email.routes';
+import type { Config } from '../config/env';
 import type { RouteDeps } from '../http/route-deps';
+import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk). */
@@ -27,4 +31,13 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAgentRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
+}
+
+/**
+ * Channel endpoints called by machines that are not API clients (no API key, not under /v1, not in the
+ * OpenAPI document): mail relays and mail clients. Each verifies its own caller (a signature, a signed
+ * token). Each channel adds its register function here.
+ */
+export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
+  registerEmailRoutes(router, deps);
 }

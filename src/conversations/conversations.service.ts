@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { Config } from '../config/env';
@@ -40,6 +40,12 @@ export interface PostMessageInput {
   trigger_run?: boolean;
   /** The channel the message came in on (a channel adapter's inbound); defaults to the conversation's. */
   channel?: ConversationChannel;
+  /**
+   * A channel adapter's own record of the message (an inbound email's headers), written in the message's
+   * transaction, so it exists before the run starts (the reply threads under it) and a failure stores
+   * neither.
+   */
+  recordWithMessage?: (tx: Transaction<DB>, message: { conversationId: string; messageId: string }) => Promise<void>;
 }
 
 /** How a channel adapter recognises a returning customer: the same phone, email or customer id. */
@@ -156,6 +162,7 @@ export class ConversationsService {
         attachments: JSON.stringify(input.attachments ?? []),
         run_id: runId,
       });
+      if (input.recordWithMessage) await input.recordWithMessage(tx, { conversationId: conversation.id, messageId });
       if (live && runId) {
         await this.runs.insertRun(tx, {
           id: runId,
@@ -217,6 +224,7 @@ export class ConversationsService {
     conversationId?: string;
     metadata?: Record<string, string>;
     waitMs?: number;
+    recordWithMessage?: PostMessageInput['recordWithMessage'];
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
@@ -240,6 +248,7 @@ export class ConversationsService {
       attachments: input.attachments,
       channel: input.channel,
       waitMs: input.waitMs ?? 0,
+      recordWithMessage: input.recordWithMessage,
     });
     return { conversation, message };
   }

@@ -3,6 +3,7 @@ import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndp
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
+import type { EmailAddressTable, EmailMessageTable } from './tables/email';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -37,4 +38,6 @@ export interface DB {
   run_tool_calls: RunToolCallTable;
   run_events: RunEventTable;
   knowledge_embeddings: KnowledgeEmbeddingTable;
+  email_addresses: EmailAddressTable;
+  email_messages: EmailMessageTable;
 }

@@ -14,7 +14,7 @@ import { jsonBody, rejectNulInUrl } from './middleware/json-body';
 import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { largeBodyRoutes, registerApiRoutes } from '../app/routes';
+import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes } from '../app/routes';
 import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {
@@ -64,6 +64,8 @@ export function createApp(deps: AppDeps): Express {
   app.get('/', (_req, res) => {
     res.redirect('/console');
   });
+
+  registerChannelRoutes(app, { services: deps.services, config: deps.config });
 
   const api = express.Router();
   api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));

@@ -10,6 +10,7 @@ import * as addSecretRotation from './20261124T090000-add-secret-rotation';
 import * as addSealedMessageBody from './20261124T100000-add-sealed-message-body';
 import * as createSenders from './20261124T110000-create-senders';
 import * as addMessageChannels from './20261125T090000-add-message-channels';
+import * as createEmail from './20261125T110000-create-email';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '20261124T100000-add-sealed-message-body': addSealedMessageBody,
   '20261124T110000-create-senders': createSenders,
   '20261125T090000-add-message-channels': addMessageChannels,
+  '20261125T110000-create-email': createEmail,
 };
