@@ -52,17 +52,20 @@ export function newTextOfReply(text: string): string {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const joined = `${line} ${lines[i + 1] ?? ''}`;
-    if (/^-{2,}\s*(original message|forwarded message|message d'origine|ursprüngliche nachricht)\s*-{2,}/i.test(line.trim())) break;
-    if (/^\s*(on|le|am|el|il|op)\s.{4,200}(wrote|a écrit|schrieb|escribió|ha scritto|schreef)\s*:\s*$/i.test(line)) break;
-    if (/^\s*(on|le|am|el|il|op)\s.{4,200}$/i.test(line) && /^(.{0,200})(wrote|a écrit|schrieb|escribió|ha scritto|schreef)\s*:\s*$/i.test(lines[i + 1] ?? '') && joined.length < 400) break;
+    if (SEPARATOR.test(line.trim())) break;
+    // The attribution may be wrapped over two lines by the client ("On Mon, … Ada <ada@…>" / "wrote:").
+    if (ATTRIBUTION_START.test(line) && (ATTRIBUTION_END.test(line) || (line.length < 200 && ATTRIBUTION_END.test(lines[i + 1] ?? '')))) break;
     if (/^\s*>/.test(line) && lines.slice(i).every((l) => /^\s*>/.test(l) || l.trim() === '')) break;
-    if (line === '-- ' || line === '--') break;
+    if (line === '-- ') break;
     out.push(line);
   }
   const result = out.join('\n').trim();
   return result || text.trim();
 }
+
+const SEPARATOR = /^-{2,}\s*(original message|forwarded message|message d'origine|ursprüngliche nachricht)\s*-{2,}$/i;
+const ATTRIBUTION_START = /^\s*(on|le|am|el|il|op)\s\S/i;
+const ATTRIBUTION_END = /(wrote|a écrit|schrieb|escribió|ha scritto|schreef)\s*:\s*$/i;
 
 /** A short quote of `text` for a reply: its first lines, at most `maxChars`, each prefixed with "> ". */
 export function quoteText(text: string, maxChars = 300): string {
