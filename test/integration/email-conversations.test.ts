@@ -374,6 +374,25 @@ describe('email conversations', () => {
     assert.match(mail.text ?? '', /Parrots are welcome!/);
   });
 
+  it('provisions inbound addresses like phone numbers: unique, valid, answered only by a live email agent', async () => {
+    const f = await seedEmailAgent();
+    const svc = ctx.stack.services.emailAddresses;
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, address: f.address.toUpperCase() }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, address: 'not an address' }), (e: any) => e.code === 'parameter_invalid');
+    const smsOnly = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, config: { name: 'SMS only', channels: ['sms'] } });
+    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, agentId: smsOnly.id });
+    const [address] = await svc.listAddresses({ accountId: f.accountId });
+    await assert.rejects(svc.attachAgent({ accountId: f.accountId, emailAddressId: address!.id, agentId: smsOnly.id }), (e: any) => e.code === 'channel_not_supported');
+    const other = await ctx.stack.newAccount();
+    await assert.rejects(svc.attachAgent({ accountId: other.accountId, emailAddressId: address!.id, agentId: null }), (e: any) => e.code === 'resource_missing');
+
+    const detached = await svc.attachAgent({ accountId: f.accountId, emailAddressId: address!.id, agentId: null });
+    assert.equal(detached.agent_id, null);
+    const res = await postInbound(mime({ from: `hal-${uid()}@customer.test`, to: f.address, subject: 'Hi', messageId: `a-${uid()}@customer.test`, text: 'Hello' }));
+    assert.equal(res.body.status, 'ignored');
+    assert.match(res.body.reason, /no agent/);
+  });
+
   it('refuses unsigned, badly signed and stale inbound posts with 401 and ignores mail to unknown addresses and auto-replies', async () => {
     const f = await seedEmailAgent();
     const raw = mime({ from: `gus-${uid()}@customer.test`, to: f.address, subject: 'Hi', messageId: `u-${uid()}@customer.test`, text: 'Hello' });
