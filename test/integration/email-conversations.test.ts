@@ -184,14 +184,23 @@ describe('email conversations', () => {
     assert.equal((await f.call('GET', `/v1/conversations/${cnv}/messages`)).body.data.length, 4);
   });
 
-  it('matches a thread by subject when the headers are gone, ahead of a newer open conversation of the customer', async () => {
+  it('matches a thread by subject when the headers are gone, ahead of a newer open conversation of the customer; another sender quoting the thread does not join it', async () => {
     const f = await seedEmailAgent();
     const customer = `bob-${uid()}@customer.test`;
     const res = await postInbound(mime({ from: customer, to: f.address, subject: 'Refund for order 1234', messageId: `r1-${uid()}@customer.test`, text: 'When are refunds issued?' }));
     const cnv = res.body.conversation_id;
-    await mailTo(customer);
     const chat = await f.call('POST', '/v1/conversations', { agent_id: f.agentId, customer: { email: customer } });
     assert.equal(chat.status, 201);
+    const ours = await mailTo(customer);
+
+    // Someone else quoting the thread's Message-IDs (a CC, a forward) does not join the customer's conversation.
+    const stranger = `mallory-${uid()}@other.test`;
+    const quoting = await postInbound(
+      mime({ from: stranger, to: f.address, subject: 'Re: Refund for order 1234', messageId: `x-${uid()}@other.test`, inReplyTo: stripBrackets(ours.messageId), text: 'What did they ask?' }),
+    );
+    assert.equal(quoting.body.status, 'accepted');
+    assert.notEqual(quoting.body.conversation_id, cnv);
+    assert.notEqual(quoting.body.conversation_id, chat.body.id);
 
     const noHeaders = await postInbound(mime({ from: customer.toUpperCase(), to: f.address, subject: 'RE: Fwd: refund for order 1234', messageId: `r2-${uid()}@customer.test`, text: 'Is that 14 days?' }));
     assert.equal(noHeaders.body.conversation_id, cnv);

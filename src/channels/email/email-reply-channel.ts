@@ -20,7 +20,7 @@ export const DEFAULT_SUBJECT = 'Your conversation with us';
 
 /**
  * The email channel's reply side. A reply (an agent's, or a human's from the desk) becomes one email to
- * the customer's address, from the address the customer wrote to (or the agent's, or EMAIL_FROM), on the
+ * the address the customer last wrote from (else customer.email), from the address the customer wrote to (or the agent's, or EMAIL_FROM), on the
  * conversation's subject ("Re: …"), threaded with In-Reply-To / References under the conversation's latest
  * email, with a short quote of the customer's message and the cited sources linked.
  *
@@ -60,7 +60,8 @@ export class EmailReplyChannel implements ReplyChannel {
     const lastInbound = [...emails].reverse().find((e) => e.direction === 'inbound');
     const parent = lastInbound ?? emails[emails.length - 1];
     const from = await this.fromAddress(conversation, lastInbound);
-    const to = typeof conversation.customer.email === 'string' ? conversation.customer.email.trim() : '';
+    // The address the customer last wrote from, else the conversation's customer.email.
+    const to = lastInbound?.from_address ?? (typeof conversation.customer.email === 'string' ? conversation.customer.email.trim() : '');
     const firstSubject = emails[0]?.subject ?? (typeof conversation.metadata.subject === 'string' ? conversation.metadata.subject : DEFAULT_SUBJECT);
     const subject = parent ? replySubject(firstSubject) : firstSubject;
     const references = parent ? replyReferences({ messageId: parent.message_id, references: parent.references, inReplyTo: parent.in_reply_to }) : [];

@@ -84,7 +84,10 @@ export class InboundEmailService {
     if (seen) return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: seen.conversation_id, message_id: seen.conversation_message_id };
 
     const threadKey = threadSubjectKey(email.subject);
-    const byHeaders = await this.repo.findByMessageIds(db, address.account_id, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
+    // A thread belongs to one customer: a known Message-ID quoted by another sender (a CC, a forward) does
+    // not let that sender into the conversation (its transcript is the planner's context).
+    const named = await this.repo.findByMessageIds(db, address.account_id, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
+    const byHeaders = named && named.customer_address.toLowerCase() === email.from.address.toLowerCase() ? named : undefined;
     const bySubject =
       byHeaders || !threadKey
         ? undefined
