@@ -13,13 +13,22 @@ import { useTestStack } from '../support/stack';
 
 const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
 
-/** Every email the local SMTP server accepted, parsed; RCPT TO an address starting with "reject" gets 550. */
+/**
+ * Every email the local SMTP server accepted, parsed. RCPT TO an address starting with "reject" gets 550;
+ * one starting with "busy" gets 451 (try again later) the first time.
+ */
 const mailbox: { envelopeTo: string[]; mail: ParsedMail }[] = [];
+const rcptAttempts = new Map<string, number>();
 const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   logger: false,
   onRcptTo(address, _session, callback) {
+    const attempt = (rcptAttempts.get(address.address) ?? 0) + 1;
+    rcptAttempts.set(address.address, attempt);
+    if (address.address.startsWith('busy') && attempt === 1) {
+      return callback(Object.assign(new Error('4.3.0 Try again later'), { responseCode: 451 }));
+    }
     if (address.address.startsWith('reject')) {
       const err = Object.assign(new Error('5.1.1 User unknown'), { responseCode: 550 });
       return callback(err);
@@ -281,6 +290,18 @@ describe('email conversations', () => {
     assert.equal(dsnBounce.data.smtp_message_id, reply.messageId);
     // A DSN is never taken for a customer message.
     assert.equal((await f.call('GET', `/v1/conversations/${ok.body.conversation_id}/messages`)).body.data.length, 2);
+  });
+
+  it('retries a send the SMTP server defers (4xx) and delivers it once, with the same Message-ID', async () => {
+    const f = await seedEmailAgent();
+    const customer = `busy-${uid()}@customer.test`;
+    const res = await postInbound(mime({ from: customer, to: f.address, subject: 'Shipping', messageId: `d1-${uid()}@customer.test`, text: 'How long does standard shipping take?' }));
+    const reply = await mailTo(customer);
+    assert.equal(rcptAttempts.get(customer), 2, 'deferred once, then accepted');
+    const delivered = await eventFor(f, 'email.delivered', (e) => e.data.conversation_id === res.body.conversation_id);
+    assert.equal(delivered.data.smtp_message_id, reply.messageId);
+    assert.equal(mailsTo(customer).length, 1);
+    assert.equal((await eventsOf(f, 'email.bounced')).length, 0);
   });
 
   it('records a feedback report (ARF) as email.complained, the open pixel as email.opened and a tracked link as email.clicked with a redirect', async () => {
