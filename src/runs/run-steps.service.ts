@@ -23,6 +23,13 @@ import type { StoredRetrievalItem } from './run.schemas';
 const RETRIEVE_TOP_K = 5;
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
+/**
+ * Channels whose retrieval runs against the whole thread (SPEC: "in email, retrieval is run against the
+ * whole thread"): the customer message is searched, and so are the thread's customer turns together
+ * (at most THREAD_QUERY_CHARS, latest first); a passage found by both keeps its better score.
+ */
+const THREAD_RETRIEVAL_CHANNELS: ReadonlySet<string> = new Set(['email']);
+const THREAD_QUERY_CHARS = 2000;
 
 export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
 
@@ -108,23 +115,48 @@ export class RunStepsService {
       group.ids.push(kb.id);
       groups.set(key, group);
     }
+    const queries = [message.content];
+    if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
+      const thread = await this.threadQuery(run, message);
+      if (thread) queries.push(thread);
+    }
     const found = await Promise.all(
-      [...groups.values()].map((g) =>
-        this.deps.knowledgeRetrieval
-          .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query: message.content, topK: RETRIEVE_TOP_K, filter: g.filter })
-          .catch((err: { code?: string }) => {
-            if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
-            throw err;
-          }),
+      [...groups.values()].flatMap((g) =>
+        queries.map((query) =>
+          this.deps.knowledgeRetrieval
+            .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query, topK: RETRIEVE_TOP_K, filter: g.filter })
+            .catch((err: { code?: string }) => {
+              if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
+              throw err;
+            }),
+        ),
       ),
     );
-    const items: StoredRetrievalItem[] = found
-      .flatMap((r) => r.results)
+    // The same passage found by several queries counts once, with its best score.
+    const best = new Map<string, (typeof found)[number]['results'][number]>();
+    for (const p of found.flatMap((r) => r.results)) {
+      const key = `${p.sourceId}\u0000${p.content}`;
+      if ((best.get(key)?.score ?? -1) < p.score) best.set(key, p);
+    }
+    const items: StoredRetrievalItem[] = [...best.values()]
       .sort((a, b) => b.score - a.score)
       .slice(0, RETRIEVE_TOP_K)
       .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
     await this.repo.updateRun(db, run.id, { retrieval: JSON.stringify(items) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
+  }
+
+  /** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
+  private async threadQuery(run: RunRow, message: { seq: number; content: string }): Promise<string | undefined> {
+    const before = await this.deps.conversations.listTranscriptBefore(this.deps.db, run.conversation_id, message.seq, TRANSCRIPT_TURNS);
+    const earlier = before.filter((t) => t.role === 'customer').map((t) => t.content);
+    if (earlier.length === 0) return undefined;
+    let query = message.content;
+    for (const turn of earlier.reverse()) {
+      if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
+      query = `${query}\n${turn}`;
+    }
+    return query === message.content ? undefined : query;
   }
 
   /** One planner turn: tool calls are recorded (validated, gated), a reply or handoff is kept for finishRun. */
