@@ -49,7 +49,7 @@ export class RunFinisher {
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') {
-      return { status: run.status, deliver: run.reply_message_id !== null && run.channel !== 'chat' };
+      return { status: run.status, deliver: run.reply_message_id !== null && this.deps.channels.sendsAfterRun(run.channel) };
     }
     const { config } = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
     const message = await this.deps.conversations.getMessage(db, run.message_id);
@@ -116,7 +116,7 @@ export class RunFinisher {
     });
     if (!done) {
       const now = (await this.repo.getRun(db, run.id))!;
-      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && now.channel !== 'chat' };
+      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && this.deps.channels.sendsAfterRun(now.channel) };
     }
     await this.deps.notifier.publish(run.id);
 
@@ -136,7 +136,7 @@ export class RunFinisher {
     }
     await this.emitRunEvent(row, 'run.completed');
     await this.signalNextRun(row);
-    return { status: 'completed', deliver: replyRow !== undefined && run.channel !== 'chat' };
+    return { status: 'completed', deliver: replyRow !== undefined && this.deps.channels.sendsAfterRun(run.channel) };
   }
 
   /** Sends a finished run's reply on its channel (idempotent: each adapter keys its send by the message id). */
@@ -144,7 +144,7 @@ export class RunFinisher {
     const { db } = this.deps;
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
-    if (!run.reply_message_id || run.channel === 'chat') return;
+    if (!run.reply_message_id || !this.deps.channels.sendsAfterRun(run.channel)) return;
     const [message, conversation] = await Promise.all([
       this.deps.conversations.getMessage(db, run.reply_message_id),
       this.deps.conversations.getConversation(db, run.conversation_id),
