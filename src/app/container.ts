@@ -114,6 +114,7 @@ export function createServices(deps: ServiceDeps) {
     knowledgeRetrieval: knowledge.knowledgeRetrieval,
     conversations: conversationRepo,
     finisher: runFinisher,
+    events,
     notifier: runNotifier,
     planner: createPlanner(config.planner),
     allowPrivateNetwork: config.network.allowPrivate,

@@ -14,6 +14,7 @@ import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
 import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
 import type { Logger } from '../observability/logger';
+import type { EventsService } from '../webhooks/events.service';
 import type { RunFinisher } from './run-finisher';
 import type { RunNotifier } from './run-notifier';
 import { RunRepo, type RunRow } from './run.repo';
@@ -49,6 +50,7 @@ export class RunStepsService {
       knowledgeRetrieval: KnowledgeRetrievalService;
       conversations: ConversationRepo;
       finisher: RunFinisher;
+      events: EventsService;
       notifier: RunNotifier;
       planner: Planner;
       allowPrivateNetwork: boolean;
@@ -265,18 +267,20 @@ export class RunStepsService {
 
   /** in_progress → requires_action with the calls to approve or to await (run.requires_action). */
   async requireAction(input: { runId: string; kind: 'approve_tool_call' | 'submit_tool_result'; toolCallIds: string[]; expiresAtMs: number }) {
-    const { db } = this.deps;
     const expiresAt = new Date(input.expiresAtMs);
-    const run = await db.transaction().execute(async (tx) => {
+    // The transition and its run.requires_action event commit together (events outbox).
+    await this.deps.events.transaction(async (tx) => {
       await this.repo.setToolCallsExpiry(tx, input.toolCallIds, expiresAt);
-      const calls = (await this.repo.listToolCalls(tx, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
+      const all = await this.repo.listToolCalls(tx, input.runId);
+      const calls = all.filter((c) => input.toolCallIds.includes(c.id));
       const action = { type: input.kind, tool_calls: calls.map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments })), expires_at: expiresAt.toISOString() };
       const moved = await this.repo.transitionRun(tx, input.runId, 'requires_action', { required_action: JSON.stringify(action) });
-      if (moved) await this.repo.appendEvents(tx, input.runId, [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }]);
-      return moved;
+      if (!moved) return;
+      await this.repo.appendEvents(tx, input.runId, [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }]);
+      await this.deps.finisher.emitRunEvent(moved, 'run.requires_action', { tx, calls: all });
+      await this.deps.notifier.notifyOnCommit(tx, input.runId);
     });
-    if (run) await this.deps.finisher.emitRunEvent(run, 'run.requires_action');
-    await this.deps.notifier.publish(input.runId);
+    this.deps.notifier.notifyLocally(input.runId);
   }
 
   /** After the wait: expires what is still pending when `expire`, resumes the run, returns the calls' statuses. */
