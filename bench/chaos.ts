@@ -85,9 +85,12 @@ async function startStack(): Promise<Stack> {
     });
     child.removeAllListeners('exit');
   };
+  progress('stack: dev server, database, API up');
   await startWorker();
+  progress('stack: worker up');
   await pollUntil('the SMPP carrier binds', () => smsc.boundSessions > 0, { timeoutMs: 20_000 });
   const account = await runtime.services.accounts.createAccount({ name: 'chaos' });
+  await runtime.services.senders.registerSender({ accountId: account.id, sender: 'Chaos' });
   const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
   await runtime.services.webhookEndpoints.createEndpoint({
     principal: { accountId: account.id, keyId: 'chaos', mode: 'test' },
@@ -118,12 +121,22 @@ async function startStack(): Promise<Stack> {
   };
 }
 
+const t0 = Date.now();
+/** Progress on stderr (CHAOS_VERBOSE=1): where a run spends its time. */
+const progress = (what: string, fields: Record<string, unknown> = {}) => {
+  if (process.env.CHAOS_VERBOSE) console.error(`[chaos +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what} ${JSON.stringify(fields)}`);
+};
+
+class RefusedError extends Error {}
+
+/** Calls `fn` until `ok` holds, through errors (the service or the database away); `ok` may throw RefusedError to stop. */
 async function untilOk<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       const v = await fn();
       if (ok(v)) return v;
-    } catch {
+    } catch (err) {
+      if (err instanceof RefusedError) throw err;
       // the service or the database is away: try again
     }
     await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(i, 5))));
@@ -143,7 +156,16 @@ async function runScenario(stack: Stack, name: Scenario, size: number, fault: ()
   await Promise.all([
     runPool(size, 16, async (i) => {
       const body = { to: `+1415${String(5_000_000 + i + (name === 'worker_kill_9' ? 0 : 2_000_000)).slice(-7)}`, from: 'Chaos', body: bodyOf(i) };
-      await untilOk(() => stack.call('POST', '/v1/messages', body, { 'Idempotency-Key': `${name}-${i}` }), (r) => r.status === 201);
+      await untilOk(
+        () => stack.call('POST', '/v1/messages', body, { 'Idempotency-Key': `${name}-${i}` }),
+        (r) => {
+          // Away or busy (5xx, 429, the key in use by the previous try) is tried again; a refusal is a bug here.
+          if (r.status >= 400 && r.status < 500 && r.status !== 409 && r.status !== 429) {
+            throw new RefusedError(`POST /v1/messages answered ${r.status}: ${JSON.stringify(r.body)}`);
+          }
+          return r.status === 201;
+        },
+      );
       accepted++;
       maybeFault();
     }),
@@ -154,7 +176,9 @@ async function runScenario(stack: Stack, name: Scenario, size: number, fault: ()
       );
     }),
   ]);
+  progress(`${name}: all accepted`);
   await faulted;
+  progress(`${name}: fault over`);
 
   const delivered = async () =>
     untilOk(
@@ -177,6 +201,7 @@ async function runScenario(stack: Stack, name: Scenario, size: number, fault: ()
     const state = `${await delivered()}/${new Set(received()).size}`;
     if (state === `${size}/${size}`) break;
     if (state !== last) {
+      progress(`${name}: delivered sms/received events`, { state });
       last = state;
       lastChange = Date.now();
     }
@@ -213,8 +238,10 @@ export async function runChaos(opts: { size: number; scenarios?: Scenario[] }) {
     for (const scenario of opts.scenarios ?? ALL) {
       if (scenario === 'worker_kill_9') {
         report[scenario] = await runScenario(stack, scenario, opts.size, async () => {
+          progress('kill -9 the worker');
           stack.killWorker();
           await stack.startWorker();
+          progress('worker restarted');
         });
       } else {
         report[scenario] = await runScenario(stack, scenario, opts.size, async () => {

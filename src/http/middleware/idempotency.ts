@@ -14,6 +14,13 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * process releases its key at once.
  */
 const ABANDONED_AFTER_MS = 60 * 1000;
+/**
+ * A release that failed (the database away: the very reason a request answered 503) is tried again in
+ * the background for this long, so the caller's retry finds the key free as soon as the database is back
+ * rather than 409 idempotency_key_in_use until the abandoned-key takeover. Well below ABANDONED_AFTER_MS:
+ * a late release can never free a key another request took over meanwhile.
+ */
+const RELEASE_RETRY_MS = 30 * 1000;
 
 /**
  * Idempotency-Key on every POST: the same key with the same method, path and body within 24 h replays the
@@ -72,7 +79,13 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       }
 
       let settled = false;
-      const release = () => repo.releaseKey(db, accountId, key);
+      const deadline = Date.now() + RELEASE_RETRY_MS;
+      const releaseOnce = () => repo.releaseKey(db, accountId, key, claimed);
+      const release = () => {
+        const first = releaseOnce();
+        first.catch(() => retryRelease(releaseOnce, deadline, log, req.requestId));
+        return first;
+      };
       // A request that ends without an answer (client gone, server shutting down) frees its key now.
       res.once('close', () => {
         if (!settled) release().catch((err) => log.warn({ err, requestId: req.requestId }, 'Idempotency key release failed'));
@@ -98,6 +111,24 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       next(err);
     }
   };
+}
+
+/** Tries `release` again with backoff (200 ms doubling to 2 s) until it succeeds or `deadline` passes. */
+function retryRelease(release: () => Promise<void>, deadline: number, log: Logger, requestId?: string): void {
+  let delay = 200;
+  const attempt = () => {
+    if (Date.now() + delay > deadline) {
+      log.warn({ requestId }, 'Idempotency key still not released; it is taken over once abandoned');
+      return;
+    }
+    setTimeout(() => {
+      release().catch(() => {
+        delay = Math.min(2 * delay, 2000);
+        attempt();
+      });
+    }, delay).unref();
+  };
+  attempt();
 }
 
 /**
