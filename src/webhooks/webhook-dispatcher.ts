@@ -3,7 +3,7 @@ import type { DB } from '../db/schema';
 import type { ListenFn } from '../db/database';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
+import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId, webhookRetrySchedule } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
 import type { WebhookDeliveryService } from './webhook-delivery.service';
 import { OUTBOX_CHANNEL, WebhookOutboxRepo, type ClaimedDelivery } from './webhook-outbox.repo';
@@ -17,6 +17,8 @@ export interface WebhookDispatcherOptions {
   sweepMs: number;
   /** How long a claim holds before another dispatcher may take the delivery (its worker died). */
   leaseMs: number;
+  /** Multiplies the retry schedule's delays (1 in production; see WEBHOOK_RETRY_SCALE). */
+  retryScale?: number;
 }
 
 /** Retry a delivery whose retry workflow could not be started (Temporal away) after this long. */
@@ -211,7 +213,7 @@ export class WebhookDispatcher {
     try {
       await this.deps.workflows.start(webhookDeliveryWorkflowContract, {
         workflowId: webhookDeliveryWorkflowId(d.id),
-        input: { deliveryId: d.id, firstAttempt: 2 },
+        input: { deliveryId: d.id, firstAttempt: 2, schedule: webhookRetrySchedule(this.deps.options.retryScale ?? 1) },
         memo: { eventId: d.event_id, endpointId: d.endpoint_id, accountId: d.account_id },
       });
     } catch (err) {

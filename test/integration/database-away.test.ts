@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../src/app/container';
 import { connectPostgres, type Database } from '../../src/db/database';
+import { AppError } from '../../src/domain/errors';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
@@ -80,7 +81,7 @@ describe('the database away', () => {
     assert.equal(listed.body.data.length, 1, 'what was accepted before is still there');
   });
 
-  it('frees the Idempotency-Key of a request that failed while the database was away once it is back, so the retry runs', async () => {
+  it('frees the Idempotency-Key (and removes the message) of a request that failed while the database was away once it is back, so the retry runs once', async () => {
     const body = { to: '+14155550123', from: 'Away', body: 'sent once' };
     const headers = { 'Idempotency-Key': 'away-then-back' };
     // The database goes away after the key is claimed and the message stored: the request fails and
@@ -88,7 +89,7 @@ describe('the database away', () => {
     onWorkflowStart = async () => {
       onWorkflowStart = async () => undefined;
       await proxy.cut();
-      throw new Error('Temporal away too');
+      throw new AppError('service_unavailable', 'The workflow engine is briefly unavailable; retry the request');
     };
     const failed = await call('POST', '/v1/messages', body, headers);
     assert.equal(failed.status, 503, JSON.stringify(failed.body));
@@ -100,8 +101,12 @@ describe('the database away', () => {
       const row = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', headers['Idempotency-Key']).executeTakeFirst();
       return row === undefined;
     });
+    // Nor did the failed request's message stay behind, `queued` forever beside the retry's.
+    const stored = () => database.db.selectFrom('messages').select(['id', 'status']).where('body', '=', body.body).execute();
+    await pollUntil('the failed request\'s message removed once the database is back', async () => (await stored()).length === 0);
     const retried = await call('POST', '/v1/messages', body, headers);
     assert.equal(retried.status, 201, JSON.stringify(retried.body));
+    assert.deepEqual((await stored()).map((r) => r.id), [retried.body.id]);
     const replayed = await call('POST', '/v1/messages', body, headers);
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
     assert.equal(replayed.body.id, retried.body.id);

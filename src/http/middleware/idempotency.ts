@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
 import { AppError } from '../../domain/errors';
+import { retryInBackground } from '../../db/retry-in-background';
 import { IdempotencyKeyRepo } from '../idempotency-key.repo';
 import { bufferMultipart } from './multipart-body';
 
@@ -79,11 +80,15 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       }
 
       let settled = false;
-      const deadline = Date.now() + RELEASE_RETRY_MS;
       const releaseOnce = () => repo.releaseKey(db, accountId, key, claimed);
       const release = () => {
         const first = releaseOnce();
-        first.catch(() => retryRelease(releaseOnce, deadline, log, req.requestId));
+        first.catch(() =>
+          retryInBackground(releaseOnce, {
+            forMs: RELEASE_RETRY_MS,
+            onGiveUp: () => log.warn({ requestId: req.requestId }, 'Idempotency key still not released; it is taken over once abandoned'),
+          }),
+        );
         return first;
       };
       // A request that ends without an answer (client gone, server shutting down) frees its key now.
@@ -111,24 +116,6 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       next(err);
     }
   };
-}
-
-/** Tries `release` again with backoff (200 ms doubling to 2 s) until it succeeds or `deadline` passes. */
-function retryRelease(release: () => Promise<void>, deadline: number, log: Logger, requestId?: string): void {
-  let delay = 200;
-  const attempt = () => {
-    if (Date.now() + delay > deadline) {
-      log.warn({ requestId }, 'Idempotency key still not released; it is taken over once abandoned');
-      return;
-    }
-    setTimeout(() => {
-      release().catch(() => {
-        delay = Math.min(2 * delay, 2000);
-        attempt();
-      });
-    }, delay).unref();
-  };
-  attempt();
 }
 
 /**
