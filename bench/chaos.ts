@@ -236,6 +236,11 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
         .where('event_id', 'in', eventIds)
         .groupBy('status')
         .execute();
+      const deliveryRows = await db
+        .selectFrom('webhook_deliveries')
+        .select([sql<number>`count(*)::int`.as('rows'), sql<number>`count(distinct event_id)::int`.as('events')])
+        .where('event_id', 'in', eventIds)
+        .executeTakeFirstOrThrow();
       const attempts = await db
         .selectFrom('webhook_deliveries')
         .select(['attempt_count as attempts', sql<number>`count(*)::int`.as('n')])
@@ -244,9 +249,19 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
         .groupBy('attempt_count')
         .orderBy('attempt_count')
         .execute();
-      return { messages: byStatus(messages), messageRows: rows, deliveries: byStatus(deliveries), attempts: Object.fromEntries(attempts.map((a) => [a.attempts, a.n])) };
+      return { messages: byStatus(messages), messageRows: rows, deliveries: byStatus(deliveries), deliveryRows, attempts: Object.fromEntries(attempts.map((a) => [a.attempts, a.n])) };
     }, () => true);
   const received = () => stack.receiver.requests.map((r) => JSON.parse(r.rawBody.toString()).id as string).filter((id) => ids.has(id));
+  const duplicateDeliveries = () => {
+    const webhookIds = new Map<string, Set<string>>();
+    for (const r of stack.receiver.requests) {
+      const id = JSON.parse(r.rawBody.toString()).id as string;
+      if (!ids.has(id)) continue;
+      webhookIds.set(id, (webhookIds.get(id) ?? new Set()).add(String(r.headers['webhook-id'])));
+    }
+    const atReceiver = [...webhookIds.values()].reduce((n, set) => n + set.size - 1, 0);
+    return atReceiver + (states.deliveryRows.rows - states.deliveryRows.events);
+  };
   const bodies = new Set(Array.from({ length: size }, (_, i) => bodyOf(i)));
   const arrivedSms = () => [...stack.smsc.accepted, ...stack.smsc2.accepted].filter((s) => bodies.has(s.text)).map((s) => s.text);
 
@@ -284,6 +299,8 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
       // The same message accepted twice by the SMSCs, or stored twice (an API retry creating a second message).
       duplicated: sms.length - smsArrived + (states.messageRows.rows - states.messageRows.bodies),
       final_states: states.messages,
+      // Submits of these messages an SMSC received and never answered (the drop mid-window).
+      unanswered_submits: [...stack.smsc.submits, ...stack.smsc2.submits].filter((r) => bodies.has(r.text) && r.status === undefined).length,
       by_carrier: {
         smsc: stack.smsc.accepted.filter((s) => bodies.has(s.text)).length,
         smsc2: stack.smsc2.accepted.filter((s) => bodies.has(s.text)).length,
@@ -293,8 +310,12 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
       sent: size,
       arrived: webhooksArrived,
       lost: size - Math.min(webhooksArrived, deliveredDeliveries),
-      // The same event delivered twice (same Webhook-Id): at least once is the webhook contract.
-      duplicated: got.length - webhooksArrived,
+      // The same event delivered as two deliveries (two Webhook-Ids, or two delivery rows for its one
+      // endpoint): a duplicate a receiver could not recognise.
+      duplicated: duplicateDeliveries(),
+      // Attempt 1 sent again with the same Webhook-Id, by a worker that died (or lost the database)
+      // between the receiver's answer and recording it: at least once, which receivers dedupe on Webhook-Id.
+      resent_same_webhook_id: got.length - webhooksArrived,
       final_states: states.deliveries,
       delivered_at_attempt: states.attempts,
     },

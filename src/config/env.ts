@@ -286,8 +286,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WEBHOOK_DISPATCH_CONCURRENCY,
       perEndpoint: e.WEBHOOK_DISPATCH_PER_ENDPOINT,
       sweepMs: e.WEBHOOK_DISPATCH_SWEEP_MS,
-      // A claim outlives the attempt's timeout by far: only a dead worker's claims expire.
-      leaseMs: Math.max(60_000, 6 * e.WEBHOOK_TIMEOUT_MS),
+      // A live dispatcher renews its claims every third of this: only a dead worker's claims expire,
+      // and its deliveries wait this long (at least 3 attempt timeouts).
+      leaseMs: Math.max(15_000, 3 * e.WEBHOOK_TIMEOUT_MS),
       retryScale: e.WEBHOOK_RETRY_SCALE,
     },
     messaging: {
