@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, condition, log, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
+import { activityFailureCause } from './shared/activity-failures';
 import { webhookAttemptActivity } from './shared/activity-options';
 import {
   cancelDeliverySignal,
@@ -18,7 +19,7 @@ const { attemptWebhookDelivery, failWebhookDelivery } = proxyLocalActivities<Ret
  * activity whose retries ran out surfaces as its ApplicationFailure itself, not wrapped in ActivityFailure.
  */
 const isInfrastructureFailure = (err: unknown) => {
-  const failure = err instanceof ActivityFailure ? err.cause : err;
+  const failure = activityFailureCause(err);
   return !(failure instanceof ApplicationFailure && failure.nonRetryable);
 };
 
