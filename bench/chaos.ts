@@ -188,10 +188,10 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
   const maybeFault = () => {
     if (!faulted && Math.max(accepted, emitted) >= faultAt) faulted = fault({ eventIds });
   };
-  maybeFault();
   const bodyOf = (i: number) => `${name} sms ${i}`;
   const eventIdOf = (i: number) => derivedId(IdPrefix.event, 'chaos', name, String(i));
   const eventIds = Array.from({ length: size }, (_, i) => eventIdOf(i));
+  maybeFault();
   await Promise.all([
     runPool(size, 16, async (i) => {
       // A handset per message and scenario: +1 415 2xx xxxx for the first scenario, 3xx for the second…
