@@ -3,6 +3,7 @@
  * (src/main.worker.ts): Temporal worker + carriers, on the bench's database schema and SMSC simulator.
  * Input: BENCH_SMS_WORKER (JSON: temporalAddress, schema, taskQueue, smscPort).
  */
+import { readFileSync } from 'node:fs';
 import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/channels/sms/carriers/carrier-config';
 import { connectPostgres } from '../src/db/database';
 import { silentLogger } from '../src/observability/logger';
@@ -19,15 +20,26 @@ export interface SmsBenchWorkerInput {
   databaseUrl?: string;
   /** How long an unanswered submit waits for its receipt (chaos: short). */
   uncertainWaitSeconds?: number;
+  /** A second SMPP carrier (tried after the first), on this SMSC port (chaos). */
+  secondSmscPort?: number;
+  /** A workflow bundle built by the parent (chaos: a restarted worker does not bundle again). */
+  workflowBundlePath?: string;
+  /** WEBHOOK_RETRY_SCALE (chaos: hours of retry schedule in seconds). */
+  webhookRetryScale?: number;
 }
 
-export function benchSmsConfig(input: Pick<SmsBenchWorkerInput, 'taskQueue' | 'smscPort' | 'uncertainWaitSeconds'>) {
+type BenchConfigInput = Pick<SmsBenchWorkerInput, 'taskQueue' | 'smscPort' | 'uncertainWaitSeconds' | 'secondSmscPort' | 'webhookRetryScale'>;
+
+export function benchSmsConfig(input: BenchConfigInput) {
+  const smpp = { type: 'smpp', host: '127.0.0.1', system_id: 'test', password: 'secret', max_mps: 5000, window: 64 } as const;
   const carriers = CarriersConfigSchema.parse([
-    { name: 'smsc', type: 'smpp', host: '127.0.0.1', port: input.smscPort, system_id: 'test', password: 'secret', max_mps: 5000, window: 64 },
+    { ...smpp, name: 'smsc', port: input.smscPort, priority: 10 },
+    ...(input.secondSmscPort ? [{ ...smpp, name: 'smsc2', port: input.secondSmscPort, priority: 20 }] : []),
   ]);
   const base = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined), rateLimit: { perSecond: 100_000, anonymousPerSecond: 1000 } });
   const messaging = { ...base.messaging, uncertainSubmitWaitSeconds: input.uncertainWaitSeconds ?? base.messaging.uncertainSubmitWaitSeconds };
-  return { ...base, messaging, temporal: { ...base.temporal, taskQueue: input.taskQueue } };
+  const webhookDispatch = { ...base.webhookDispatch, retryScale: input.webhookRetryScale ?? base.webhookDispatch.retryScale };
+  return { ...base, messaging, webhookDispatch, temporal: { ...base.temporal, taskQueue: input.taskQueue } };
 }
 
 async function main() {
@@ -39,7 +51,7 @@ async function main() {
     listen: database.listen,
     log: silentLogger(),
     temporalAddress: input.temporalAddress,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: input.workflowBundlePath ? { code: readFileSync(input.workflowBundlePath, 'utf8') } : await workflowBundle(),
   });
   await runtime.startWorker();
   process.send?.('ready');

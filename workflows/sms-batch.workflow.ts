@@ -1,5 +1,6 @@
-import { ActivityFailure, log, proxyLocalActivities, sleep, TimeoutFailure } from '@temporalio/workflow';
+import { log, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
+import { isActivityTimeout } from './shared/activity-failures';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 import type { SmsBatchInput, SmsBatchResult } from './shared/messaging.contracts';
 
@@ -18,7 +19,7 @@ async function sendOne(messageId: string): Promise<string> {
     }
     return sent.status;
   } catch (err) {
-    if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+    if (isActivityTimeout(err)) {
       await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
       return 'failed';
     }

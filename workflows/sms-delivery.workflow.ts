@@ -1,5 +1,6 @@
-import { ActivityFailure, condition, proxyLocalActivities, setHandler, sleep, TimeoutFailure } from '@temporalio/workflow';
+import { condition, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
+import { isActivityTimeout } from './shared/activity-failures';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
 import { cancelMessageSignal, deliveryReceiptSignal, type SmsDeliveryInput, type SmsDeliveryResult } from './shared/messaging.contracts';
 
@@ -46,7 +47,7 @@ export async function smsDeliveryWorkflow(input: SmsDeliveryInput): Promise<SmsD
       sent = await sendMessage({ messageId: input.messageId, afterUncertainWait: true });
     }
   } catch (err) {
-    if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+    if (isActivityTimeout(err)) {
       await failMessage({ messageId: input.messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
       return { status: 'failed' };
     }

@@ -1,11 +1,11 @@
-import { ActivityFailure, ApplicationFailure, condition, log, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhook.activities';
+import { activityFailureCause } from './shared/activity-failures';
 import { webhookAttemptActivity } from './shared/activity-options';
 import {
   cancelDeliverySignal,
-  WEBHOOK_INFRA_RETRY_DELAY,
   WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_RETRY_DELAYS,
+  webhookRetrySchedule,
   type WebhookDeliveryInput,
   type WebhookDeliveryResult,
 } from './shared/webhooks.contracts';
@@ -14,15 +14,12 @@ import {
 // server round trips per delivery (the attempt still shows in the history as a marker with its result).
 const { attemptWebhookDelivery, failWebhookDelivery } = proxyLocalActivities<ReturnType<typeof createWebhookActivities>>(webhookAttemptActivity);
 
-const HOUR_MS = 3_600_000;
-const toMs = (d: string) => Number(d.slice(0, -1)) * (d.endsWith('h') ? HOUR_MS : d.endsWith('m') ? 60_000 : 1000);
-
 /**
  * A failed attempt worth waiting out (the database or the worker), not the delivery being gone. A local
  * activity whose retries ran out surfaces as its ApplicationFailure itself, not wrapped in ActivityFailure.
  */
 const isInfrastructureFailure = (err: unknown) => {
-  const failure = err instanceof ActivityFailure ? err.cause : err;
+  const failure = activityFailureCause(err);
   return !(failure instanceof ApplicationFailure && failure.nonRetryable);
 };
 
@@ -38,14 +35,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     cancelled = true;
   });
   const first = input.firstAttempt ?? 1;
-  const remainingSchedule = WEBHOOK_RETRY_DELAYS.slice(Math.max(0, first - 2)).reduce((sum, d) => sum + toMs(d), 0);
+  const schedule = input.schedule ?? webhookRetrySchedule();
+  const remainingSchedule = schedule.delaysMs.slice(Math.max(0, first - 2)).reduce((sum, d) => sum + d, 0);
   // The last attempt, too, gets an hour of tries when it cannot run.
-  const scheduleEnd = Date.now() + remainingSchedule + HOUR_MS;
+  const scheduleEnd = Date.now() + remainingSchedule + schedule.outageGraceMs;
 
   for (let attempt = first; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
     if (attempt > 1) {
       // The signal only cuts the wait short: the next attempt sees the endpoint gone and ends as cancelled.
-      await condition(() => cancelled, WEBHOOK_RETRY_DELAYS[attempt - 2]!);
+      await condition(() => cancelled, schedule.delaysMs[attempt - 2]!);
       cancelled = false;
     }
     const isLastAttempt = attempt === WEBHOOK_MAX_ATTEMPTS;
@@ -56,9 +54,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         break;
       } catch (err) {
         if (!isInfrastructureFailure(err)) throw err;
-        if (Date.now() >= scheduleEnd) return failAfterOutage(input.deliveryId, attempt - 1);
+        if (Date.now() >= scheduleEnd) return failAfterOutage(input.deliveryId, attempt - 1, schedule.infraRetryDelayMs);
         log.warn('Webhook attempt could not run; trying again', { deliveryId: input.deliveryId, attempt, error: String(err) });
-        await sleep(WEBHOOK_INFRA_RETRY_DELAY);
+        await sleep(schedule.infraRetryDelayMs);
       }
     }
     if (outcome.outcome === 'delivered') return { status: 'delivered', attempts: attempt };
@@ -68,14 +66,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 }
 
 /** The schedule ended while attempts could not run: the delivery ends `failed` (recorded once possible). */
-async function failAfterOutage(deliveryId: string, attempts: number): Promise<WebhookDeliveryResult> {
+async function failAfterOutage(deliveryId: string, attempts: number, retryDelayMs: number): Promise<WebhookDeliveryResult> {
   for (;;) {
     try {
       await failWebhookDelivery({ deliveryId });
       return { status: 'failed', attempts };
     } catch (err) {
       if (!isInfrastructureFailure(err)) throw err;
-      await sleep(WEBHOOK_INFRA_RETRY_DELAY);
+      await sleep(retryDelayMs);
     }
   }
 }

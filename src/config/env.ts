@@ -63,6 +63,11 @@ export const EnvSchema = z.object({
   WEBHOOK_DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(64),
   WEBHOOK_DISPATCH_PER_ENDPOINT: z.coerce.number().int().positive().default(8),
   WEBHOOK_DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * Multiplies every delay of the webhook retry schedule (1m, 5m, … 20h, and the outage retries): 1 in
+   * production; the chaos run uses 1/360 so an hour of schedule passes in 10 s on a real Temporal server.
+   */
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** SMS price per segment by destination country (ISO 3166 alpha-2, plus `default`), decimal strings. */
   SMS_PRICES: z
     .string()
@@ -211,7 +216,7 @@ export interface Config {
   webhooks: { timeoutMs: number };
   limits: { webhookEndpointsPerAccount: number; apiSourcesPerAccount: number };
   metrics: { port?: number; host: string; token?: string };
-  webhookDispatch: { concurrency: number; perEndpoint: number; sweepMs: number; leaseMs: number };
+  webhookDispatch: { concurrency: number; perEndpoint: number; sweepMs: number; leaseMs: number; retryScale: number };
   messaging: { prices: Record<string, string>; priceCurrency: string; helpText: string; receiptTimeoutSeconds: number; uncertainSubmitWaitSeconds: number };
   verify: { codeLength: number; ttlSeconds: number; maxAttempts: number; from: string };
   secrets: { server: string };
@@ -310,8 +315,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WEBHOOK_DISPATCH_CONCURRENCY,
       perEndpoint: e.WEBHOOK_DISPATCH_PER_ENDPOINT,
       sweepMs: e.WEBHOOK_DISPATCH_SWEEP_MS,
-      // A claim outlives the attempt's timeout by far: only a dead worker's claims expire.
-      leaseMs: Math.max(60_000, 6 * e.WEBHOOK_TIMEOUT_MS),
+      // A live dispatcher renews its claims every third of this: only a dead worker's claims expire,
+      // and its deliveries wait this long (at least 3 attempt timeouts).
+      leaseMs: Math.max(15_000, 3 * e.WEBHOOK_TIMEOUT_MS),
+      retryScale: e.WEBHOOK_RETRY_SCALE,
     },
     messaging: {
       prices: e.SMS_PRICES,

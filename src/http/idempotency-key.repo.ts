@@ -17,8 +17,11 @@ export interface IdempotencyClaim {
 
 /** The idempotency store: one row per (account, Idempotency-Key), claimed in progress, then done. */
 export class IdempotencyKeyRepo {
-  /** Claims the key for this request (new, expired or abandoned); false when another request holds it. */
-  async claimKey(db: Db, c: IdempotencyClaim): Promise<boolean> {
+  /**
+   * Claims the key for this request (new, expired or abandoned): resolves with the claim's stamp (its
+   * exact created_at, which a release names), or undefined when another request holds the key.
+   */
+  async claimKey(db: Db, c: IdempotencyClaim): Promise<string | undefined> {
     const claimed = await db
       .insertInto('idempotency_keys')
       .values({
@@ -50,9 +53,9 @@ export class IdempotencyKeyRepo {
           ]),
         ),
       )
-      .returning('key')
+      .returning(sql<string>`created_at::text`.as('claimed_at'))
       .executeTakeFirst();
-    return claimed !== undefined;
+    return claimed?.claimed_at;
   }
 
   async getKey(db: Db, accountId: string, key: string) {
@@ -74,7 +77,14 @@ export class IdempotencyKeyRepo {
     return Number(result.numDeletedRows);
   }
 
-  async releaseKey(db: Db, accountId: string, key: string) {
-    await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).execute();
+  /** Frees the key of the claim stamped `claimedAt` (and only that claim: a late retry never frees a later one). */
+  async releaseKey(db: Db, accountId: string, key: string, claimedAt: string) {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('state', '=', 'in_progress')
+      .where(sql<boolean>`created_at = ${claimedAt}::timestamptz`)
+      .execute();
   }
 }

@@ -23,6 +23,7 @@ import {
   smsDeliveryWorkflowId,
 } from '../../workflows/shared/messaging.contracts';
 import { emitMessageUpdated } from './message-events';
+import { retryInBackground } from '../db/retry-in-background';
 import { MessageRepo } from './message.repo';
 import type { ListObject } from '../domain/api-schema';
 import { toMessageObject, type MessageObject } from './message.schemas';
@@ -32,6 +33,9 @@ export const MAX_BODY_CHARS = 1600;
 export const MAX_SEGMENTS = 10;
 /** How far ahead send_at may be. */
 export const MAX_SCHEDULE_DAYS = 35;
+/** How long the removal of a failed request's message is tried again while the database is away. */
+const UNSENT_REMOVAL_RETRY_MS = 60_000;
+
 /** Immediate messages share a workflow start: at most this many per batch, waiting at most this long. */
 export const SEND_BATCH = { maxSize: 64, maxWaitMs: 5, workflowTaskTimeout: '60s' } as const;
 /** How many sender owners a process remembers (then it starts over). */
@@ -173,7 +177,20 @@ export class MessagesService {
   }): Promise<MessageObject> {
     const { db, workflows } = this.deps;
     const id = m.id ?? newId(IdPrefix.message);
-    const inserted = await this.repo.insertMessage(db, {
+    // Nothing stays behind for a request that failed: the caller's retry creates the message anew. When
+    // the database is what failed (the insert may have committed with its answer lost, or the removal
+    // below cannot run), the removal is tried again once it is back. A row of a fresh id that never got
+    // a workflow is only ever `queued`, and no event names it yet.
+    const removeUnsent = async () => {
+      const remove = () => this.repo.deleteQueuedMessage(db, id);
+      await remove().catch(() => {
+        // A given id (a keyword reply redone) is inserted again by its caller's retry: no late removal.
+        if (!m.id) retryInBackground(remove, { forMs: UNSENT_REMOVAL_RETRY_MS });
+      });
+    };
+    let inserted;
+    try {
+      inserted = await this.repo.insertMessage(db, {
       id,
       account_id: m.accountId,
       direction: 'outbound',
@@ -197,7 +214,11 @@ export class MessagesService {
       held_until: null,
       carrier: null,
       carrier_message_ids: null,
-    });
+      });
+    } catch (err) {
+      await removeUnsent();
+      throw err;
+    }
     const row = inserted ?? (await this.repo.getMessage(db, id));
     try {
       // A repeated id (a keyword reply redone after a crash) was dispatched when it was first stored.
@@ -215,8 +236,7 @@ export class MessagesService {
         memo: { accountId: m.accountId, messageId: id },
       });
     } catch (err) {
-      // Nothing stays behind for a request that failed: the caller's retry creates the message anew.
-      if (inserted) await this.repo.deleteQueuedMessage(db, id);
+      if (inserted) await removeUnsent();
       throw err;
     }
     return toMessageObject(row!);

@@ -3,7 +3,7 @@ import type { DB } from '../db/schema';
 import type { ListenFn } from '../db/database';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
+import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId, webhookRetrySchedule } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
 import type { WebhookDeliveryService } from './webhook-delivery.service';
 import { OUTBOX_CHANNEL, WebhookOutboxRepo, type ClaimedDelivery } from './webhook-outbox.repo';
@@ -15,8 +15,14 @@ export interface WebhookDispatcherOptions {
   perEndpoint: number;
   /** How often the outbox is swept for deliveries no notification announced (or whose claim expired). */
   sweepMs: number;
-  /** How long a claim holds before another dispatcher may take the delivery (its worker died). */
+  /**
+   * How long a claim holds before another dispatcher may take the delivery (its worker died). A live
+   * dispatcher renews the claims it holds every third of this, so it only bounds how long a dead
+   * worker's deliveries wait.
+   */
   leaseMs: number;
+  /** Multiplies the retry schedule's delays (1 in production; see WEBHOOK_RETRY_SCALE). */
+  retryScale?: number;
 }
 
 /** Retry a delivery whose retry workflow could not be started (Temporal away) after this long. */
@@ -43,7 +49,10 @@ export class WebhookDispatcher {
   /** Attempts running or waiting, per endpoint key. */
   private readonly perKey = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries this dispatcher has claimed and not settled yet (queued, in flight, being recorded). */
+  private readonly held = new Set<string>();
   private sweepTimer?: NodeJS.Timeout;
+  private renewTimer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private unlisten?: () => Promise<void>;
 
@@ -71,6 +80,8 @@ export class WebhookDispatcher {
     }
     this.sweepTimer = setInterval(() => this.wake(), this.deps.options.sweepMs);
     this.sweepTimer.unref();
+    this.renewTimer = setInterval(() => void this.renewClaims(), Math.max(100, Math.floor(this.deps.options.leaseMs / 3)));
+    this.renewTimer.unref();
     this.wake();
   }
 
@@ -82,9 +93,11 @@ export class WebhookDispatcher {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.sweepTimer);
+    clearInterval(this.renewTimer);
     this.unsubscribe?.();
     await this.unlisten?.().catch(() => undefined);
     const waiting = [...this.queued.values()].flat().map((d) => d.id);
+    for (const id of waiting) this.held.delete(id);
     this.queued.clear();
     this.queuedCount = 0;
     await this.repo.releaseClaims(this.deps.db, waiting).catch((err) => this.deps.log.warn({ err }, 'Releasing webhook claims failed'));
@@ -99,6 +112,15 @@ export class WebhookDispatcher {
   /** Attempts running now and claimed deliveries waiting for a slot (tests, metrics). */
   get load() {
     return { active: this.active, queued: this.queuedCount };
+  }
+
+  /** Keeps the claims of deliveries still held from expiring (a failure is tried again at the next tick). */
+  private async renewClaims(): Promise<void> {
+    try {
+      await this.repo.renewClaims(this.deps.db, [...this.held], this.deps.options.leaseMs);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'Renewing webhook claims failed; trying again shortly');
+    }
   }
 
   private wake(): void {
@@ -129,6 +151,8 @@ export class WebhookDispatcher {
           leaseMs,
           excludeEndpointIds: busy.filter((k) => !k.startsWith('url:')),
           excludeUrls: busy.filter((k) => k.startsWith('url:')).map((k) => k.slice(4)),
+          // A held claim that expired while the database was away is still this dispatcher's.
+          excludeIds: [...this.held],
         });
       } catch (err) {
         this.deps.log.warn({ err }, 'Claiming webhook deliveries failed; the sweep tries again');
@@ -139,6 +163,7 @@ export class WebhookDispatcher {
         return;
       }
       for (const d of claimed) {
+        this.held.add(d.id);
         const list = this.queued.get(d.account_id) ?? [];
         if (list.length === 0) this.queued.set(d.account_id, list);
         list.push(d);
@@ -199,6 +224,7 @@ export class WebhookDispatcher {
       .catch((err) => this.deps.log.warn({ err, deliveryId: d.id }, 'Webhook first attempt failed; the sweep retries it when its claim expires'))
       .finally(() => {
         release();
+        this.held.delete(d.id);
         this.inFlight.delete(run);
       });
     this.inFlight.add(run);
@@ -211,7 +237,7 @@ export class WebhookDispatcher {
     try {
       await this.deps.workflows.start(webhookDeliveryWorkflowContract, {
         workflowId: webhookDeliveryWorkflowId(d.id),
-        input: { deliveryId: d.id, firstAttempt: 2 },
+        input: { deliveryId: d.id, firstAttempt: 2, schedule: webhookRetrySchedule(this.deps.options.retryScale ?? 1) },
         memo: { eventId: d.event_id, endpointId: d.endpoint_id, accountId: d.account_id },
       });
     } catch (err) {

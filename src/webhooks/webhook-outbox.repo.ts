@@ -129,7 +129,7 @@ export class WebhookOutboxRepo {
    */
   async claimDeliveries(
     db: Db,
-    c: { limit: number; perAccount: number; leaseMs: number; excludeEndpointIds: string[]; excludeUrls: string[] },
+    c: { limit: number; perAccount: number; leaseMs: number; excludeEndpointIds: string[]; excludeUrls: string[]; excludeIds?: string[] },
   ): Promise<ClaimedDelivery[]> {
     const result = await sql<ClaimedDelivery>`
       with a as (
@@ -140,6 +140,7 @@ export class WebhookOutboxRepo {
           where d.account_id = a.account_id and ${pendingDispatch('d')}
             and (d.endpoint_id is null or d.endpoint_id <> all(${c.excludeEndpointIds}::text[]))
             and (d.endpoint_id is not null or d.url <> all(${c.excludeUrls}::text[]))
+            and d.id <> all(${c.excludeIds ?? []}::text[])
           order by d.created_at, d.id
           limit ${c.perAccount}
           for update skip locked
@@ -221,6 +222,17 @@ export class WebhookOutboxRepo {
       .updateTable('webhook_deliveries')
       .set({ dispatched_at: sql`coalesce(dispatched_at, now())`, dispatch_lease_until: null })
       .where('id', '=', deliveryId)
+      .execute();
+  }
+
+  /** Extends the claims a live dispatcher still holds (queued, in flight, being recorded) by `leaseMs` from now. */
+  async renewClaims(db: Db, deliveryIds: string[], leaseMs: number) {
+    if (deliveryIds.length === 0) return;
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ dispatch_lease_until: sql`now() + ${leaseMs} * interval '1 millisecond'` })
+      .where('id', 'in', deliveryIds)
+      .where('dispatched_at', 'is', null)
       .execute();
   }
 

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../src/app/container';
 import { connectPostgres, type Database } from '../../src/db/database';
+import { AppError } from '../../src/domain/errors';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
@@ -11,6 +12,7 @@ import type { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig, TEST_DATABASE_URL } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { apiClient, type ApiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /** The API over a database reached through a proxy the test cuts: fast 503s, then recovery on its own. */
@@ -19,6 +21,9 @@ let proxied: Database;
 let proxy: TcpProxy;
 let server: Server;
 let call: ApiClient;
+let accountId: string;
+/** What the fake Temporal gateway does when a workflow is started (a test may cut the database there). */
+let onWorkflowStart: () => Promise<void> = async () => undefined;
 
 before(async () => {
   database = await createTestDatabase(__filename);
@@ -29,13 +34,21 @@ before(async () => {
   url.host = `127.0.0.1:${port}`;
   proxied = connectPostgres({ url: url.toString(), schema: database.schema, connectTimeoutMs: 1000, statementTimeoutMs: 5000 });
   const config = buildTestConfig();
-  const gateway = { start: async () => true, signalIfRunning: async () => false } as unknown as WorkflowGateway;
+  const gateway = {
+    start: async () => {
+      await onWorkflowStart();
+      return true;
+    },
+    signalIfRunning: async () => false,
+  } as unknown as WorkflowGateway;
   const services = createServices({ config, db: proxied.db, workflows: gateway, log: silentLogger() });
   const app = createApp({ config, db: proxied.db, services, log: silentLogger(), metrics: createMetrics(), readiness: [] });
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const account = await services.accounts.createAccount({ name: 'away' });
+  accountId = account.id;
+  await services.senders.registerSender({ accountId, sender: 'Away' });
   const { secret } = await services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
   call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, secret);
 });
@@ -66,5 +79,36 @@ describe('the database away', () => {
     const listed = await call('GET', '/v1/webhook_endpoints');
     assert.equal(listed.status, 200);
     assert.equal(listed.body.data.length, 1, 'what was accepted before is still there');
+  });
+
+  it('frees the Idempotency-Key (and removes the message) of a request that failed while the database was away once it is back, so the retry runs once', async () => {
+    const body = { to: '+14155550123', from: 'Away', body: 'sent once' };
+    const headers = { 'Idempotency-Key': 'away-then-back' };
+    // The database goes away after the key is claimed and the message stored: the request fails and
+    // cannot free its key (nor remove its message) then.
+    onWorkflowStart = async () => {
+      onWorkflowStart = async () => undefined;
+      await proxy.cut();
+      throw new AppError('service_unavailable', 'The workflow engine is briefly unavailable; retry the request');
+    };
+    const failed = await call('POST', '/v1/messages', body, headers);
+    assert.equal(failed.status, 503, JSON.stringify(failed.body));
+    await proxy.restore();
+
+    // Without retrying the release, the key stayed in progress until the abandoned-key takeover (60 s)
+    // and every retry met 409 idempotency_key_in_use meanwhile.
+    await pollUntil('the key freed once the database is back', async () => {
+      const row = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', headers['Idempotency-Key']).executeTakeFirst();
+      return row === undefined;
+    });
+    // Nor did the failed request's message stay behind, `queued` forever beside the retry's.
+    const stored = () => database.db.selectFrom('messages').select(['id', 'status']).where('body', '=', body.body).execute();
+    await pollUntil('the failed request\'s message removed once the database is back', async () => (await stored()).length === 0);
+    const retried = await call('POST', '/v1/messages', body, headers);
+    assert.equal(retried.status, 201, JSON.stringify(retried.body));
+    assert.deepEqual((await stored()).map((r) => r.id), [retried.body.id]);
+    const replayed = await call('POST', '/v1/messages', body, headers);
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replayed.body.id, retried.body.id);
   });
 });

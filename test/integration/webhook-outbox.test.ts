@@ -14,7 +14,8 @@ import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';
 
 // A long sweep: deliveries here must be woken by the commit (in process or LISTEN/NOTIFY), not found later.
-const dispatch = { ...buildTestConfig().webhookDispatch, concurrency: 16, perEndpoint: 4, sweepMs: 60_000 };
+// A short lease (renewed every 300 ms while a claim is held): a claim outlasting it must stay held.
+const dispatch = { ...buildTestConfig().webhookDispatch, concurrency: 16, perEndpoint: 4, sweepMs: 60_000, leaseMs: 900 };
 const ctx = useTestStack({ label: __filename, config: { webhookDispatch: dispatch } });
 
 const db = () => ctx.stack.database.db;
@@ -176,6 +177,30 @@ describe('webhook outbox and dispatcher', () => {
     const [d] = await deliveriesOf(event.id);
     await until('delivered', async () => (await deliveriesOf(event.id))[0]?.status === 'delivered');
     assert.ok(d);
+    await receiver.close();
+  });
+
+  it('renews the claim of an attempt that outlasts its lease: no other dispatcher takes it meanwhile', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver(() => ({ status: 200, delayMs: 2 * dispatch.leaseMs }));
+    await endpointFor(accountId, `${receiver.url}/hook`);
+    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_f' } });
+    await receiver.waitFor(1, 5000);
+    // Another dispatcher tries all along the attempt (longer than the lease): the claim is never free.
+    const outbox = new WebhookOutboxRepo();
+    const taken: string[] = [];
+    const answered = until('the slow answer recorded', async () => (await deliveriesOf(event.id))[0]?.status === 'delivered');
+    let settled = false;
+    void answered.then(() => (settled = true), () => (settled = true));
+    while (!settled) {
+      const claimed = await outbox.claimDeliveries(db(), { limit: 100, perAccount: 100, leaseMs: 60_000, excludeEndpointIds: [], excludeUrls: [] });
+      taken.push(...claimed.filter((d) => d.event_id === event.id).map((d) => d.id));
+      await outbox.releaseClaims(db(), claimed.filter((d) => d.event_id !== event.id).map((d) => d.id));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await answered;
+    assert.deepEqual(taken, []);
+    assert.equal(receiver.requests.length, 1);
     await receiver.close();
   });
 });

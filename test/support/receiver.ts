@@ -39,10 +39,15 @@ export async function startReceiver(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return {
     url,
     requests,
+    /** The receiver goes down: open connections are cut and new ones refused until `up()`. */
+    down: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    /** Listens again on the same port. */
+    up: () => new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', () => { server.off('error', reject); resolve(); }); }),
     /** Resolves once `count` requests have arrived. */
     waitFor(count: number, timeoutMs = 20_000): Promise<void> {
       if (requests.length >= count) return Promise.resolve();

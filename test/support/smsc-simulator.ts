@@ -80,7 +80,8 @@ export class SmscSimulator {
   private listenPort = 0;
   private readonly bound = new Set<smpp.Session>();
   private readonly dropped = new WeakSet<smpp.Session>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Pending timers; a receipt's timer carries what keeps the receipt should the SMSC stop first. */
+  private readonly timers = new Map<NodeJS.Timeout, (() => void) | undefined>();
   private dropCountdown?: number;
   private throttleRemaining = 0;
   private nextId = 0x10000;
@@ -116,9 +117,12 @@ export class SmscSimulator {
     return this.listenPort;
   }
 
-  /** Closes the listener and every session (an outage). */
+  /** Closes the listener and every session (an outage); with redeliverReceipts, receipts not sent yet are kept for the next bind. */
   async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
+    for (const [t, keep] of this.timers) {
+      clearTimeout(t);
+      if (this.options.redeliverReceipts) keep?.();
+    }
     this.timers.clear();
     const server = this.server;
     this.server = undefined;
@@ -132,6 +136,11 @@ export class SmscSimulator {
   /** The n-th submit_sm from now is not answered: every session closes when it arrives. */
   dropConnectionAt(n: number): void {
     this.dropCountdown = n;
+  }
+
+  /** True while a dropConnectionAt has not happened yet. */
+  get dropPending(): boolean {
+    return this.dropCountdown !== undefined;
   }
 
   /** The next n submit_sm are answered ESME_RTHROTTLED. */
@@ -270,7 +279,7 @@ export class SmscSimulator {
       this.timers.delete(timer);
       this.sendReceipt(session, record, outcome);
     }, this.options.receiptDelayMs);
-    this.timers.add(timer);
+    this.timers.set(timer, () => this.heldReceipts.push({ record, outcome }));
   }
 
   private sendReceipt(session: smpp.Session, record: SubmitRecord, outcome: Exclude<ReceiptOutcome, 'none'>): void {
@@ -302,7 +311,7 @@ export class SmscSimulator {
         if (next) this.sendReceipt(next, record, outcome);
         else this.heldReceipts.push({ record, outcome });
       }, 500);
-      this.timers.add(timer);
+      this.timers.set(timer, () => this.heldReceipts.push({ record, outcome }));
     });
   }
 }

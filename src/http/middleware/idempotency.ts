@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
 import { AppError } from '../../domain/errors';
+import { retryInBackground } from '../../db/retry-in-background';
 import { IdempotencyKeyRepo } from '../idempotency-key.repo';
 import { bufferMultipart } from './multipart-body';
 
@@ -14,6 +15,13 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * process releases its key at once.
  */
 const ABANDONED_AFTER_MS = 60 * 1000;
+/**
+ * A release that failed (the database away: the very reason a request answered 503) is tried again in
+ * the background for this long, so the caller's retry finds the key free as soon as the database is back
+ * rather than 409 idempotency_key_in_use until the abandoned-key takeover. Well below ABANDONED_AFTER_MS:
+ * a late release can never free a key another request took over meanwhile.
+ */
+const RELEASE_RETRY_MS = 30 * 1000;
 
 /**
  * Idempotency-Key on every POST: the same key with the same method, path and body within 24 h replays the
@@ -72,7 +80,17 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       }
 
       let settled = false;
-      const release = () => repo.releaseKey(db, accountId, key);
+      const releaseOnce = () => repo.releaseKey(db, accountId, key, claimed);
+      const release = () => {
+        const first = releaseOnce();
+        first.catch(() =>
+          retryInBackground(releaseOnce, {
+            forMs: RELEASE_RETRY_MS,
+            onGiveUp: () => log.warn({ requestId: req.requestId }, 'Idempotency key still not released; it is taken over once abandoned'),
+          }),
+        );
+        return first;
+      };
       // A request that ends without an answer (client gone, server shutting down) frees its key now.
       res.once('close', () => {
         if (!settled) release().catch((err) => log.warn({ err, requestId: req.requestId }, 'Idempotency key release failed'));
