@@ -68,7 +68,7 @@ export class RunFinisher {
       outcome.reply === null || !conversationRow
         ? null
         : {
-            accountId: run.account_id,
+            accountId: run.account_id, livemode: run.livemode,
             conversation: conversationRow,
             runId: run.id,
             text: redactText(outcome.reply).text,
@@ -98,6 +98,7 @@ export class RunFinisher {
         replyRow = await this.deps.conversations.insertMessage(tx, {
           id: replyId,
           account_id: run.account_id,
+          livemode: run.livemode,
           conversation_id: run.conversation_id,
           role: 'agent',
           channel: run.channel,
@@ -124,11 +125,11 @@ export class RunFinisher {
     const metadata = conversation?.metadata ?? {};
     if (replyRow && conversation) {
       const messageObject = toConversationMessageObject(replyRow, metadata);
-      await this.deps.events.emit({ accountId: run.account_id, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') });
+      await this.deps.events.emit({ accountId: run.account_id, livemode: run.livemode, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') });
     }
     if (outcome.handoff && conversation) {
       await this.deps.events.emit({
-        accountId: run.account_id,
+        accountId: run.account_id, livemode: run.livemode,
         type: 'conversation.handoff',
         data: { ...toConversationObject(conversation), run_id: run.id },
         eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff'),
@@ -176,7 +177,7 @@ export class RunFinisher {
     const { db } = this.deps;
     const [calls, conversation] = await Promise.all([this.repo.listToolCalls(db, run.id), this.deps.conversations.getConversation(db, run.conversation_id)]);
     await this.deps.events.emit({
-      accountId: run.account_id,
+      accountId: run.account_id, livemode: run.livemode,
       type,
       data: toRunObject(run, calls, conversation?.metadata ?? {}),
       eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),
