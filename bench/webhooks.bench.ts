@@ -28,7 +28,7 @@ async function flakyScenario(runtime: Awaited<ReturnType<typeof startDevRuntime>
     }
     const started = performance.now();
     await runPool(FLAKY_EVENTS, CONCURRENCY, async (i) => {
-      await runtime.services.events.emit({ accountId: account.id, type: 'message.updated', data: { id: `msg_f${i}`, object: 'message' } });
+      await runtime.services.events.emit({ accountId: account.id, livemode: false, type: 'message.updated', data: { id: `msg_f${i}`, object: 'message' } });
     });
     const okIds = (r: typeof healthy) => r.requests.filter((q) => !(r === flaky && failFirst(q))).map((q) => JSON.parse(q.rawBody.toString()).id as string);
     const deadline = Date.now() + 10 * 60_000;
@@ -68,6 +68,7 @@ async function main() {
       const t = Date.now();
       const event = await runtime.services.events.emit({
         accountId: account.id,
+        livemode: false,
         type: 'message.updated',
         data: { id: `msg_${i}`, object: 'message', status: 'delivered' },
       });

@@ -31,8 +31,8 @@ describe('senders belong to their account', () => {
   it('refuses sending from a sender ID or short code registered to another account, or to nobody', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Brandco' });
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: '55501' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Brandco' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: '55501' });
     for (const from of ['Brandco', 'BRANDCO', '55501', 'Nobodys', '77777']) {
       const res = await b.call('POST', '/v1/messages', { to: freshNumber(), from, body: 'phish' });
       assert.equal(res.status, 403, `${from}: ${JSON.stringify(res.body)}`);
@@ -51,16 +51,16 @@ describe('senders belong to their account', () => {
   it('registers a sender to one account only, never the platform verification sender', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Onlyone' });
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: 'ONLYONE' }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: ctx.stack.config.verify.from }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: '+14155550100' }), (e: any) => e.code === 'parameter_invalid');
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Onlyone' });
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: 'ONLYONE' }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: ctx.stack.config.verify.from }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: '+14155550100' }), (e: any) => e.code === 'parameter_invalid');
   });
 
   it('delivers replies and STOP to a short code to its owner only, never to an account that wrote from it', async () => {
     const owner = await client();
     const other = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: owner.accountId, sender: '55502' });
+    await ctx.stack.services.senders.registerSender({ accountId: owner.accountId, livemode: false, sender: '55502' });
     const customer = freshNumber();
     // The other account tries to send from the short code (refused), so it never "wrote from it".
     assert.equal((await other.call('POST', '/v1/messages', { to: customer, from: '55502', body: 'reply to me' })).status, 403);
@@ -85,7 +85,7 @@ describe('senders belong to their account', () => {
   it('checks the from of a verification too', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Verifyco' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Verifyco' });
     const refused = await b.call('POST', '/v1/verifications', { to: freshNumber(), channel: 'sms', from: 'Verifyco' });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'sender_not_registered');

@@ -68,6 +68,7 @@ const req = (to: string, extra: Partial<SubmitSmsRequest> = {}): SubmitSmsReques
   messageId: 'msg_test',
   to,
   from: 'ACME',
+  livemode: true,
   body: 'hello',
   requestReceipt: true,
   ...extra,
