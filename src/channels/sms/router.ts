@@ -104,7 +104,7 @@ export class CarrierRouter implements Carrier {
    * A test-mode message (`livemode` false) goes only to sandbox carriers, whatever prefixes and account
    * restrictions say: test mode never reaches a real carrier.
    */
-  route(to: string, accountId?: string, livemode = false): Carrier[] {
+  route(to: string, accountId: string | undefined, livemode: boolean): Carrier[] {
     if (!livemode) {
       const sandboxes = this.allCarriers().filter((c) => c.sandbox);
       if (!sandboxes.length) throw new CarrierError('No sandbox carrier for a test-mode message', this.name, 'no_route', false);
