@@ -11,7 +11,8 @@ import { chunkDocument } from '../src/knowledge/ingest/chunker';
 import { textToBlocks } from '../src/knowledge/ingest/document';
 import { passageEmbeddingText } from '../src/knowledge/index/embedding-text';
 import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client';
-import { freePort, startEmbeddingsServer } from '../src/knowledge/index/embeddings-server';
+import { startEmbeddingsServer } from '../src/knowledge/index/embeddings-server';
+import { freePort } from '../src/platform/free-port';
 import { EmbeddingsCache } from './embeddings-cache';
 
 const DATA = path.resolve(__dirname, '../../shared/data/scifact');

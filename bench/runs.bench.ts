@@ -25,6 +25,7 @@ import { apiClient, type ApiClient } from '../test/support/http';
 import type { BaselineActivities } from './baseline.workflow';
 import { instrument, startProfile, stopProfile } from './runs-profile';
 import { machineInfo, percentile, round, runPool } from './support';
+import { freePort } from '../src/platform/free-port';
 
 const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);
 const LOADED = Number(process.env.BENCH_LOADED ?? 500);
@@ -69,15 +70,6 @@ const loadedFigures = (m: Measured) => ({
   p95_ms: round(percentile(m.latencies, 95)),
 });
 
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main() {
   installTemporalLogging(undefined, 'ERROR');

@@ -21,6 +21,7 @@ import { buildTestConfig } from '../test/support/config';
 import { createTestDatabase } from '../test/support/db';
 import { fictionalNumber, newCallSid, twilioVoiceClient } from '../test/support/twilio-voice';
 import { machineInfo, percentile, round } from './support';
+import { freePort } from '../src/platform/free-port';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
@@ -30,15 +31,6 @@ const PUBLIC_BASE_URL = 'https://voice.bench.example';
 /** Questions the example help center answers (each a spoken reply, no handoff). */
 const QUESTIONS = ['How do I reset my password?', 'How do I track my order?', 'How do I return an item?', 'What does the warranty cover?', 'What are your opening hours?', 'Is shipping free?'];
 
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main() {
   installTemporalLogging(undefined, 'ERROR');

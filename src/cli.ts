@@ -8,6 +8,7 @@ import { PhoneNumbersService } from './numbers/phone-numbers.service';
 import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
 import { SendersService } from './numbers/senders.service';
 import type { VoiceCallFlowInput } from './channels/voice/call-flow.schemas';
+import { EmailAddressesService } from './channels/email/email-addresses.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
@@ -16,6 +17,9 @@ const usage = `Usage:
   npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>] [--mode test|live]
   npm run cli -- numbers attach-agent --account <acct_id> --number <pn_id> --agent <agt_id|none> [--mode test|live]
   npm run cli -- numbers set-call-flow --account <acct_id> --number <pn_id> <flow.json|'{json}'|none> [--mode test|live]
+  npm run cli -- emails add --account <acct_id> --address <support@example.com> [--name <From display name>] [--agent <agt_id>] [--mode test|live]
+  npm run cli -- emails attach-agent --account <acct_id> --email <ea_id> --agent <agt_id|none> [--mode test|live]
+  npm run cli -- emails list --account <acct_id> [--mode test|live]
   npm run cli -- agents apply --account <acct_id> <agent.yaml> [--mode test|live]   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id> [--mode test|live]
   npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]
@@ -38,12 +42,15 @@ async function main() {
       'help-text': { type: 'string' },
       agent: { type: 'string' },
       sender: { type: 'string' },
+      address: { type: 'string' },
+      email: { type: 'string' },
     },
   });
   const config = loadConfig();
   const database = await openDatabase(config, createLogger('warn'));
   const accounts = new AccountsService({ db: database.db });
   const phoneNumbers = () => new PhoneNumbersService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
+  const emailAddresses = () => new EmailAddressesService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
   const livemode = values.mode === 'live';
   try {
     if (resource === 'accounts' && action === 'create' && values.name) {
@@ -79,6 +86,15 @@ async function main() {
       const flow = arg === 'none' ? null : (JSON.parse(arg.trimStart().startsWith('{') ? arg : readFileSync(arg, 'utf8')) as VoiceCallFlowInput);
       const number = await phoneNumbers().setVoiceCallFlow({ accountId: values.account, livemode, phoneNumberId: values.number, flow });
       console.log(JSON.stringify(number, null, 2));
+    } else if (resource === 'emails' && action === 'add' && values.account && values.address) {
+      await accounts.getAccount({ accountId: values.account });
+      const address = await emailAddresses().addAddress({ accountId: values.account, livemode, address: values.address, displayName: values.name, agentId: values.agent });
+      console.log(JSON.stringify(address, null, 2));
+    } else if (resource === 'emails' && action === 'attach-agent' && values.account && values.email && values.agent) {
+      const address = await emailAddresses().attachAgent({ accountId: values.account, livemode, emailAddressId: values.email, agentId: values.agent === 'none' ? null : values.agent });
+      console.log(JSON.stringify(address, null, 2));
+    } else if (resource === 'emails' && action === 'list' && values.account) {
+      console.log(JSON.stringify(await emailAddresses().listAddresses({ accountId: values.account, livemode }), null, 2));
     } else if (resource === 'agents') {
       const output = await runAgentsCommand(buildAgentsCommandServices({ config, db: database.db }), {
         action,

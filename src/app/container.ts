@@ -12,6 +12,11 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
+import { EmailAddressesService } from '../channels/email/email-addresses.service';
+import { EmailReplyChannel } from '../channels/email/email-reply-channel';
+import { EmailTrackingService } from '../channels/email/email-tracking.service';
+import { InboundEmailService } from '../channels/email/inbound-email.service';
+import { SmtpSender, type SmtpSenderPort } from '../channels/email/smtp-sender';
 import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
@@ -41,6 +46,8 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** The SMS carrier router; tests pass a fake. */
   smsCarriers?: SmsCarriers;
+  /** Sends email replies; by default nodemailer over the configured SMTP server (none: replies are not sent). */
+  smtpSender?: SmtpSenderPort;
 }
 
 /**
@@ -77,9 +84,15 @@ export function createServices(deps: ServiceDeps) {
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
+  const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const emailReplies = new EmailReplyChannel({
+    db, config, events, conversations: conversationRepo, tracking: emailTracking, log: deps.log,
+    sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),
+  });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
   const replyChannels = new ReplyChannels([
     new SmsReplyChannel({ messages, phoneNumbers, shortLinks, log: deps.log }),
+    emailReplies,
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
   const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
@@ -91,6 +104,8 @@ export function createServices(deps: ServiceDeps) {
     customerMessages: new SmsConversationsPort({ conversations, messages, log: deps.log }),
     carriers: deps.smsCarriers,
   });
+  const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });
+  const emailAddresses = new EmailAddressesService({ db, agents });
   const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
@@ -99,6 +114,7 @@ export function createServices(deps: ServiceDeps) {
     knowledgeRetrieval: knowledge.knowledgeRetrieval,
     conversations: conversationRepo,
     finisher: runFinisher,
+    events,
     notifier: runNotifier,
     planner: createPlanner(config.planner),
     allowPrivateNetwork: config.network.allowPrivate,
@@ -110,7 +126,10 @@ export function createServices(deps: ServiceDeps) {
     turnWaitMs: config.voice.turnWaitMs,
   });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
-  return { ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, agents, conversations, runs, runSteps, runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications };
+  return {
+    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

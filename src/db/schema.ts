@@ -6,6 +6,7 @@ import type { SenderTable } from './tables/senders';
 import type { ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
+import type { EmailAddressTable, EmailMessageTable } from './tables/email';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -44,4 +45,6 @@ export interface DB {
   console_users: ConsoleUserTable;
   console_sessions: ConsoleSessionTable;
   calls: CallTable;
+  email_addresses: EmailAddressTable;
+  email_messages: EmailMessageTable;
 }

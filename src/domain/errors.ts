@@ -23,6 +23,9 @@ export const errorPolicy = {
   // 401 / 403
   api_key_missing: { status: 401, type: 'authentication_error', retryable: false },
   api_key_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  /** A signed hook (inbound email) called without, or with a wrong or stale, Service-Signature. */
+  signature_missing: { status: 401, type: 'authentication_error', retryable: false },
+  signature_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
   sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404

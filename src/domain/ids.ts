@@ -19,6 +19,8 @@ export const IdPrefix = {
   verification: 'ver',
   phoneNumber: 'pn',
   sender: 'snd',
+  emailAddress: 'ea',
+  email: 'em',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -15,7 +15,7 @@ import { jsonBody, rejectNulInUrl } from './middleware/json-body';
 import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { largeBodyRoutes, registerApiRoutes, registerPublicRoutes } from '../app/routes';
+import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes } from '../app/routes';
 import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {
@@ -65,10 +65,11 @@ export function createApp(deps: AppDeps): Express {
     metricsAccess: deps.config.metrics,
   });
   registerConsoleRoutes(app, { services: deps.services, config: deps.config, log: deps.log });
-  registerPublicRoutes({ router: app, services: deps.services });
   app.get('/', (_req, res) => {
     res.redirect('/console');
   });
+
+  registerChannelRoutes(app, { services: deps.services, config: deps.config });
 
   const api = express.Router();
   api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));

@@ -9,11 +9,11 @@ import type { DB } from '../db/schema';
 import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import type { EventsService } from '../webhooks/events.service';
+import type { EventsService, EventTransaction } from '../webhooks/events.service';
 import { agentRunWorkflowId, previousRunFinishedSignal } from '../../workflows/shared/runs.contracts';
 import { decideRunOutcome } from './run-outcome';
 import type { RunNotifier } from './run-notifier';
-import { RunRepo, type RunEventInput, type RunRow } from './run.repo';
+import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
 
 /** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
@@ -49,10 +49,15 @@ export class RunFinisher {
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') {
-      return { status: run.status, deliver: run.reply_message_id !== null && run.channel !== 'chat' };
+      return { status: run.status, deliver: run.reply_message_id !== null && this.deps.channels.sendsAfterRun(run.channel) };
     }
-    const { config } = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
-    const message = await this.deps.conversations.getMessage(db, run.message_id);
+    const [{ config }, message, conversationRow, calls] = await Promise.all([
+      this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version }),
+      this.deps.conversations.getMessage(db, run.message_id),
+      this.deps.conversations.getConversation(db, run.conversation_id),
+      this.repo.listToolCalls(db, run.id),
+    ]);
+    if (!conversationRow) throw notFound('conversation', run.conversation_id);
     const retrieval = run.retrieval as StoredRetrievalItem[];
     const outcome = decideRunOutcome({
       config,
@@ -63,12 +68,11 @@ export class RunFinisher {
       notes: run.guardrail_notes as GuardrailNote[],
     });
     const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
-    const conversationRow = outcome.reply === null ? undefined : await this.deps.conversations.getConversation(db, run.conversation_id);
     const toShape =
-      outcome.reply === null || !conversationRow
+      outcome.reply === null
         ? null
         : {
-            accountId: run.account_id, livemode: run.livemode,
+            accountId: run.account_id,
             conversation: conversationRow,
             runId: run.id,
             text: redactText(outcome.reply).text,
@@ -80,7 +84,9 @@ export class RunFinisher {
     const attachments = toShape === null ? [] : this.deps.channels.replyAttachments(run.channel, toShape);
     const replyId = derivedId(IdPrefix.message, run.id, 'reply');
 
-    const done = await db.transaction().execute(async (tx) => {
+    // The run's state, its reply, the handoff, the stream events and the webhook events commit together
+    // (the events outbox): a crash after the commit loses no event, and a retry finds the run finished.
+    const done = await this.deps.events.transaction(async (tx) => {
       const row = await this.repo.transitionRun(tx, run.id, 'completed', {
         confidence: Math.round(outcome.confidence * 10_000) / 10_000,
         reply: reply === null ? null : JSON.stringify({ role: 'agent', content: reply }),
@@ -110,34 +116,33 @@ export class RunFinisher {
       }
       const conversation = outcome.handoff
         ? await this.deps.conversations.setStatus(tx, run.conversation_id, 'handed_off', { handoff: JSON.stringify(outcome.handoff) })
-        : await this.deps.conversations.getConversation(tx, run.conversation_id);
+        : conversationRow;
       stream.push({ type: 'run.completed', data: { run_id: run.id, status: 'completed' } });
       await this.repo.appendEvents(tx, run.id, stream);
-      return { row, replyRow, conversation };
+      const metadata = conversationRow.metadata;
+      if (replyRow) {
+        const messageObject = toConversationMessageObject(replyRow, metadata);
+        await this.deps.events.emit({ accountId: run.account_id, livemode: run.livemode, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') }, { tx });
+      }
+      if (outcome.handoff && conversation) {
+        await this.deps.events.emit(
+          { accountId: run.account_id, livemode: run.livemode, type: 'conversation.handoff', data: { ...toConversationObject(conversation), run_id: run.id }, eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff') },
+          { tx },
+        );
+      }
+      await this.emitRunEvent(row, 'run.completed', { tx, calls, metadata });
+      await this.deps.notifier.notifyOnCommit(tx, run.id);
+      return { row, replyRow };
     });
     if (!done) {
       const now = (await this.repo.getRun(db, run.id))!;
-      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && now.channel !== 'chat' };
+      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && this.deps.channels.sendsAfterRun(now.channel) };
     }
-    await this.deps.notifier.publish(run.id);
+    this.deps.notifier.notifyLocally(run.id);
 
-    const { row, replyRow, conversation } = done;
-    const metadata = conversation?.metadata ?? {};
-    if (replyRow && conversation) {
-      const messageObject = toConversationMessageObject(replyRow, metadata);
-      await this.deps.events.emit({ accountId: run.account_id, livemode: run.livemode, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') });
-    }
-    if (outcome.handoff && conversation) {
-      await this.deps.events.emit({
-        accountId: run.account_id, livemode: run.livemode,
-        type: 'conversation.handoff',
-        data: { ...toConversationObject(conversation), run_id: run.id },
-        eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff'),
-      });
-    }
-    await this.emitRunEvent(row, 'run.completed');
+    const { row, replyRow } = done;
     await this.signalNextRun(row);
-    return { status: 'completed', deliver: replyRow !== undefined && run.channel !== 'chat' };
+    return { status: 'completed', deliver: replyRow !== undefined && this.deps.channels.sendsAfterRun(run.channel) };
   }
 
   /** Sends a finished run's reply on its channel (idempotent: each adapter keys its send by the message id). */
@@ -145,7 +150,7 @@ export class RunFinisher {
     const { db } = this.deps;
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
-    if (!run.reply_message_id || run.channel === 'chat') return;
+    if (!run.reply_message_id || !this.deps.channels.sendsAfterRun(run.channel)) return;
     const [message, conversation] = await Promise.all([
       this.deps.conversations.getMessage(db, run.reply_message_id),
       this.deps.conversations.getConversation(db, run.conversation_id),
@@ -156,32 +161,48 @@ export class RunFinisher {
 
   /** Ends a run without a reply: `expired` (a required action not fulfilled in time) or `failed`. */
   async endRun(input: { runId: string; status: 'expired' | 'failed'; error?: { code: string; message: string } }) {
-    const { db } = this.deps;
-    const row = await db.transaction().execute(async (tx) => {
+    const row = await this.deps.events.transaction(async (tx) => {
       const moved = await this.repo.transitionRun(tx, input.runId, input.status, {
         error: input.error ? JSON.stringify(input.error) : null,
         required_action: null,
         completed_at: new Date(),
       });
-      if (moved) await this.repo.appendEvents(tx, input.runId, [{ type: 'run.completed', data: { run_id: input.runId, status: input.status } }]);
+      if (!moved) return undefined;
+      await this.repo.appendEvents(tx, input.runId, [{ type: 'run.completed', data: { run_id: input.runId, status: input.status } }]);
+      await this.emitRunEvent(moved, 'run.completed', { tx });
+      await this.deps.notifier.notifyOnCommit(tx, moved.id);
       return moved;
     });
     if (!row) return;
-    await this.deps.notifier.publish(row.id);
-    await this.emitRunEvent(row, 'run.completed');
+    this.deps.notifier.notifyLocally(row.id);
     await this.signalNextRun(row);
   }
 
-  /** run.completed / run.requires_action webhook events carry the run object. */
-  async emitRunEvent(run: RunRow, type: 'run.completed' | 'run.requires_action') {
-    const { db } = this.deps;
-    const [calls, conversation] = await Promise.all([this.repo.listToolCalls(db, run.id), this.deps.conversations.getConversation(db, run.conversation_id)]);
-    await this.deps.events.emit({
-      accountId: run.account_id, livemode: run.livemode,
-      type,
-      data: toRunObject(run, calls, conversation?.metadata ?? {}),
-      eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),
-    });
+  /**
+   * run.completed / run.requires_action webhook events carry the run object. Emitted in the transaction
+   * of the transition (`tx`), so the event commits with it; `calls` and `metadata` save the reads when
+   * the caller has them.
+   */
+  async emitRunEvent(
+    run: RunRow,
+    type: 'run.completed' | 'run.requires_action',
+    opts: { tx: EventTransaction; calls?: ToolCallRow[]; metadata?: Record<string, string> },
+  ) {
+    const { tx } = opts;
+    const [calls, metadata] = await Promise.all([
+      opts.calls ?? this.repo.listToolCalls(tx, run.id),
+      opts.metadata ?? this.deps.conversations.getConversation(tx, run.conversation_id).then((c) => c?.metadata ?? {}),
+    ]);
+    await this.deps.events.emit(
+      {
+        accountId: run.account_id,
+        livemode: run.livemode,
+        type,
+        data: toRunObject(run, calls, metadata),
+        eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),
+      },
+      { tx },
+    );
   }
 
   private async signalNextRun(run: RunRow) {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
@@ -39,6 +39,20 @@ export class RunNotifier {
     if (this.deps.notifyAcrossProcesses) {
       await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
     }
+  }
+
+  /**
+   * The cross-process half of `publish` inside the writer's transaction: Postgres delivers a NOTIFY
+   * sent in a transaction when it commits (and drops it on rollback), saving a round trip. Call
+   * `notifyLocally` after the commit.
+   */
+  async notifyOnCommit(tx: Transaction<DB>, runId: string): Promise<void> {
+    if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(tx);
+  }
+
+  /** The in-process half of `publish` (waiters in this process), once the write has committed. */
+  notifyLocally(runId: string): void {
+    this.local.emit(runId);
   }
 
   /** Resolves on the next notification for the run, or after `pollMs` (whichever first). */

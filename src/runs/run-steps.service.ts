@@ -14,6 +14,7 @@ import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
 import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
 import type { Logger } from '../observability/logger';
+import type { EventsService } from '../webhooks/events.service';
 import type { RunFinisher } from './run-finisher';
 import type { RunNotifier } from './run-notifier';
 import { RunRepo, type RunRow } from './run.repo';
@@ -23,6 +24,13 @@ import type { StoredRetrievalItem } from './run.schemas';
 const RETRIEVE_TOP_K = 5;
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
+/**
+ * Channels whose retrieval runs against the whole thread (SPEC: "in email, retrieval is run against the
+ * whole thread"): the customer message is searched, and so are the thread's customer turns together
+ * (at most THREAD_QUERY_CHARS, latest first); a passage found by both keeps its better score.
+ */
+const THREAD_RETRIEVAL_CHANNELS: ReadonlySet<string> = new Set(['email']);
+const THREAD_QUERY_CHARS = 2000;
 
 export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
 
@@ -42,6 +50,7 @@ export class RunStepsService {
       knowledgeRetrieval: KnowledgeRetrievalService;
       conversations: ConversationRepo;
       finisher: RunFinisher;
+      events: EventsService;
       notifier: RunNotifier;
       planner: Planner;
       allowPrivateNetwork: boolean;
@@ -108,23 +117,48 @@ export class RunStepsService {
       group.ids.push(kb.id);
       groups.set(key, group);
     }
+    const queries = [message.content];
+    if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
+      const thread = await this.threadQuery(run, message);
+      if (thread) queries.push(thread);
+    }
     const found = await Promise.all(
-      [...groups.values()].map((g) =>
-        this.deps.knowledgeRetrieval
-          .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query: message.content, topK: RETRIEVE_TOP_K, filter: g.filter })
-          .catch((err: { code?: string }) => {
-            if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
-            throw err;
-          }),
+      [...groups.values()].flatMap((g) =>
+        queries.map((query) =>
+          this.deps.knowledgeRetrieval
+            .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query, topK: RETRIEVE_TOP_K, filter: g.filter })
+            .catch((err: { code?: string }) => {
+              if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
+              throw err;
+            }),
+        ),
       ),
     );
-    const items: StoredRetrievalItem[] = found
-      .flatMap((r) => r.results)
+    // The same passage found by several queries counts once, with its best score.
+    const best = new Map<string, (typeof found)[number]['results'][number]>();
+    for (const p of found.flatMap((r) => r.results)) {
+      const key = `${p.sourceId}\u0000${p.content}`;
+      if ((best.get(key)?.score ?? -1) < p.score) best.set(key, p);
+    }
+    const items: StoredRetrievalItem[] = [...best.values()]
       .sort((a, b) => b.score - a.score)
       .slice(0, RETRIEVE_TOP_K)
       .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
     await this.repo.updateRun(db, run.id, { retrieval: JSON.stringify(items) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
+  }
+
+  /** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
+  private async threadQuery(run: RunRow, message: { seq: number; content: string }): Promise<string | undefined> {
+    const before = await this.deps.conversations.listTranscriptBefore(this.deps.db, run.conversation_id, message.seq, TRANSCRIPT_TURNS);
+    const earlier = before.filter((t) => t.role === 'customer').map((t) => t.content);
+    if (earlier.length === 0) return undefined;
+    let query = message.content;
+    for (const turn of earlier.reverse()) {
+      if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
+      query = `${query}\n${turn}`;
+    }
+    return query === message.content ? undefined : query;
   }
 
   /** One planner turn: tool calls are recorded (validated, gated), a reply or handoff is kept for finishRun. */
@@ -233,18 +267,20 @@ export class RunStepsService {
 
   /** in_progress → requires_action with the calls to approve or to await (run.requires_action). */
   async requireAction(input: { runId: string; kind: 'approve_tool_call' | 'submit_tool_result'; toolCallIds: string[]; expiresAtMs: number }) {
-    const { db } = this.deps;
     const expiresAt = new Date(input.expiresAtMs);
-    const run = await db.transaction().execute(async (tx) => {
+    // The transition and its run.requires_action event commit together (events outbox).
+    await this.deps.events.transaction(async (tx) => {
       await this.repo.setToolCallsExpiry(tx, input.toolCallIds, expiresAt);
-      const calls = (await this.repo.listToolCalls(tx, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
+      const all = await this.repo.listToolCalls(tx, input.runId);
+      const calls = all.filter((c) => input.toolCallIds.includes(c.id));
       const action = { type: input.kind, tool_calls: calls.map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments })), expires_at: expiresAt.toISOString() };
       const moved = await this.repo.transitionRun(tx, input.runId, 'requires_action', { required_action: JSON.stringify(action) });
-      if (moved) await this.repo.appendEvents(tx, input.runId, [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }]);
-      return moved;
+      if (!moved) return;
+      await this.repo.appendEvents(tx, input.runId, [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }]);
+      await this.deps.finisher.emitRunEvent(moved, 'run.requires_action', { tx, calls: all });
+      await this.deps.notifier.notifyOnCommit(tx, input.runId);
     });
-    if (run) await this.deps.finisher.emitRunEvent(run, 'run.requires_action');
-    await this.deps.notifier.publish(input.runId);
+    this.deps.notifier.notifyLocally(input.runId);
   }
 
   /** After the wait: expires what is still pending when `expire`, resumes the run, returns the calls' statuses. */

@@ -3,7 +3,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { openConversation, seedAgent } from '../support/agents';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
-import { freePort, spawnRole, type RoleProcess } from '../support/roles';
+import { freePort } from '../../src/platform/free-port';
+import { spawnRole, type RoleProcess } from '../support/roles';
 import { useTestStack } from '../support/stack';
 import { json, startToolServer } from '../support/tool-server';
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { apiClient, type ApiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
+import { freePort } from '../../src/platform/free-port';
 
 /**
  * The embedded deployment as `npm start` runs it (src/main.ts): PGlite for Postgres, the Temporal dev
@@ -20,14 +20,6 @@ let output = '';
 let call: ApiClient;
 let exampleAgentId: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls every 250 ms (the process may still be starting: errors count as not yet); a timeout shows its output. */
 const until = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000) =>

@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
 import { OPT_OUT_REPLY } from '../../src/channels/sms/keywords';
 import { segmentSms } from '../../src/channels/sms/segmenter';
 import { SMS_REPLY_MAX_SEGMENTS } from '../../src/channels/sms/sms-reply-shaping';
 import { smsOfConversationMessage } from '../../src/channels/sms/sms-reply.channel';
-import { silentLogger } from '../../src/observability/logger';
 import { HELP_CENTER, ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
-import { buildTestConfig } from '../support/config';
 import { pollUntil } from '../support/poll';
 import { SmscSimulator } from '../support/smsc-simulator';
-import { startTestStack, type TestStack } from '../support/stack';
+import { startStackOverSmsc, type TestStack } from '../support/stack';
 import { createDevServerEnv } from '../support/temporal';
 
 /**
@@ -26,13 +22,9 @@ const smsc = new SmscSimulator();
 
 before(async () => {
   env = await createDevServerEnv();
-  const port = await smsc.start();
-  const carriers = CarriersConfigSchema.parse([
+  stack = await startStackOverSmsc({ label: __filename, env, smsc, carriersFor: (port) => [
     { name: 'smsc', type: 'smpp', host: '127.0.0.1', port, system_id: 'test', password: 'secret', prefixes: ['+'], priority: 1, max_mps: 1000, window: 20 },
-  ]);
-  const config = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined) });
-  stack = await startTestStack({ label: __filename, env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
-  await pollUntil('the SMPP carrier to bind to the simulator', () => smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
+  ] });
 });
 after(async () => {
   await stack?.close();

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
 import { SANDBOX_MAGIC_NUMBERS } from '../../src/channels/sms/carriers/sandbox.carrier';
-import { silentLogger } from '../../src/observability/logger';
 import { apiClient, type ApiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { SmscSimulator } from '../support/smsc-simulator';
-import { startTestStack, type TestStack } from '../support/stack';
-import { buildTestConfig } from '../support/config';
+import { startStackOverSmsc, type TestStack } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 
 /**
@@ -23,16 +19,12 @@ const smsc = new SmscSimulator({ outcomes: { '+447400123457': 'UNDELIV' } });
 
 before(async () => {
   env = await createTimeSkippingEnv();
-  const port = await smsc.start();
-  const carriers = CarriersConfigSchema.parse([
+  stack = await startStackOverSmsc({ label: __filename, env, smsc, carriersFor: (port) => [
     { name: 'smsc', type: 'smpp', host: '127.0.0.1', port, system_id: 'test', password: 'secret', prefixes: ['+44'], priority: 1, max_mps: 1000, window: 20 },
     // Nothing listens on port 1: this carrier never binds and the router skips it.
     { name: 'dead', type: 'smpp', host: '127.0.0.1', port: 1, system_id: 'test', password: 'secret', prefixes: ['+49'], priority: 1, reconnect_min_ms: 50, reconnect_max_ms: 200 },
     { name: 'sandbox', type: 'sandbox', prefixes: ['+'], priority: 10, submit_delay_ms: 0, receipt_delay_ms: 0 },
-  ]);
-  const config = buildTestConfig({ sms: buildSmsCarriersConfig(carriers, undefined) });
-  stack = await startTestStack({ label: __filename, env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
-  await pollUntil('the SMPP carrier to bind to the simulator', () => smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
+  ] });
 });
 after(async () => {
   await stack?.close();

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../src/config/env';
-import { defaultEmbeddingsServerBin, freePort, startEmbeddingsServer, type EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { defaultEmbeddingsServerBin, startEmbeddingsServer, type EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { freePort } from '../../src/platform/free-port';
 import { buildTestConfig } from './config';
 
 export interface FakeEmbeddingsRequest {

@@ -1,19 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { TEST_DATABASE_URL } from './config';
 import { pollUntil } from './poll';
+import { freePort } from '../../src/platform/free-port';
 
 const root = path.resolve(__dirname, '../..');
 
-/** A free loopback port (for a child process to listen on). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface RoleProcess {
   role: 'api' | 'worker';

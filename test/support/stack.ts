@@ -11,7 +11,11 @@ import { createActivities } from '../../activities';
 import { createServices, type Services } from '../../src/app/container';
 import type { SmsCarriers } from '../../src/channels/sms/carrier';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
+import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
+import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
 import { buildTestConfig } from './config';
+import { pollUntil } from './poll';
+import type { SmscSimulator } from './smsc-simulator';
 import { createTestDatabase, type TestDatabase } from './db';
 import { createDevServerEnv, createTimeSkippingEnv, workflowBundle } from './temporal';
 
@@ -114,4 +118,21 @@ export function useTestStack(
     await ctx.env?.teardown();
   });
   return ctx;
+}
+
+/**
+ * The stack over the real carrier router, whose carriers `carriersFor` lists given the port of the local
+ * SMSC simulator (started here); resolves once an SMPP carrier is bound to it.
+ */
+export async function startStackOverSmsc(opts: {
+  label: string;
+  env: TestWorkflowEnvironment;
+  smsc: SmscSimulator;
+  carriersFor: (smscPort: number) => unknown[];
+}): Promise<TestStack> {
+  const port = await opts.smsc.start();
+  const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined) });
+  const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
+  await pollUntil('the SMPP carrier to bind to the simulator', () => opts.smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
+  return stack;
 }

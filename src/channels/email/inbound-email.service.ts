@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config/env';
+import type { ConversationsService } from '../../conversations/conversations.service';
+import type { DB } from '../../db/schema';
+import { AppError } from '../../domain/errors';
+import { derivedId, IdPrefix } from '../../domain/ids';
+import { SIGNATURE_HEADER, verifySignatureHeader } from '../../domain/signature';
+import type { Logger } from '../../observability/logger';
+import type { EventsService } from '../../webhooks/events.service';
+import { redactText } from '../../agents/guardrails/redaction';
+import { parseInboundEmail, type InboundEmail, type InboundEmailReport } from './email-mime';
+import { threadSubjectKey } from './email-threading';
+import { EmailRepo } from './email.repo';
+import { toEmailObject, type InboundEmailResult } from './email.schemas';
+
+/** Placeholder text of an email with no text of its own (attachments only, or empty). */
+const NO_TEXT = '(no text)';
+
+/**
+ * The email channel's inbound side: raw MIME posted by the mail relay to the inbound hook, signed with
+ * EMAIL_INBOUND_SECRET (Service-Signature, the same scheme as our webhooks).
+ *
+ * - A customer's email to a registered address with a live agent attached continues its thread's
+ *   conversation (matched by In-Reply-To / References against the emails we know, then by subject with
+ *   the same customer), else the customer's open conversation with that agent (same email, whatever
+ *   channel it was on), else a new email conversation; the run answers by email.
+ * - A delivery status notification (multipart/report; delivery-status) naming one of our emails: bounced.
+ * - A feedback report (multipart/report; feedback-report, ARF): complained.
+ * - Anything else (no registered recipient, no agent, auto-replies, mail from our own addresses) is
+ *   acknowledged and ignored; a Message-ID seen before is acknowledged as a duplicate (relay retries).
+ */
+export class InboundEmailService {
+  private readonly repo = new EmailRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      config: Config;
+      conversations: ConversationsService;
+      events: EventsService;
+      log: Logger;
+    },
+  ) {}
+
+  /** Checks the relay's signature over the exact bytes received: 401 when missing or wrong, 403 when the hook has no secret. */
+  verifySignature(input: { rawBody: Buffer; signature: string | undefined }): void {
+    const secret = this.deps.config.email.inboundSecret;
+    if (!secret) throw new AppError('permission_denied', 'Inbound email is not enabled on this server (EMAIL_INBOUND_SECRET is not set)');
+    if (!input.signature) throw new AppError('signature_missing', `The inbound hook needs a ${SIGNATURE_HEADER} header`);
+    if (!verifySignatureHeader(secret, input.rawBody, input.signature)) {
+      throw new AppError('signature_invalid', `The ${SIGNATURE_HEADER} header does not match the body, or its timestamp is more than 5 minutes away`);
+    }
+  }
+
+  async receiveEmail(input: { rawBody: Buffer; signature: string | undefined }): Promise<InboundEmailResult> {
+    this.verifySignature(input);
+    let email: InboundEmail;
+    try {
+      email = await parseInboundEmail(input.rawBody);
+    } catch (err) {
+      throw new AppError('parameter_invalid', 'The body is not a MIME message', { cause: err });
+    }
+    if (email.report) return this.receiveReport(email, email.report);
+    return this.receiveCustomerEmail(email, input.rawBody);
+  }
+
+  private async receiveCustomerEmail(email: InboundEmail, raw: Buffer): Promise<InboundEmailResult> {
+    const { db } = this.deps;
+    const ignored = (reason: string): InboundEmailResult => {
+      this.deps.log.info({ reason, recipients: email.recipients.length }, 'Inbound email ignored');
+      return { object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null };
+    };
+    const address = await this.repo.findAddress(db, email.recipients);
+    if (!address) return ignored('no registered recipient address');
+    if (!address.agent_id) return ignored('no agent is attached to the recipient address');
+    if (!email.from) return ignored('no sender address');
+    if (await this.repo.findAddress(db, [email.from.address])) return ignored('sent from one of our own addresses');
+    if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
+    // The email takes the mode of the address it reached.
+    const scope = { accountId: address.account_id, livemode: address.livemode };
+
+    // A message without a Message-ID gets one from its content, so a relay's retry is still a duplicate.
+    const messageId = email.messageId ?? `${createHash('sha256').update(raw).digest('hex').slice(0, 32)}@inbound.invalid`;
+    const seen = await this.repo.findByMessageIds(db, scope, [messageId]);
+    if (seen) return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: seen.conversation_id, message_id: seen.conversation_message_id };
+
+    const threadKey = threadSubjectKey(email.subject);
+    // A thread belongs to one customer: a known Message-ID quoted by another sender (a CC, a forward) does
+    // not let that sender into the conversation (its transcript is the planner's context).
+    const named = await this.repo.findByMessageIds(db, scope, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
+    const byHeaders = named && named.customer_address.toLowerCase() === email.from.address.toLowerCase() ? named : undefined;
+    const bySubject =
+      byHeaders || !threadKey
+        ? undefined
+        : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
+    const thread = byHeaders ?? bySubject;
+
+    const subject = redactText(email.subject).text;
+    const attachmentNote = email.attachments.length > 0 ? `\n\n[${email.attachments.length} attachment(s) not shown: ${email.attachments.map((a) => a.filename ?? a.contentType).join(', ')}]` : '';
+    const content = `${email.text}${attachmentNote}`.trim() || NO_TEXT;
+    const from = email.from;
+    let duplicate = false;
+    try {
+      const received = await this.deps.conversations.receiveCustomerMessage({
+        ...scope,
+        agentId: address.agent_id,
+        channel: 'email',
+        customer: { email: from.address, name: from.name || undefined },
+        content,
+        conversationId: thread?.conversation_id,
+        recordWithMessage: async (tx, m) => {
+          const stored = await this.repo.insertEmail(tx, {
+            id: derivedId(IdPrefix.email, m.messageId),
+            account_id: address.account_id,
+            livemode: address.livemode,
+            conversation_id: m.conversationId,
+            conversation_message_id: m.messageId,
+            direction: 'inbound',
+            message_id: messageId,
+            in_reply_to: email.inReplyTo,
+            references: JSON.stringify(email.references),
+            subject,
+            thread_subject: threadKey,
+            from_address: from.address,
+            to_address: address.address,
+            customer_address: from.address,
+            status: 'received',
+            error: null,
+          });
+          if (!stored.inserted) {
+            duplicate = true;
+            throw new AppError('resource_conflict', `Email <${messageId}> was already received`);
+          }
+        },
+      });
+      return { object: 'inbound_email', status: 'accepted', reason: null, conversation_id: received.conversation.id, message_id: received.message.id };
+    } catch (err) {
+      if (!duplicate) throw err;
+      const again = await this.repo.findByMessageIds(db, scope, [messageId]);
+      return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: again?.conversation_id ?? null, message_id: again?.conversation_message_id ?? null };
+    }
+  }
+
+  /** A bounce (DSN) or a complaint (ARF) about one of our emails: its state and the event, once. */
+  private async receiveReport(email: InboundEmail, report: InboundEmailReport): Promise<InboundEmailResult> {
+    const { db, events } = this.deps;
+    const kind = report.type === 'delivery_status' ? 'bounce' : 'complaint';
+    const ignored = (reason: string): InboundEmailResult => ({ object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null });
+    const original = report.originalMessageId ? await this.repo.findOutboundByMessageId(db, report.originalMessageId) : undefined;
+    if (!original) return ignored(`the ${kind} names no email we sent`);
+    // The report must reach an address of the account that sent the email (when it names one of ours).
+    const to = await this.repo.findAddress(db, email.recipients);
+    if (to && (to.account_id !== original.account_id || to.livemode !== original.livemode)) return ignored(`the ${kind} names an email of another account`);
+    const result: InboundEmailResult = { object: 'inbound_email', status: kind, reason: null, conversation_id: original.conversation_id, message_id: original.conversation_message_id };
+
+    if (report.type === 'delivery_status') {
+      const failed = report.recipients.find((r) => r.action === 'failed');
+      if (!failed) return { ...result, status: 'ignored', reason: 'the delivery status reports no failure (delayed or delivered)' };
+      const hard = failed.status.startsWith('5');
+      const error = { code: `dsn_${failed.status || 'failed'}`, message: (failed.diagnostic ?? `Delivery failed (${failed.status})`).slice(0, 500) };
+      await events.transaction(async (tx) => {
+        const row = await this.repo.markBounced(tx, original.id, error);
+        if (!row) return;
+        const data = { ...toEmailObject(row), bounce: { type: hard ? 'hard' : 'soft', source: 'dsn', recipient: failed.recipient, status: failed.status, diagnostic: failed.diagnostic } };
+        await events.emit({ accountId: row.account_id, livemode: row.livemode, type: 'email.bounced', data, eventId: derivedId(IdPrefix.event, row.id, 'email.bounced') }, { tx });
+      });
+      return result;
+    }
+
+    const row = await this.repo.markEngagement(db, original.id, 'complained_at');
+    if (row) {
+      await events.emit({
+        accountId: row.account_id,
+        livemode: row.livemode,
+        type: 'email.complained',
+        data: { ...toEmailObject(row), feedback_type: report.feedbackType, user_agent: report.userAgent },
+        eventId: derivedId(IdPrefix.event, row.id, 'email.complained'),
+      });
+    }
+    return result;
+  }
+}
