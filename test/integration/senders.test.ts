@@ -64,7 +64,7 @@ describe('senders belong to their account', () => {
     const customer = freshNumber();
     // The other account tries to send from the short code (refused), so it never "wrote from it".
     assert.equal((await other.call('POST', '/v1/messages', { to: customer, from: '55502', body: 'reply to me' })).status, 403);
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: '55502', body: 'my card number is 4242', receivedAt: new Date(), carrierMessageId: 'sc-reply-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: '55502', body: 'my card number is 4242', receivedAt: new Date(), carrierMessageId: 'sc-reply-1', sandbox: true });
     await until('the reply to reach the owner', async () => (await inboundOf(owner.accountId)).length === 1 || undefined);
     assert.equal((await inboundOf(other.accountId)).length, 0);
   });
@@ -76,7 +76,7 @@ describe('senders belong to their account', () => {
     for (const c of [a, b]) assert.equal((await c.call('POST', '/v1/verifications', { to: customer, channel: 'sms' })).status, 201);
     await until('both codes sent', async () => (carrier.submitsTo(customer).length >= 2 ? true : undefined));
     const platform = ctx.stack.config.verify.from;
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: platform, body: 'STOP', receivedAt: new Date(), carrierMessageId: 'verify-stop-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: platform, body: 'STOP', receivedAt: new Date(), carrierMessageId: 'verify-stop-1', sandbox: true });
     assert.equal((await inboundOf(a.accountId)).length + (await inboundOf(b.accountId)).length, 0);
     const consents = await ctx.stack.database.db.selectFrom('sms_consents').selectAll().where('recipient', '=', customer).execute();
     assert.deepEqual(consents.map((c) => [c.account_id, c.sender, c.opted_out]).sort(), [[a.accountId, platform, true], [b.accountId, platform, true]].sort());
