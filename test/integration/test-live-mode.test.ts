@@ -236,6 +236,20 @@ describe('test and live mode', () => {
     await receiver.close();
   });
 
+  it('never replays one mode\'s response for the other mode\'s key (idempotency keys are per mode)', async () => {
+    const headers = { 'Idempotency-Key': 'same-key-both-modes' };
+    const first = await testSide.call('POST', '/v1/knowledge_bases', { name: 'Idempotent' }, headers);
+    const second = await liveSide.call('POST', '/v1/knowledge_bases', { name: 'Idempotent' }, headers);
+    assert.equal(first.status, 201);
+    assert.equal(second.status, 201);
+    assert.equal(second.headers.get('idempotent-replayed'), null);
+    assert.notEqual(second.body.id, first.body.id);
+    assert.deepEqual([first.body.livemode, second.body.livemode], [false, true]);
+    const replay = await liveSide.call('POST', '/v1/knowledge_bases', { name: 'Idempotent' }, headers);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.body.id, second.body.id);
+  });
+
   it('gives an inbound SMS the mode of the number it reached, and takes a real carrier\'s only for live numbers', async () => {
     await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: true, number: '+447400400002' });
     await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: '+447400400001' });
