@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { countryOf, classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
+import { countryOf, classifySender, isE164, parseRecipient, type SenderKind } from '../channels/sms/addresses';
 import { segmentSms } from '../channels/sms/segmenter';
 import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
@@ -33,7 +33,9 @@ export const MAX_SEGMENTS = 10;
 /** How far ahead send_at may be. */
 export const MAX_SCHEDULE_DAYS = 35;
 /** Immediate messages share a workflow start: at most this many per batch, waiting at most this long. */
-export const SEND_BATCH = { maxSize: 64, maxWaitMs: 5 };
+export const SEND_BATCH = { maxSize: 64, maxWaitMs: 5, workflowTaskTimeout: '60s' } as const;
+/** How many sender owners a process remembers (then it starts over). */
+const SENDER_OWNERS_CACHED = 10_000;
 
 /** Scheduled and promotional messages have a delivery workflow of their own (timers, cancel). */
 export const hasOwnWorkflow = (m: { send_at: Date | null; type: MessageType }) => m.send_at !== null || m.type === 'promotional';
@@ -59,6 +61,8 @@ export interface CreateMessageInput {
 export class MessagesService {
   private readonly repo = new MessageRepo();
   private readonly batcher: SendBatcher;
+  /** Sender (number, or sender ID lower-cased) → the account and mode it is registered to. */
+  private readonly senderOwners = new Map<string, Scope>();
 
   constructor(
     private readonly deps: {
@@ -75,6 +79,9 @@ export class MessagesService {
         workflowId: smsBatchWorkflowId(messageIds[0]!),
         input: { messageIds },
         memo: { messageIds: messageIds.slice(0, 10), messages: messageIds.length },
+        // A batch's sends are local activities of one workflow task: on a worker short of CPU they outlast
+        // the default 10 s, the task is given up and its sends are cut off mid-submit (left `sending`).
+        workflowTaskTimeout: SEND_BATCH.workflowTaskTimeout,
       });
     }, SEND_BATCH);
   }
@@ -226,14 +233,32 @@ export class MessagesService {
     if (!kind) {
       throw new AppError('parameter_invalid', 'Invalid from: expected a sender ID (1-11 letters, digits or spaces, at least one letter), a short code (3-8 digits) or an E.164 number', { param: 'from' });
     }
-    const owned =
-      kind === 'number'
-        ? Boolean(await this.deps.phoneNumbers.findAccountNumber({ ...scope, number: from }))
-        : sameScope(await this.deps.senders.findSenderOwner({ sender: from }), scope);
-    if (!owned) {
+    if (!(await this.ownsSender(scope, from, kind))) {
       const what = kind === 'number' ? 'phone number' : kind === 'short_code' ? 'short code' : 'sender ID';
       throw new AppError('sender_not_registered', `The ${what} ${from} is not registered to this account; ask an operator to register it (npm run cli -- ${kind === 'number' ? 'numbers' : 'senders'} add)`, { param: 'from' });
     }
+  }
+
+  /**
+   * Whether the account holds the sender. A registered number or sender ID is never removed nor moved to
+   * another account, so an owner once found is remembered (the send path then costs one query fewer);
+   * a miss is asked again every time (it may be registered meanwhile).
+   */
+  private async ownsSender(scope: Scope, from: string, kind: SenderKind): Promise<boolean> {
+    const key = kind === 'number' ? from : from.toLowerCase();
+    const known = this.senderOwners.get(key);
+    if (known !== undefined) return sameScope(known, scope);
+    let owner: Scope | undefined;
+    if (kind === 'number') {
+      const number = await this.deps.phoneNumbers.findNumber({ number: from });
+      owner = number && { accountId: number.account_id, livemode: number.livemode };
+    } else {
+      owner = await this.deps.senders.findSenderOwner({ sender: from });
+    }
+    if (owner === undefined) return false;
+    if (this.senderOwners.size >= SENDER_OWNERS_CACHED) this.senderOwners.clear();
+    this.senderOwners.set(key, owner);
+    return sameScope(owner, scope);
   }
 
   private assertBody(body: string) {

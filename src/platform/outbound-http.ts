@@ -94,6 +94,12 @@ export interface OutboundRequest {
   allowPrivate: boolean;
   /** Cap on the response body kept (bytes); the rest is drained and dropped. */
   maxBodyBytes?: number;
+  /**
+   * Send again, once, on a new connection when a pooled keep-alive connection turns out closed (reset
+   * or hung up before any answer: the receiver closed it while idle, as its keep-alive timeout allows).
+   * For requests that may be repeated (webhook deliveries carry Webhook-Id for receivers to deduplicate).
+   */
+  retryStaleConnection?: boolean;
 }
 
 const keepAliveHttp = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -116,8 +122,14 @@ function guardedLookup(allowPrivate: boolean) {
 
 /** One HTTP request with a hard deadline. Non-2xx statuses are returned, not thrown. */
 export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
+  return sendOnce(req, performance.now(), true);
+}
+
+/** Error codes of a pooled connection the other side closed before answering (reset, hang-up, broken pipe). */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+function sendOnce(req: OutboundRequest, started: number, pooled: boolean): Promise<OutboundResponse> {
   const url = new URL(req.url);
-  const started = performance.now();
   const isHttps = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!req.allowPrivate && isPrivateAddress(host)) {
@@ -125,15 +137,18 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
   }
   const maxBody = req.maxBodyBytes ?? 1_000_000;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const r = (isHttps ? https : http).request(
       url,
       {
         method: req.method ?? 'POST',
         headers: { 'user-agent': 'converse/0.1', ...req.headers },
-        agent: isHttps ? keepAliveHttps : keepAliveHttp,
+        // agent false: a connection of its own (the retry after a stale pooled one).
+        agent: pooled ? (isHttps ? keepAliveHttps : keepAliveHttp) : false,
         lookup: guardedLookup(req.allowPrivate) as any,
       },
       (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
@@ -157,9 +172,13 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
     );
     const timer = setTimeout(() => {
       r.destroy(new OutboundNetworkError(`no answer within ${req.timeoutMs} ms`, 'timeout'));
-    }, req.timeoutMs);
-    r.on('error', (e) => {
+    }, Math.max(1, req.timeoutMs - (performance.now() - started)));
+    r.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      if (pooled && req.retryStaleConnection && r.reusedSocket && !answered && STALE_CONNECTION_CODES.has(e.code ?? '')) {
+        sendOnce(req, started, false).then(resolve, reject);
+        return;
+      }
       reject(e instanceof OutboundNetworkError ? e : new OutboundNetworkError(e.message, 'network'));
     });
     if (req.body !== undefined) r.end(req.body);
@@ -180,6 +199,7 @@ export function postSignedJson(req: {
   allowPrivate: boolean;
   headers?: Record<string, string>;
   maxBodyBytes?: number;
+  retryStaleConnection?: boolean;
 }): Promise<OutboundResponse> {
   return sendOutbound({
     url: req.url,
@@ -188,6 +208,7 @@ export function postSignedJson(req: {
     timeoutMs: req.timeoutMs,
     allowPrivate: req.allowPrivate,
     maxBodyBytes: req.maxBodyBytes,
+    retryStaleConnection: req.retryStaleConnection,
     headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signatureHeader(req.secret, req.body), ...req.headers },
   });
 }

@@ -37,6 +37,11 @@ export interface StartWorkflowOptions<I> {
    * saves the matching round trip when API and worker share a process (npm start). Ignored otherwise.
    */
   eager?: boolean;
+  /**
+   * How long one workflow task may take before the server gives it to another worker (Temporal's default
+   * 10 s). Workflows running many local activities in one task need more on a busy worker.
+   */
+  workflowTaskTimeout?: Duration;
 }
 
 export interface ScheduledWorkflowOptions<I> {
@@ -85,6 +90,7 @@ export class WorkflowGateway {
         args: [opts.input],
         memo: opts.memo,
         startDelay: opts.startDelay,
+        workflowTaskTimeout: opts.workflowTaskTimeout,
         requestEagerStart: opts.eager === true && this.client.connection instanceof NativeConnection,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }));

@@ -109,6 +109,8 @@ export class WebhookDeliveryService {
         timeoutMs: this.deps.timeoutMs,
         allowPrivate: this.deps.allowPrivateNetwork,
         maxBodyBytes: 2048,
+        // A receiver closing an idle keep-alive connection must not cost this attempt (and a retry hours later).
+        retryStaleConnection: true,
         headers: { 'webhook-id': d.id, 'webhook-attempt': String(attempt) },
       });
       statusCode = res.status;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/domain/errors';
 import { assertOutboundUrl, isPrivateAddress, OutboundNetworkError, sendOutbound } from '../../src/platform/outbound-http';
@@ -56,6 +56,38 @@ describe('outbound URL policy', () => {
       const allowed = await sendOutbound({ url: `http://localhost:${port}/`, method: 'GET', timeoutMs: 1000, allowPrivate: true });
       assert.equal(allowed.body, 'reached');
     } finally {
+      server.close();
+    }
+  });
+
+  it('sends again on a new connection when a kept-alive connection was closed by the receiver, where asked to', async () => {
+    // Answers the first request of each connection (keep-alive) and resets the connection at the second,
+    // as a receiver does that closes an idle connection just as a request is sent on it.
+    const connections: net.Socket[] = [];
+    let requests = 0;
+    const server = net.createServer((socket) => {
+      connections.push(socket);
+      let seen = 0;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
+        requests++;
+        if (++seen > 1) return socket.resetAndDestroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const post = (retryStaleConnection: boolean) => sendOutbound({ url, body: '{}', timeoutMs: 2000, allowPrivate: true, retryStaleConnection });
+    try {
+      assert.equal((await post(true)).status, 200);
+      assert.equal((await post(true)).status, 200, 'the reset pooled connection is replaced by a new one');
+      assert.equal(requests, 3);
+      assert.equal(connections.length, 2);
+      await post(false);
+      await assert.rejects(post(false), (e: unknown) => e instanceof OutboundNetworkError && e.kind === 'network');
+    } finally {
+      for (const c of connections) c.destroy();
       server.close();
     }
   });
