@@ -211,7 +211,7 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
     }),
     runPool(size, 16, async (i) => {
       await untilOk(
-        () => stack.runtime.services.events.emit({ accountId: stack.accountId, type: EVENT_TYPE, data: { scenario: name, i }, eventId: eventIdOf(i) }),
+        () => stack.runtime.services.events.emit({ accountId: stack.accountId, livemode: false, type: EVENT_TYPE, data: { scenario: name, i }, eventId: eventIdOf(i) }),
         () => true,
       );
       emitted++;

@@ -49,7 +49,7 @@ async function main() {
     await pollUntil('the SMPP carrier to bind', () => smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 10_000 });
     const account = await runtime.services.accounts.createAccount({ name: 'bench' });
     const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
-    await runtime.services.senders.registerSender({ accountId: account.id, sender: 'Bench' });
+    await runtime.services.senders.registerSender({ accountId: account.id, livemode: false, sender: 'Bench' });
     const call = apiClient(baseUrl, secret);
 
     const latencies: number[] = [];

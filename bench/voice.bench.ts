@@ -48,12 +48,13 @@ async function main() {
     const { services } = runtime;
     const account = await services.accounts.createAccount({ name: 'Development' });
     const example = await ensureExampleAgent({ services, accountId: account.id, log: silentLogger() });
-    const live = await services.agents.getLiveVersion({ accountId: account.id, agentId: example.agentId });
-    await services.agents.updateDraft({ accountId: account.id, agentId: example.agentId, config: { ...(live.config as AgentConfigInput), channels: ['chat', 'sms', 'voice'] } });
-    await services.agents.publishAgent({ accountId: account.id, agentId: example.agentId });
-    const number = await services.phoneNumbers.provisionPhoneNumber({ accountId: account.id, number: fictionalNumber() });
+    const live = await services.agents.getLiveVersion({ accountId: account.id, livemode: false, agentId: example.agentId });
+    await services.agents.updateDraft({ accountId: account.id, livemode: false, agentId: example.agentId, config: { ...(live.config as AgentConfigInput), channels: ['chat', 'sms', 'voice'] } });
+    await services.agents.publishAgent({ accountId: account.id, livemode: false, agentId: example.agentId });
+    const number = await services.phoneNumbers.provisionPhoneNumber({ accountId: account.id, livemode: false, number: fictionalNumber() });
     await services.phoneNumbers.setVoiceCallFlow({
       accountId: account.id,
+      livemode: false,
       phoneNumberId: number.id,
       flow: { actions: [{ action: 'connect_agent', agent_id: example.agentId, transfer_to: '+14155550199' }] },
     });

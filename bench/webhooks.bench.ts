@@ -60,7 +60,7 @@ async function pacedScenario(runtime: Runtime) {
       const t = Date.now();
       emits.push(
         runtime.services.events
-          .emit({ accountId: account.id, type: 'message.updated', data: { id: `msg_p${i}`, object: 'message', status: 'delivered' } })
+          .emit({ accountId: account.id, livemode: false, type: 'message.updated', data: { id: `msg_p${i}`, object: 'message', status: 'delivered' } })
           .then((event) => void emittedAt.set(event.id, t)),
       );
     }
@@ -98,7 +98,7 @@ async function flakyScenario(runtime: Runtime) {
     }
     const started = performance.now();
     await runPool(FLAKY_EVENTS, CONCURRENCY, async (i) => {
-      await runtime.services.events.emit({ accountId: account.id, type: 'message.updated', data: { id: `msg_f${i}`, object: 'message' } });
+      await runtime.services.events.emit({ accountId: account.id, livemode: false, type: 'message.updated', data: { id: `msg_f${i}`, object: 'message' } });
     });
     const okIds = (r: typeof healthy) => r.requests.filter((q) => !(r === flaky && failFirst(q))).map((q) => JSON.parse(q.rawBody.toString()).id as string);
     const deadline = Date.now() + 10 * 60_000;
@@ -138,6 +138,7 @@ async function main() {
       const t = Date.now();
       const event = await runtime.services.events.emit({
         accountId: account.id,
+        livemode: false,
         type: 'message.updated',
         data: { id: `msg_${i}`, object: 'message', status: 'delivered' },
       });

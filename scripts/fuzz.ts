@@ -26,8 +26,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   const stack = await startTestStack({ label: 'fuzz', env, worker: false });
   const { apiKey, accountId } = await stack.newAccount('Fuzz');
   // Something for the generated requests to find: a sender, a number and a knowledge base of its own.
-  await stack.services.senders.registerSender({ accountId, sender: 'Fuzz' });
-  await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: '+14155550111' });
+  await stack.services.senders.registerSender({ accountId, livemode: false, sender: 'Fuzz' });
+  await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: '+14155550111' });
   return {
     baseUrl: stack.baseUrl,
     apiKey,

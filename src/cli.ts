@@ -14,16 +14,18 @@ const usage = `Usage:
   npm run cli -- accounts create --name <name>
   npm run cli -- keys create --account <acct_id> [--mode test|live] [--name <label>]
   npm run cli -- keys revoke --account <acct_id> --key <key_id>
-  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>]
-  npm run cli -- numbers attach-agent --account <acct_id> --number <pn_id> --agent <agt_id|none>
-  npm run cli -- numbers set-call-flow --account <acct_id> --number <pn_id> <flow.json|'{json}'|none>
-  npm run cli -- emails add --account <acct_id> --address <support@example.com> [--name <From display name>] [--agent <agt_id>]
-  npm run cli -- emails attach-agent --account <acct_id> --email <ea_id> --agent <agt_id|none>
-  npm run cli -- emails list --account <acct_id>
-  npm run cli -- agents apply --account <acct_id> <agent.yaml>   (create or update by name; publishes unless publish: false)
-  npm run cli -- agents list --account <acct_id>
-  npm run cli -- agents publish --account <acct_id> --agent <agt_id>
-  npm run cli -- senders add --account <acct_id> --sender <sender ID or short code>`;
+  npm run cli -- numbers add --account <acct_id> --number <E.164> [--help-text <text>] [--mode test|live]
+  npm run cli -- numbers attach-agent --account <acct_id> --number <pn_id> --agent <agt_id|none> [--mode test|live]
+  npm run cli -- numbers set-call-flow --account <acct_id> --number <pn_id> <flow.json|'{json}'|none> [--mode test|live]
+  npm run cli -- emails add --account <acct_id> --address <support@example.com> [--name <From display name>] [--agent <agt_id>] [--mode test|live]
+  npm run cli -- emails attach-agent --account <acct_id> --email <ea_id> --agent <agt_id|none> [--mode test|live]
+  npm run cli -- emails list --account <acct_id> [--mode test|live]
+  npm run cli -- agents apply --account <acct_id> <agent.yaml> [--mode test|live]   (create or update by name; publishes unless publish: false)
+  npm run cli -- agents list --account <acct_id> [--mode test|live]
+  npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]
+  npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
+
+Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
 
 /** Operator commands against the configured database (stop \`npm start\` first when it uses embedded PGlite). */
 async function main() {
@@ -49,6 +51,7 @@ async function main() {
   const accounts = new AccountsService({ db: database.db });
   const phoneNumbers = () => new PhoneNumbersService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
   const emailAddresses = () => new EmailAddressesService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
+  const livemode = values.mode === 'live';
   try {
     if (resource === 'accounts' && action === 'create' && values.name) {
       const a = await accounts.createAccount({ name: values.name });
@@ -65,6 +68,7 @@ async function main() {
       await accounts.getAccount({ accountId: values.account });
       const number = await phoneNumbers().provisionPhoneNumber({
         accountId: values.account,
+        livemode,
         number: values.number,
         helpText: values['help-text'],
       });
@@ -72,6 +76,7 @@ async function main() {
     } else if (resource === 'numbers' && action === 'attach-agent' && values.account && values.number && values.agent) {
       const number = await phoneNumbers().attachAgent({
         accountId: values.account,
+        livemode,
         phoneNumberId: values.number,
         agentId: values.agent === 'none' ? null : values.agent,
       });
@@ -79,21 +84,22 @@ async function main() {
     } else if (resource === 'numbers' && action === 'set-call-flow' && values.account && values.number && positionals[0]) {
       const arg = positionals[0];
       const flow = arg === 'none' ? null : (JSON.parse(arg.trimStart().startsWith('{') ? arg : readFileSync(arg, 'utf8')) as VoiceCallFlowInput);
-      const number = await phoneNumbers().setVoiceCallFlow({ accountId: values.account, phoneNumberId: values.number, flow });
+      const number = await phoneNumbers().setVoiceCallFlow({ accountId: values.account, livemode, phoneNumberId: values.number, flow });
       console.log(JSON.stringify(number, null, 2));
     } else if (resource === 'emails' && action === 'add' && values.account && values.address) {
       await accounts.getAccount({ accountId: values.account });
-      const address = await emailAddresses().addAddress({ accountId: values.account, address: values.address, displayName: values.name, agentId: values.agent });
+      const address = await emailAddresses().addAddress({ accountId: values.account, livemode, address: values.address, displayName: values.name, agentId: values.agent });
       console.log(JSON.stringify(address, null, 2));
     } else if (resource === 'emails' && action === 'attach-agent' && values.account && values.email && values.agent) {
-      const address = await emailAddresses().attachAgent({ accountId: values.account, emailAddressId: values.email, agentId: values.agent === 'none' ? null : values.agent });
+      const address = await emailAddresses().attachAgent({ accountId: values.account, livemode, emailAddressId: values.email, agentId: values.agent === 'none' ? null : values.agent });
       console.log(JSON.stringify(address, null, 2));
     } else if (resource === 'emails' && action === 'list' && values.account) {
-      console.log(JSON.stringify(await emailAddresses().listAddresses({ accountId: values.account }), null, 2));
+      console.log(JSON.stringify(await emailAddresses().listAddresses({ accountId: values.account, livemode }), null, 2));
     } else if (resource === 'agents') {
       const output = await runAgentsCommand(buildAgentsCommandServices({ config, db: database.db }), {
         action,
         account: values.account,
+        livemode,
         agent: values.agent,
         file: positionals[0],
       });
@@ -103,7 +109,7 @@ async function main() {
       } else console.log(output);
     } else if (resource === 'senders' && action === 'add' && values.account && values.sender) {
       await accounts.getAccount({ accountId: values.account });
-      const sender = await new SendersService({ db: database.db, reserved: [config.verify.from] }).registerSender({ accountId: values.account, sender: values.sender });
+      const sender = await new SendersService({ db: database.db, reserved: [config.verify.from] }).registerSender({ accountId: values.account, livemode, sender: values.sender });
       console.log(JSON.stringify(sender, null, 2));
     } else {
       console.error(usage);

@@ -61,7 +61,7 @@ async function main() {
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
   // Senders belong to accounts: the development account may send as DEV_SENDER out of the box.
   if ((await runtime.services.senders.findSenderOwner({ sender: DEV_SENDER })) === undefined) {
-    await runtime.services.senders.registerSender({ accountId: dev.accountId, sender: DEV_SENDER });
+    await runtime.services.senders.registerSender({ accountId: dev.accountId, livemode: false, sender: DEV_SENDER });
   }
   let example: ExampleAgent | undefined;
   try {

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { paginate, type PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
+import { inScope, type Scope } from '../db/scope';
 import type { StoredAgentConfig } from '../db/tables/agents';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -13,7 +14,7 @@ function canonicalJson(value: unknown): string {
 }
 
 export class AgentRepo {
-  async insertAgent(db: Db, row: { id: string; account_id: string; name: string; draft: StoredAgentConfig }) {
+  async insertAgent(db: Db, row: { id: string; account_id: string; livemode: boolean; name: string; draft: StoredAgentConfig }) {
     return db
       .insertInto('agents')
       .values({ ...row, draft: JSON.stringify(row.draft), live_version: null })
@@ -21,16 +22,16 @@ export class AgentRepo {
       .executeTakeFirstOrThrow();
   }
 
-  async getAgentById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('agents').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getAgentById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('agents').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  async getAgentByName(db: Db, accountId: string, name: string) {
-    return db.selectFrom('agents').selectAll().where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+  async getAgentByName(db: Db, scope: Scope, name: string) {
+    return db.selectFrom('agents').selectAll().where(inScope(scope)).where('name', '=', name).executeTakeFirst();
   }
 
-  async listAgents(db: Kysely<DB>, accountId: string, page: PageParams) {
-    return paginate(db, 'agents', db.selectFrom('agents').selectAll().where('account_id', '=', accountId), page);
+  async listAgents(db: Kysely<DB>, scope: Scope, page: PageParams) {
+    return paginate(db, 'agents', db.selectFrom('agents').selectAll().where(inScope(scope)), page);
   }
 
   async updateDraft(db: Db, id: string, draft: StoredAgentConfig, name: string) {

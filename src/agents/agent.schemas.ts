@@ -67,6 +67,7 @@ export const AgentSchema = z
   .object({
     id: z.string().describe('agt_ prefix'),
     object: z.literal('agent'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     name: z.string(),
     status: z.enum(['live', 'draft']),
     channels: z.array(ChannelSchema),
@@ -88,10 +89,11 @@ export const AgentSchema = z
 export type AgentObject = z.infer<typeof AgentSchema>;
 
 /** The API shows what conversations use: the live version, or the draft of an agent never published. */
-export function toAgentObject(row: { id: string; live_version: number | null; created_at: Date; updated_at: Date }, config: AgentConfig): AgentObject {
+export function toAgentObject(row: { id: string; livemode: boolean; live_version: number | null; created_at: Date; updated_at: Date }, config: AgentConfig): AgentObject {
   return {
     id: row.id,
     object: 'agent',
+    livemode: row.livemode,
     name: config.name,
     status: row.live_version === null ? 'draft' : 'live',
     channels: config.channels,

@@ -33,6 +33,8 @@ export type AgentsCommandServices = ReturnType<typeof buildAgentsCommandServices
 export interface AgentsCommandInput {
   action: string | undefined;
   account?: string;
+  /** The mode the agents belong to (test unless true). */
+  livemode?: boolean;
   agent?: string;
   /** `apply`: the YAML (or JSON) file. */
   file?: string;
@@ -47,6 +49,7 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
   const { accounts, agents } = services;
   if (!input.account) return null;
   const accountId = input.account;
+  const livemode = input.livemode ?? false;
   if (input.action === 'apply' && input.file) {
     await accounts.getAccount({ accountId });
     let text: string;
@@ -55,7 +58,7 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
     } catch (err) {
       throw new AppError('parameter_invalid', `Cannot read ${input.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    const { agent, created } = await agents.applyAgentFile({ accountId, text });
+    const { agent, created } = await agents.applyAgentFile({ accountId, livemode, text });
     return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version, created }, null, 2);
   }
   if (input.action === 'list') {
@@ -63,7 +66,7 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
     const rows: { id: string; name: string; status: string; version: number }[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await agents.listAgents({ accountId, page: { limit: 100, starting_after: after } });
+      const page = await agents.listAgents({ accountId, livemode, page: { limit: 100, starting_after: after } });
       rows.push(...page.data.map((a) => ({ id: a.id, name: a.name, status: a.status, version: a.version })));
       if (!page.has_more || page.data.length === 0) break;
       after = page.data.at(-1)!.id;
@@ -71,7 +74,7 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
     return JSON.stringify(rows, null, 2);
   }
   if (input.action === 'publish' && input.agent) {
-    const agent = await agents.publishAgent({ accountId, agentId: input.agent });
+    const agent = await agents.publishAgent({ accountId, livemode, agentId: input.agent });
     return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version }, null, 2);
   }
   return null;

@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
+import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
 import { validateToolSchema } from './guardrails/tool-arguments';
@@ -35,7 +36,7 @@ export class AgentsService {
   constructor(private readonly deps: { db: Kysely<DB>; knowledgeBases: KnowledgeBasesService }) {}
 
   /** Parses and checks a config: schema, tool schemas, approval names, knowledge bases of this account. */
-  async validateConfig(input: { accountId: string; config: unknown }): Promise<AgentConfig> {
+  async validateConfig(input: Scope & { config: unknown }): Promise<AgentConfig> {
     const parsed = AgentConfigSchema.safeParse(input.config);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -55,7 +56,7 @@ export class AgentsService {
     });
     for (const [i, kb] of config.knowledge_bases.entries()) {
       try {
-        await this.deps.knowledgeBases.getBase({ accountId: input.accountId, knowledgeBaseId: kb.id });
+        await this.deps.knowledgeBases.getBase({ ...scopeOf(input), knowledgeBaseId: kb.id });
       } catch (err) {
         if (err instanceof AppError && err.code === 'resource_missing') throw configError(['knowledge_bases', i, 'id'], `no knowledge base '${kb.id}' in this account`);
         throw err;
@@ -64,26 +65,26 @@ export class AgentsService {
     return config;
   }
 
-  async createAgent(input: { accountId: string; config: AgentConfigInput }) {
+  async createAgent(input: Scope & { config: AgentConfigInput }) {
     const config = await this.validateConfig(input);
-    if (await this.repo.getAgentByName(this.deps.db, input.accountId, config.name)) {
+    if (await this.repo.getAgentByName(this.deps.db, input, config.name)) {
       throw new AppError('parameter_invalid', `An agent named '${config.name}' exists already`, { param: 'name' });
     }
-    const row = await this.repo.insertAgent(this.deps.db, { id: newId(IdPrefix.agent), account_id: input.accountId, name: config.name, draft: config });
+    const row = await this.repo.insertAgent(this.deps.db, { id: newId(IdPrefix.agent), account_id: input.accountId, livemode: input.livemode, name: config.name, draft: config });
     return toAgentObject(row, config);
   }
 
-  async updateDraft(input: { accountId: string; agentId: string; config: AgentConfigInput }) {
-    await this.getRow(input.accountId, input.agentId);
+  async updateDraft(input: Scope & { agentId: string; config: AgentConfigInput }) {
+    await this.getRow(input, input.agentId);
     const config = await this.validateConfig(input);
     const row = await this.repo.updateDraft(this.deps.db, input.agentId, config, config.name);
     return toAgentObject(row, config);
   }
 
   /** Freezes the draft as a new version and makes it live. */
-  async publishAgent(input: { accountId: string; agentId: string }): Promise<AgentObject> {
-    const current = await this.getRow(input.accountId, input.agentId);
-    await this.validateConfig({ accountId: input.accountId, config: current.draft });
+  async publishAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
+    const current = await this.getRow(input, input.agentId);
+    await this.validateConfig({ ...scopeOf(input), config: current.draft });
     const row = await this.repo.publishDraft(this.deps.db, current.id);
     return toAgentObject(row, AgentConfigSchema.parse(row.draft));
   }
@@ -92,7 +93,7 @@ export class AgentsService {
    * Applies an agent kept as code (YAML or JSON text): creates it or replaces the draft of the agent with
    * the same name, and publishes it unless `publish: false`.
    */
-  async applyAgentFile(input: { accountId: string; text: string }): Promise<{ agent: AgentObject; created: boolean }> {
+  async applyAgentFile(input: Scope & { text: string }): Promise<{ agent: AgentObject; created: boolean }> {
     let doc: unknown;
     try {
       doc = parseYaml(input.text);
@@ -101,39 +102,39 @@ export class AgentsService {
     }
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new AppError('parameter_invalid', 'The agent file must hold one mapping (name, channels, …)');
     const { publish = true, ...config } = doc as Record<string, unknown> & { publish?: boolean };
-    const validated = await this.validateConfig({ accountId: input.accountId, config });
-    const existing = await this.repo.getAgentByName(this.deps.db, input.accountId, validated.name);
+    const validated = await this.validateConfig({ ...scopeOf(input), config });
+    const existing = await this.repo.getAgentByName(this.deps.db, input, validated.name);
     const agent = existing
-      ? await this.updateDraft({ accountId: input.accountId, agentId: existing.id, config: validated })
-      : await this.createAgent({ accountId: input.accountId, config: validated });
-    return { agent: publish ? await this.publishAgent({ accountId: input.accountId, agentId: agent.id }) : agent, created: !existing };
+      ? await this.updateDraft({ ...scopeOf(input), agentId: existing.id, config: validated })
+      : await this.createAgent({ ...scopeOf(input), config: validated });
+    return { agent: publish ? await this.publishAgent({ ...scopeOf(input), agentId: agent.id }) : agent, created: !existing };
   }
 
-  async getAgent(input: { accountId: string; agentId: string }): Promise<AgentObject> {
-    const row = await this.getRow(input.accountId, input.agentId);
+  async getAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
+    const row = await this.getRow(input, input.agentId);
     return toAgentObject(row, await this.shownConfig(row));
   }
 
-  async listAgents(input: { accountId: string; page: PageParams }) {
-    const page = await this.repo.listAgents(this.deps.db, input.accountId, input.page);
+  async listAgents(input: Scope & { page: PageParams }) {
+    const page = await this.repo.listAgents(this.deps.db, input, input.page);
     const data = await Promise.all(page.data.map(async (row) => toAgentObject(row, await this.shownConfig(row))));
     return { object: 'list' as const, data, has_more: page.has_more };
   }
 
   /** The editable draft as authored (the API shows the live version instead). */
-  async getDraft(input: { accountId: string; agentId: string }): Promise<{ agent: AgentObject; draft: AgentConfig; liveVersion: number | null }> {
-    const row = await this.getRow(input.accountId, input.agentId);
+  async getDraft(input: Scope & { agentId: string }): Promise<{ agent: AgentObject; draft: AgentConfig; liveVersion: number | null }> {
+    const row = await this.getRow(input, input.agentId);
     const draft = AgentConfigSchema.parse(row.draft);
     return { agent: toAgentObject(row, await this.shownConfig(row)), draft, liveVersion: row.live_version };
   }
 
-  async findAgentByName(input: { accountId: string; name: string }) {
-    return this.repo.getAgentByName(this.deps.db, input.accountId, input.name);
+  async findAgentByName(input: Scope & { name: string }) {
+    return this.repo.getAgentByName(this.deps.db, input, input.name);
   }
 
   /** The live version a new run uses; 422 agent_not_live for a draft-only agent. */
-  async getLiveVersion(input: { accountId: string; agentId: string }): Promise<AgentVersion> {
-    const row = await this.getRow(input.accountId, input.agentId, 'agent_id');
+  async getLiveVersion(input: Scope & { agentId: string }): Promise<AgentVersion> {
+    const row = await this.getRow(input, input.agentId, 'agent_id');
     if (row.live_version === null) throw new AppError('agent_not_live', `Agent ${row.id} is a draft: publish it before starting conversations`, { param: 'agent_id' });
     return this.getVersion({ agentId: row.id, version: row.live_version });
   }
@@ -155,16 +156,16 @@ export class AgentsService {
    * version with a negative number (-1, -2, …), never live and not listed among the versions. An unchanged
    * draft reuses its latest snapshot. Runs record it like any version, so a test run stays reproducible.
    */
-  async snapshotDraft(input: { accountId: string; agentId: string }): Promise<AgentVersion> {
-    const row = await this.getRow(input.accountId, input.agentId);
-    const config = await this.validateConfig({ accountId: input.accountId, config: row.draft });
+  async snapshotDraft(input: Scope & { agentId: string }): Promise<AgentVersion> {
+    const row = await this.getRow(input, input.agentId);
+    const config = await this.validateConfig({ ...scopeOf(input), config: row.draft });
     const version = await this.repo.snapshotDraft(this.deps.db, row.id, config);
     return this.getVersion({ agentId: row.id, version });
   }
 
   /** Published versions, newest first (draft snapshots of the test chat are not versions). */
-  async listVersions(input: { accountId: string; agentId: string }) {
-    await this.getRow(input.accountId, input.agentId);
+  async listVersions(input: Scope & { agentId: string }) {
+    await this.getRow(input, input.agentId);
     const rows = (await this.repo.listVersions(this.deps.db, input.agentId)).filter((v) => v.version > 0);
     return rows.map((v) => ({ version: v.version, published_at: v.published_at.toISOString(), config: AgentConfigSchema.parse(v.config) }));
   }
@@ -174,8 +175,8 @@ export class AgentsService {
     return (await this.getVersion({ agentId: row.id, version: row.live_version })).config;
   }
 
-  private async getRow(accountId: string, agentId: string, param = 'id') {
-    const row = await this.repo.getAgentById(this.deps.db, accountId, agentId);
+  private async getRow(scope: Scope, agentId: string, param = 'id') {
+    const row = await this.repo.getAgentById(this.deps.db, scope, agentId);
     if (!row) throw notFound('agent', agentId, param);
     return row;
   }

@@ -67,20 +67,22 @@ export interface ExampleAgent {
 }
 
 /**
- * The example knowledge base and live example agent of the development account, created on the first
+ * The example knowledge base and live example agent of the development account (test mode, like its
+ * key), created on the first
  * start and found by name afterwards (a second start creates nothing). Waits up to `readyTimeoutMs` for
  * the help center to be indexed so the first question after the banner gets a grounded answer.
  */
 export async function ensureExampleAgent(input: { services: Services; accountId: string; log: Logger; readyTimeoutMs?: number }): Promise<ExampleAgent> {
   const { services, accountId, log } = input;
-  const existing = await services.agents.findAgentByName({ accountId, name: EXAMPLE_AGENT_NAME });
+  const existing = await services.agents.findAgentByName({ accountId, livemode: false, name: EXAMPLE_AGENT_NAME });
   if (existing) {
-    const config = (await services.agents.getAgent({ accountId, agentId: existing.id })).knowledge_sources;
+    const config = (await services.agents.getAgent({ accountId, livemode: false, agentId: existing.id })).knowledge_sources;
     return { agentId: existing.id, knowledgeBaseId: config[0] ?? '', created: false };
   }
   const knowledgeBaseId = (await findExampleBase(services, accountId)) ?? (await createExampleBase(services, accountId, log, input.readyTimeoutMs ?? 20_000));
   const agent = await services.agents.createAgent({
     accountId,
+    livemode: false,
     config: {
       name: EXAMPLE_AGENT_NAME,
       channels: ['chat', 'sms'],
@@ -92,7 +94,7 @@ export async function ensureExampleAgent(input: { services: Services; accountId:
       handoff: { default_queue: 'support', on_low_confidence: true },
     },
   });
-  await services.agents.publishAgent({ accountId, agentId: agent.id });
+  await services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
   log.info({ agentId: agent.id, knowledgeBaseId }, 'Example agent created');
   return { agentId: agent.id, knowledgeBaseId, created: true };
 }
@@ -100,7 +102,7 @@ export async function ensureExampleAgent(input: { services: Services; accountId:
 async function findExampleBase(services: Services, accountId: string): Promise<string | undefined> {
   let startingAfter: string | undefined;
   for (;;) {
-    const page = await services.knowledgeBases.listBases({ accountId, page: { limit: 100, starting_after: startingAfter } });
+    const page = await services.knowledgeBases.listBases({ accountId, livemode: false, page: { limit: 100, starting_after: startingAfter } });
     const found = page.data.find((b) => b.name === EXAMPLE_KNOWLEDGE_BASE_NAME);
     if (found) return found.id;
     if (!page.has_more || page.data.length === 0) return undefined;
@@ -109,7 +111,7 @@ async function findExampleBase(services: Services, accountId: string): Promise<s
 }
 
 async function createExampleBase(services: Services, accountId: string, log: Logger, readyTimeoutMs: number): Promise<string> {
-  const base = await services.knowledgeBases.createBase({ accountId, name: EXAMPLE_KNOWLEDGE_BASE_NAME, description: 'An imaginary store\'s FAQ, created by npm start for the example agent.' });
+  const base = await services.knowledgeBases.createBase({ accountId, livemode: false, name: EXAMPLE_KNOWLEDGE_BASE_NAME, description: 'An imaginary store\'s FAQ, created by npm start for the example agent.' });
   const source = await services.knowledgeSources.addSource({
     principal: { accountId, keyId: 'npm-start', mode: 'test' },
     knowledgeBaseId: base.id,
@@ -119,7 +121,7 @@ async function createExampleBase(services: Services, accountId: string, log: Log
   });
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    const s = await services.knowledgeSources.getSource({ accountId, knowledgeBaseId: base.id, sourceId: source.id });
+    const s = await services.knowledgeSources.getSource({ accountId, livemode: false, knowledgeBaseId: base.id, sourceId: source.id });
     if (s.status !== 'indexing') {
       if (s.status === 'failed') log.warn({ sourceId: source.id }, 'The example help center failed to index');
       break;

@@ -7,6 +7,7 @@ import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.rou
 import { html } from './html';
 import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, versionsPage } from './views/agents.view';
 import { runDetails } from './views/run.view';
+import { scopeOf, type Scope } from '../domain/principal';
 
 const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).max(4000), conversation_id: z.string().startsWith('cnv_').optional(), _csrf: z.string().optional() });
 
@@ -16,17 +17,17 @@ const canonical = (v: unknown) => JSON.stringify(AgentConfigSchema.parse(v), (_k
 export function registerConsoleAgentRoutes(router: Router, { services, config }: ConsoleDeps) {
   const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
 
-  const bases = async (accountId: string) => (await services.knowledgeBases.listBases({ accountId, page: { limit: 100 } })).data.map((b) => ({ id: b.id, name: b.name }));
+  const bases = async (scope: Scope) => (await services.knowledgeBases.listBases({ ...scope, page: { limit: 100 } })).data.map((b) => ({ id: b.id, name: b.name }));
 
   async function renderAgent(res: Parameters<typeof sendPage>[0], agentId: string, opts: { form?: AgentForm; errors?: FieldErrors; notice?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
-    const { agent, draft, liveVersion } = await services.agents.getDraft({ accountId: session.accountId, agentId });
+    const { agent, draft, liveVersion } = await services.agents.getDraft({ ...scopeOf(session), agentId });
     const live = liveVersion ? (await services.agents.getVersion({ agentId, version: liveVersion })).config : undefined;
     const editor = agentEditor({
       action: `/console/agents/${agent.id}`,
       form: opts.form ?? configToForm(draft),
       errors: opts.errors ?? {},
-      bases: await bases(session.accountId),
+      bases: await bases(scopeOf(session)),
       csrf: session.csrfToken,
       submitLabel: 'Save draft',
     });
@@ -41,13 +42,13 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
 
   router.get('/agents', page(async (_req, res) => {
     const { session } = sessionOf(res);
-    const agents = await services.agents.listAgents({ accountId: session.accountId, page: { limit: 100 } });
+    const agents = await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } });
     sendPage(res, { title: 'Agents', active: 'agents', body: agentsList(agents.data) });
   }));
 
   router.get('/agents/new', page(async (_req, res) => {
     const { session } = sessionOf(res);
-    const editor = agentEditor({ action: '/console/agents', form: emptyForm(), errors: {}, bases: await bases(session.accountId), csrf: session.csrfToken, submitLabel: 'Create draft' });
+    const editor = agentEditor({ action: '/console/agents', form: emptyForm(), errors: {}, bases: await bases(scopeOf(session)), csrf: session.csrfToken, submitLabel: 'Create draft' });
     sendPage(res, { title: 'New agent', active: 'agents', body: newAgentPage(editor) });
   }));
 
@@ -57,13 +58,13 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
     let { config: candidate, errors } = formToConfig(form);
     if (candidate) {
       try {
-        const agent = await services.agents.createAgent({ accountId: session.accountId, config: candidate });
+        const agent = await services.agents.createAgent({ ...scopeOf(session), config: candidate });
         return res.redirect(303, `/console/agents/${agent.id}?saved=1`);
       } catch (err) {
         errors = fieldErrorOf(err, form);
       }
     }
-    const editor = agentEditor({ action: '/console/agents', form, errors, bases: await bases(session.accountId), csrf: session.csrfToken, submitLabel: 'Create draft' });
+    const editor = agentEditor({ action: '/console/agents', form, errors, bases: await bases(scopeOf(session)), csrf: session.csrfToken, submitLabel: 'Create draft' });
     return sendPage(res, { title: 'New agent', active: 'agents', status: 422, body: newAgentPage(editor) });
   }));
 
@@ -78,7 +79,7 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
     let { config: candidate, errors } = formToConfig(form);
     if (candidate) {
       try {
-        await services.agents.updateDraft({ accountId: session.accountId, agentId: idOf(req), config: candidate });
+        await services.agents.updateDraft({ ...scopeOf(session), agentId: idOf(req), config: candidate });
         return res.redirect(303, `/console/agents/${req.params.id}?saved=1`);
       } catch (err) {
         errors = fieldErrorOf(err, form);
@@ -89,14 +90,14 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
 
   router.post('/agents/:id/publish', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const agent = await services.agents.publishAgent({ accountId: session.accountId, agentId: idOf(req) });
+    const agent = await services.agents.publishAgent({ ...scopeOf(session), agentId: idOf(req) });
     res.redirect(303, `/console/agents/${agent.id}?published=${agent.version}`);
   }));
 
   router.get('/agents/:id/versions', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const { agent, draft } = await services.agents.getDraft({ accountId: session.accountId, agentId: idOf(req) });
-    const versions = await services.agents.listVersions({ accountId: session.accountId, agentId: agent.id });
+    const { agent, draft } = await services.agents.getDraft({ ...scopeOf(session), agentId: idOf(req) });
+    const versions = await services.agents.listVersions({ ...scopeOf(session), agentId: agent.id });
     const pick = (v: unknown): AgentConfig | undefined => (v === 'draft' ? draft : versions.find((x) => String(x.version) === v)?.config);
     const a = typeof req.query.a === 'string' ? req.query.a : versions[1] ? String(versions[1].version) : versions[0] ? String(versions[0].version) : undefined;
     const b = typeof req.query.b === 'string' ? req.query.b : versions[1] ? String(versions[0]!.version) : 'draft';
@@ -115,22 +116,22 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
     const body = TestChatBodySchema.parse(req.body);
     const conversationId =
       body.conversation_id ??
-      (await services.conversations.createConversation({ accountId: session.accountId, agent_id: idOf(req), test: true, metadata: { console_test: 'true' } })).id;
-    const message = await services.conversations.postMessage({ accountId: session.accountId, conversationId, role: 'customer', content: body.content, waitMs: 0 });
+      (await services.conversations.createConversation({ ...scopeOf(session), agent_id: idOf(req), test: true, metadata: { console_test: 'true' } })).id;
+    const message = await services.conversations.postMessage({ ...scopeOf(session), conversationId, role: 'customer', content: body.content, waitMs: 0 });
     res.json({ conversation_id: conversationId, message_id: message.id, run_id: message.run?.id ?? null });
   }));
 
   // A run's server-sent events (run.started, tool.called, reply.delta, run.completed), as the API streams them.
   router.get('/runs/:id/events', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.runs.getRun({ accountId: session.accountId, runId: idOf(req) });
-    await writeSse(req, res, (signal) => services.runs.streamEvents({ accountId: session.accountId, runId: idOf(req), afterSeq: lastEventId(req), signal }));
+    await services.runs.getRun({ ...scopeOf(session), runId: idOf(req) });
+    await writeSse(req, res, (signal) => services.runs.streamEvents({ ...scopeOf(session), runId: idOf(req), afterSeq: lastEventId(req), signal }));
   }));
 
   // What a finished run did, as a fragment the test chat places under the reply.
   router.get('/runs/:id/panel', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const run = await services.runs.getRun({ accountId: session.accountId, runId: idOf(req) });
+    const run = await services.runs.getRun({ ...scopeOf(session), runId: idOf(req) });
     res.type('html').send(html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`.value);
   }));
 }

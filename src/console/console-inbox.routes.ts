@@ -5,6 +5,7 @@ import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.rou
 import { html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { runDetails } from './views/run.view';
+import { scopeOf } from '../domain/principal';
 
 const FilterSchema = z.object({
   status: z.enum(['active', 'handed_off', 'closed']).optional().catch(undefined),
@@ -23,10 +24,10 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
   router.get('/inbox', page(async (req, res) => {
     const { session } = sessionOf(res);
     const f = FilterSchema.parse(req.query);
-    const agents = (await services.agents.listAgents({ accountId: session.accountId, page: { limit: 100 } })).data;
+    const agents = (await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } })).data;
     const names = new Map(agents.map((a) => [a.id, a.name]));
     const list = await services.conversations.listConversations({
-      accountId: session.accountId,
+      ...scopeOf(session),
       page: { limit: 50, starting_after: f.starting_after },
       status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag,
     });
@@ -61,18 +62,19 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
   router.get('/inbox/:id', page(async (req, res) => {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
-    const c = await services.conversations.getConversation({ accountId, conversationId: idOf(req) });
+    const livemode = session.mode === 'live';
+    const c = await services.conversations.getConversation({ accountId, livemode, conversationId: idOf(req) });
     const messages = [];
     let startingAfter: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const p = await services.conversations.listMessages({ accountId, conversationId: c.id, page: { limit: 100, starting_after: startingAfter } });
+      const p = await services.conversations.listMessages({ accountId, livemode, conversationId: c.id, page: { limit: 100, starting_after: startingAfter } });
       messages.push(...p.data);
       if (!p.has_more || p.data.length === 0) break;
       startingAfter = p.data.at(-1)!.id;
     }
     const runs = new Map<string, RunObject>();
-    for (const m of messages) if (m.role === 'customer' && m.run_id) runs.set(m.run_id, await services.runs.getRun({ accountId, runId: m.run_id }));
-    const agent = await services.agents.getAgent({ accountId, agentId: c.agent_id });
+    for (const m of messages) if (m.role === 'customer' && m.run_id) runs.set(m.run_id, await services.runs.getRun({ accountId, livemode, runId: m.run_id }));
+    const agent = await services.agents.getAgent({ accountId, livemode, agentId: c.agent_id });
     const h = c.handoff as { reason: string; queue: string; summary: string; suggested_reply: string } | null;
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
     const notice = req.query.done === 'reply' ? 'Reply sent.' : req.query.done === 'handoff' ? 'Handoff closed: the agent answers again.' : req.query.done === 'closed' ? 'Conversation closed.' : undefined;
@@ -105,20 +107,20 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
   router.post('/inbox/:id/reply', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = ReplySchema.parse(req.body);
-    await services.conversations.postMessage({ accountId: session.accountId, conversationId: idOf(req), role: 'human', content: body.content });
+    await services.conversations.postMessage({ ...scopeOf(session), conversationId: idOf(req), role: 'human', content: body.content });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=reply`);
   }));
 
   router.post('/inbox/:id/handoff/close', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = NoteSchema.parse(req.body);
-    await services.conversations.closeHandoff({ accountId: session.accountId, conversationId: idOf(req), note: body.note });
+    await services.conversations.closeHandoff({ ...scopeOf(session), conversationId: idOf(req), note: body.note });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=handoff`);
   }));
 
   router.post('/inbox/:id/close', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.conversations.closeConversation({ accountId: session.accountId, conversationId: idOf(req) });
+    await services.conversations.closeConversation({ ...scopeOf(session), conversationId: idOf(req) });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=closed`);
   }));
 }

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
 import { html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
+import { scopeOf } from '../domain/principal';
 
 const BaseSchema = z.object({ name: z.string().trim().min(1).max(200), description: z.string().trim().max(2000).optional() });
 const SourceFormSchema = z.object({
@@ -68,7 +69,7 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
 
   router.get('/knowledge', page(async (_req, res) => {
     const { session } = sessionOf(res);
-    const bases = await services.knowledgeBases.listBases({ accountId: session.accountId, page: { limit: 100 } });
+    const bases = await services.knowledgeBases.listBases({ ...scopeOf(session), page: { limit: 100 } });
     sendPage(res, {
       title: 'Knowledge',
       active: 'knowledge',
@@ -84,21 +85,22 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
   router.post('/knowledge', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = BaseSchema.parse(req.body);
-    const base = await services.knowledgeBases.createBase({ accountId: session.accountId, name: body.name, description: body.description || undefined });
+    const base = await services.knowledgeBases.createBase({ ...scopeOf(session), name: body.name, description: body.description || undefined });
     res.redirect(303, `/console/knowledge/${base.id}`);
   }));
 
   router.get('/knowledge/:id', page(async (req, res) => {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
-    const base = await services.knowledgeBases.getBase({ accountId, knowledgeBaseId: idOf(req) });
-    const sources = await services.knowledgeSources.listSources({ accountId, knowledgeBaseId: base.id, page: { limit: 100 } });
+    const livemode = session.mode === 'live';
+    const base = await services.knowledgeBases.getBase({ accountId, livemode, knowledgeBaseId: idOf(req) });
+    const sources = await services.knowledgeSources.listSources({ accountId, livemode, knowledgeBaseId: base.id, page: { limit: 100 } });
     const q = QuerySchema.parse(req.query);
     let results: Awaited<ReturnType<typeof services.knowledgeBases.queryBase>> | undefined;
     let queryError: string | undefined;
     if (q.q) {
       try {
-        results = await services.knowledgeBases.queryBase({ accountId, knowledgeBaseId: base.id, query: q.q, top_k: q.top_k ?? 5 });
+        results = await services.knowledgeBases.queryBase({ accountId, livemode, knowledgeBaseId: base.id, query: q.q, top_k: q.top_k ?? 5 });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         queryError = err.message;
@@ -135,7 +137,7 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
 
   router.get('/knowledge/:id/sources.json', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const sources = await services.knowledgeSources.listSources({ accountId: session.accountId, knowledgeBaseId: idOf(req), page: { limit: 100 } });
+    const sources = await services.knowledgeSources.listSources({ ...scopeOf(session), knowledgeBaseId: idOf(req), page: { limit: 100 } });
     res.json({ data: sources.data.map((s) => ({ id: s.id, status: s.status, html: sourceRow(s, session.csrfToken).value })) });
   }));
 
@@ -161,26 +163,26 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
   router.post('/knowledge/:id/documents', express.raw({ type: () => true, limit: config.knowledge.maxFileBytes }), page(async (req, res) => {
     const { session } = sessionOf(res);
     const filename = decodeURIComponent(req.header('x-filename') ?? 'document');
-    const file = await services.knowledgeFiles.uploadFile({ accountId: session.accountId, filename, contentType: req.header('content-type') ?? 'application/octet-stream', data: req.body as Buffer });
+    const file = await services.knowledgeFiles.uploadFile({ ...scopeOf(session), filename, contentType: req.header('content-type') ?? 'application/octet-stream', data: req.body as Buffer });
     const source = await services.knowledgeSources.addSource({ principal: principalOf(res), knowledgeBaseId: idOf(req), type: 'document', file_id: file.id, metadata: parseMetadata(req.header('x-metadata') ?? undefined) });
     res.json({ source_id: source.id });
   }));
 
   router.post('/knowledge/:id/sources/:src/reindex', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.knowledgeSources.reindexSource({ accountId: session.accountId, knowledgeBaseId: idOf(req), sourceId: idOf(req, 'src') });
+    await services.knowledgeSources.reindexSource({ ...scopeOf(session), knowledgeBaseId: idOf(req), sourceId: idOf(req, 'src') });
     res.redirect(303, `/console/knowledge/${idOf(req)}?reindexed=1`);
   }));
 
   router.post('/knowledge/:id/sources/:src/delete', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.knowledgeSources.deleteSource({ accountId: session.accountId, knowledgeBaseId: idOf(req), sourceId: idOf(req, 'src') });
+    await services.knowledgeSources.deleteSource({ ...scopeOf(session), knowledgeBaseId: idOf(req), sourceId: idOf(req, 'src') });
     res.redirect(303, `/console/knowledge/${idOf(req)}`);
   }));
 
   router.post('/knowledge/:id/delete', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.knowledgeBases.deleteBase({ accountId: session.accountId, knowledgeBaseId: idOf(req) });
+    await services.knowledgeBases.deleteBase({ ...scopeOf(session), knowledgeBaseId: idOf(req) });
     res.redirect(303, '/console/knowledge');
   }));
 }

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
 import { html, type Html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
+import { scopeOf } from '../domain/principal';
 
 const EndpointSchema = z.object({ url: z.string().trim().min(1, 'Enter the https URL of your endpoint'), events: z.string().trim().default('*'), description: z.string().trim().max(500).optional() });
 const AttachSchema = z.object({ agent_id: z.string().default('') });
@@ -22,10 +23,11 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
   router.get('/numbers', page(async (req, res) => {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
+    const livemode = session.mode === 'live';
     const [numbers, senders, agents] = await Promise.all([
-      services.phoneNumbers.listPhoneNumbers({ accountId, page: { limit: 100 } }),
-      services.senders.listSenders({ accountId, page: { limit: 100 } }),
-      services.agents.listAgents({ accountId, page: { limit: 100 } }),
+      services.phoneNumbers.listPhoneNumbers({ accountId, livemode, page: { limit: 100 } }),
+      services.senders.listSenders({ accountId, livemode, page: { limit: 100 } }),
+      services.agents.listAgents({ accountId, livemode, page: { limit: 100 } }),
     ]);
     const live = agents.data.filter((a) => a.status === 'live');
     const names = new Map(agents.data.map((a) => [a.id, a.name]));
@@ -53,7 +55,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
     const { session } = sessionOf(res);
     const body = AttachSchema.parse(req.body);
     try {
-      const n = await services.phoneNumbers.attachAgent({ accountId: session.accountId, phoneNumberId: idOf(req), agentId: body.agent_id || null });
+      const n = await services.phoneNumbers.attachAgent({ ...scopeOf(session), phoneNumberId: idOf(req), agentId: body.agent_id || null });
       res.redirect(303, `/console/numbers?done=${encodeURIComponent(n.agent_id ? `${n.number} is answered by the agent now.` : `${n.number} has no agent now.`)}`);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -63,8 +65,8 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
 
   async function webhooksPage(res: Response, extra: { secret?: Html; error?: string; notice?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
-    const endpoints = await services.webhookEndpoints.listEndpoints({ accountId: session.accountId, page: { limit: 100 } });
-    const deliveries = await Promise.all(endpoints.data.map((e) => services.events.listRecentDeliveries({ accountId: session.accountId, endpointId: e.id, limit: 10 })));
+    const endpoints = await services.webhookEndpoints.listEndpoints({ ...scopeOf(session), page: { limit: 100 } });
+    const deliveries = await Promise.all(endpoints.data.map((e) => services.events.listRecentDeliveries({ ...scopeOf(session), endpointId: e.id, limit: 10 })));
     const csrf = session.csrfToken;
     sendPage(res, {
       title: 'Webhooks',
@@ -113,7 +115,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
 
   router.post('/webhooks/:id/rotate', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const e = await services.webhookEndpoints.rotateSecret({ accountId: session.accountId, endpointId: idOf(req) });
+    const e = await services.webhookEndpoints.rotateSecret({ ...scopeOf(session), endpointId: idOf(req) });
     await webhooksPage(res, { secret: secretOnce(`New signing secret of ${e.url}.`, e.signing_secret ?? '') });
   }));
 
@@ -126,14 +128,14 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
 
   router.post('/webhooks/:id/delete', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.webhookEndpoints.deleteEndpoint({ accountId: session.accountId, endpointId: idOf(req) });
+    await services.webhookEndpoints.deleteEndpoint({ ...scopeOf(session), endpointId: idOf(req) });
     res.redirect(303, '/console/webhooks');
   }));
 
   router.post('/webhooks/:id/redeliver', page(async (req, res) => {
     const { session } = sessionOf(res);
     const eventId = z.object({ event_id: z.string().startsWith('evt_') }).parse(req.body).event_id;
-    await services.events.redeliverEvent({ accountId: session.accountId, eventId, endpointId: idOf(req) });
+    await services.events.redeliverEvent({ ...scopeOf(session), eventId, endpointId: idOf(req) });
     res.redirect(303, '/console/webhooks?redelivered=1');
   }));
 

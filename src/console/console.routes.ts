@@ -13,6 +13,7 @@ import { registerConsoleAgentRoutes } from './console-agents.routes';
 import { registerConsoleInboxRoutes } from './console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
 import { registerConsoleSettingsRoutes } from './console-settings.routes';
+import { scopeOf } from '../domain/principal';
 
 export const SESSION_COOKIE = 'converse_console';
 
@@ -162,7 +163,7 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   // First stop: the example agent when there is one (first run), else the agents list.
   router.get('/', page(async (_req, res) => {
     const { session } = sessionOf(res);
-    const agents = await services.agents.listAgents({ accountId: session.accountId, page: { limit: 100 } });
+    const agents = await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } });
     const example = agents.data.find((a) => a.name === 'Example support agent');
     res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
   }));

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import { paginate, type PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import type { ConversationMessageTable, ConversationStatus, ConversationTable } from '../db/tables/agents';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type ConversationRow = Selectable<ConversationTable>;
@@ -25,12 +26,12 @@ export class ConversationRepo {
     return db.selectFrom('conversations').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getConversationById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('conversations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getConversationById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('conversations').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  async listConversations(db: Kysely<DB>, accountId: string, page: PageParams, f: ConversationListFilter) {
-    let q = db.selectFrom('conversations').selectAll().where('account_id', '=', accountId).where('test', '=', f.test ?? false);
+  async listConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: ConversationListFilter) {
+    let q = db.selectFrom('conversations').selectAll().where(inScope(scope)).where('test', '=', f.test ?? false);
     if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
     if (f.status) q = q.where('status', '=', f.status);
     if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
@@ -54,7 +55,7 @@ export class ConversationRepo {
   }
 
   /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
-  async findOpenConversationOfCustomer(db: Db, accountId: string, agentId: string, match: { phone?: string; email?: string; id?: string }) {
+  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }) {
     const keys: ReturnType<typeof sql<boolean>>[] = [];
     if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
     if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
@@ -63,7 +64,7 @@ export class ConversationRepo {
     return db
       .selectFrom('conversations')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('agent_id', '=', agentId)
       .where('test', '=', false)
       .where('status', '!=', 'closed')
@@ -86,8 +87,8 @@ export class ConversationRepo {
     return db.selectFrom('conversation_messages').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async listMessages(db: Kysely<DB>, accountId: string, conversationId: string, page: PageParams, order: 'asc' | 'desc') {
-    const q = db.selectFrom('conversation_messages').selectAll().where('account_id', '=', accountId).where('conversation_id', '=', conversationId);
+  async listMessages(db: Kysely<DB>, scope: Scope, conversationId: string, page: PageParams, order: 'asc' | 'desc') {
+    const q = db.selectFrom('conversation_messages').selectAll().where(inScope(scope)).where('conversation_id', '=', conversationId);
     return paginate(db, 'conversation_messages', q, page, order);
   }
 

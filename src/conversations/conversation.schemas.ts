@@ -18,6 +18,7 @@ export const ConversationSchema = z
   .object({
     id: z.string().describe('cnv_ prefix'),
     object: z.literal('conversation'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     agent_id: z.string(),
     channel: ChannelSchema,
     status: ConversationStatusSchema,
@@ -37,6 +38,7 @@ export const ConversationMessageSchema = z
   .object({
     id: z.string().describe('msg_ prefix'),
     object: z.literal('conversation.message'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     conversation_id: z.string(),
     role: z.enum(['customer', 'agent', 'human']),
     channel: ChannelSchema.describe('the channel the message came in on (customer) or went out on'),
@@ -53,6 +55,7 @@ export type ConversationMessageObject = z.infer<typeof ConversationMessageSchema
 export const toConversationObject = (c: ConversationRow): ConversationObject => ({
   id: c.id,
   object: 'conversation',
+  livemode: c.livemode,
   agent_id: c.agent_id,
   channel: c.channel,
   status: c.status,
@@ -69,6 +72,7 @@ export const toConversationObject = (c: ConversationRow): ConversationObject => 
 export const toConversationMessageObject = (m: ConversationMessageRow, metadata: Record<string, string>): ConversationMessageObject => ({
   id: m.id,
   object: 'conversation.message',
+  livemode: m.livemode,
   conversation_id: m.conversation_id,
   role: m.role,
   channel: m.channel,

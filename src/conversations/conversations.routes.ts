@@ -5,6 +5,7 @@ import type { RouteDeps } from '../http/route-deps';
 import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
+import { scopeOf } from '../domain/principal';
 
 const CreateBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
@@ -41,24 +42,24 @@ export function registerConversationRoutes({ router, registry, services }: Route
   const svc = services.conversations;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201 },
-    ({ body, principal }) => svc.createConversation({ accountId: principal.accountId, ...body }));
+    ({ body, principal }) => svc.createConversation({ ...scopeOf(principal), ...body }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList') },
     ({ query, principal }) => {
       const { agent_id, status, channel, tag: label, ...page } = query;
-      return svc.listConversations({ accountId: principal.accountId, page, agent_id, status, channel, tag: label });
+      return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
     });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
-    ({ params, principal }) => svc.getConversation({ accountId: principal.accountId, conversationId: params.id }));
+    ({ params, principal }) => svc.getConversation({ ...scopeOf(principal), conversationId: params.id }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations/{id}/close', summary: 'Resolve and close a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
-    ({ params, principal }) => svc.closeConversation({ accountId: principal.accountId, conversationId: params.id }));
+    ({ params, principal }) => svc.closeConversation({ ...scopeOf(principal), conversationId: params.id }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/conversations/{id}/handoff/close', summary: 'Close the handoff with a note: control returns to the agent', tag,
     params: IdParamsSchema, body: z.strictObject({ note: z.string().min(1).max(5000) }), response: ConversationSchema,
-  }, ({ params, body, principal }) => svc.closeHandoff({ accountId: principal.accountId, conversationId: params.id, note: body.note }));
+  }, ({ params, body, principal }) => svc.closeHandoff({ ...scopeOf(principal), conversationId: params.id, note: body.note }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/conversations/{id}/messages', tag, raw: true, status: 201, response: ConversationMessageSchema,
@@ -66,13 +67,13 @@ export function registerConversationRoutes({ router, registry, services }: Route
     params: IdParamsSchema, query: PostMessageQuerySchema, body: PostMessageBodySchema,
   }, async ({ params, query, body, principal, req, res }) => {
     const stream = query.stream === 'true';
-    const posted = await svc.postMessage({ accountId: principal.accountId, conversationId: params.id, ...body, waitMs: stream ? 0 : query.wait_ms });
+    const posted = await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs: stream ? 0 : query.wait_ms });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
       return;
     }
     const runId = posted.run.id;
-    await writeSse(req, res, (signal) => services.runs.streamEvents({ accountId: principal.accountId, runId, afterSeq: lastEventId(req), signal }));
+    await writeSse(req, res, (signal) => services.runs.streamEvents({ ...scopeOf(principal), runId, afterSeq: lastEventId(req), signal }));
   });
 
   defineRoute(router, registry, {
@@ -80,6 +81,6 @@ export function registerConversationRoutes({ router, registry, services }: Route
     params: IdParamsSchema, query: ListMessagesQuerySchema, response: listOf(ConversationMessageSchema, 'ConversationMessageList'),
   }, ({ params, query, principal }) => {
     const { order, ...page } = query;
-    return svc.listMessages({ accountId: principal.accountId, conversationId: params.id, page, order });
+    return svc.listMessages({ ...scopeOf(principal), conversationId: params.id, page, order });
   });
 }

@@ -22,9 +22,11 @@ import {
   type ConversationMessageObject,
   type ConversationObject,
 } from './conversation.schemas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 export interface CreateConversationInput {
   accountId: string;
+  livemode: boolean;
   agent_id: string;
   channel?: ConversationChannel;
   customer?: Record<string, string | undefined>;
@@ -37,6 +39,7 @@ export interface CreateConversationInput {
 
 export interface PostMessageInput {
   accountId: string;
+  livemode: boolean;
   conversationId: string;
   role: 'customer' | 'human';
   content: string;
@@ -92,7 +95,7 @@ export class ConversationsService {
   }
 
   async createConversation(input: CreateConversationInput): Promise<ConversationObject> {
-    const live = await this.versionFor({ accountId: input.accountId, agentId: input.agent_id, test: input.test ?? false });
+    const live = await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
     // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
     const channel = input.test ? 'chat' : (input.channel ?? 'chat');
     if (!input.test && !live.config.channels.includes(channel)) {
@@ -101,6 +104,7 @@ export class ConversationsService {
     const row = await this.repo.insertConversation(this.deps.db, {
       id: newId(IdPrefix.conversation),
       account_id: input.accountId,
+      livemode: input.livemode,
       agent_id: input.agent_id,
       channel,
       status: 'active',
@@ -116,38 +120,38 @@ export class ConversationsService {
   }
 
   /** The version a run of this conversation uses: the live one, or a snapshot of the draft in a test chat. */
-  private versionFor(input: { accountId: string; agentId: string; test: boolean }) {
-    return input.test ? this.deps.agents.snapshotDraft({ accountId: input.accountId, agentId: input.agentId }) : this.deps.agents.getLiveVersion(input);
+  private versionFor(input: Scope & { agentId: string; test: boolean }) {
+    return input.test ? this.deps.agents.snapshotDraft({ ...scopeOf(input), agentId: input.agentId }) : this.deps.agents.getLiveVersion(input);
   }
 
-  async getConversation(input: { accountId: string; conversationId: string }): Promise<ConversationObject> {
-    return toConversationObject(await this.getRow(input.accountId, input.conversationId));
+  async getConversation(input: Scope & { conversationId: string }): Promise<ConversationObject> {
+    return toConversationObject(await this.getRow(scopeOf(input), input.conversationId));
   }
 
-  async listConversations(input: { accountId: string; page: PageParams } & ConversationListFilter) {
-    const { accountId, page, ...filter } = input;
-    const result = await this.repo.listConversations(this.deps.db, accountId, page, filter);
+  async listConversations(input: Scope & { page: PageParams } & ConversationListFilter) {
+    const { accountId, livemode, page, ...filter } = input;
+    const result = await this.repo.listConversations(this.deps.db, { accountId, livemode }, page, filter);
     return { object: 'list' as const, data: result.data.map(toConversationObject), has_more: result.has_more };
   }
 
   /** Resolves and closes the conversation (conversation.closed); later posts are 409 conversation_closed. */
-  async closeConversation(input: { accountId: string; conversationId: string }): Promise<ConversationObject> {
-    const current = await this.getRow(input.accountId, input.conversationId);
+  async closeConversation(input: Scope & { conversationId: string }): Promise<ConversationObject> {
+    const current = await this.getRow(scopeOf(input), input.conversationId);
     if (current.status === 'closed') return toConversationObject(current);
-    const row = (await this.repo.setStatus(this.deps.db, current.id, 'closed', { closed_at: new Date(), handoff: null })) ?? (await this.getRow(input.accountId, current.id));
+    const row = (await this.repo.setStatus(this.deps.db, current.id, 'closed', { closed_at: new Date(), handoff: null })) ?? (await this.getRow(scopeOf(input), current.id));
     const object = toConversationObject(row);
-    await this.deps.events.emit({ accountId: row.account_id, type: 'conversation.closed', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.closed') });
+    await this.deps.events.emit({ accountId: row.account_id, livemode: row.livemode, type: 'conversation.closed', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.closed') });
     return object;
   }
 
   /** Closes the open handoff with a note: control returns to the agent (status back to active). */
-  async closeHandoff(input: { accountId: string; conversationId: string; note: string }): Promise<ConversationObject> {
-    const current = await this.getRow(input.accountId, input.conversationId);
+  async closeHandoff(input: Scope & { conversationId: string; note: string }): Promise<ConversationObject> {
+    const current = await this.getRow(scopeOf(input), input.conversationId);
     if (current.status === 'closed') throw closedError(current.id);
     if (current.status !== 'handed_off') throw new AppError('resource_conflict', `Conversation ${current.id} has no open handoff`, { param: 'id' });
     const row = (await this.repo.setStatus(this.deps.db, current.id, 'active', { handoff: null }))!;
     await this.deps.events.emit({
-      accountId: row.account_id,
+      accountId: row.account_id, livemode: row.livemode,
       type: 'conversation.handoff.closed',
       data: { ...toConversationObject(row), note: redactText(input.note).text, previous_handoff: current.handoff },
     });
@@ -162,10 +166,10 @@ export class ConversationsService {
    */
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
-    const conversation = await this.getRow(input.accountId, input.conversationId);
+    const conversation = await this.getRow(scopeOf(input), input.conversationId);
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? await this.versionFor({ accountId: input.accountId, agentId: conversation.agent_id, test: conversation.test }) : undefined;
+    const live = triggers ? await this.versionFor({ ...scopeOf(input), agentId: conversation.agent_id, test: conversation.test }) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
@@ -175,6 +179,7 @@ export class ConversationsService {
       const m = await this.repo.insertMessage(tx, {
         id: messageId,
         account_id: input.accountId,
+        livemode: input.livemode,
         conversation_id: conversation.id,
         role: input.role,
         channel,
@@ -189,6 +194,7 @@ export class ConversationsService {
         await this.runs.insertRun(tx, {
           id: runId,
           account_id: input.accountId,
+          livemode: input.livemode,
           conversation_id: conversation.id,
           message_id: messageId,
           agent_id: conversation.agent_id,
@@ -213,7 +219,7 @@ export class ConversationsService {
     });
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
-    await this.deps.events.emit({ accountId: input.accountId, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
+    await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
     if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
     if (!live || !runId || message.run_id !== runId) return object;
     // A replayed post starts its run only if the first attempt stopped before the workflow started it.
@@ -257,6 +263,7 @@ export class ConversationsService {
    */
   async receiveCustomerMessage(input: {
     accountId: string;
+    livemode: boolean;
     agentId: string;
     channel: ConversationChannel;
     customer: CustomerMatch & { name?: string; locale?: string };
@@ -273,20 +280,20 @@ export class ConversationsService {
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
-      ? await this.repo.getConversationById(this.deps.db, input.accountId, input.conversationId)
-      : await this.repo.findOpenConversationOfCustomer(this.deps.db, input.accountId, input.agentId, match);
+      ? await this.repo.getConversationById(this.deps.db, scopeOf(input), input.conversationId)
+      : await this.repo.findOpenConversationOfCustomer(this.deps.db, scopeOf(input), input.agentId, match);
     const conversation =
       known && known.status !== 'closed'
         ? toConversationObject(known)
         : await this.createConversation({
-            accountId: input.accountId,
+            ...scopeOf(input),
             agent_id: input.agentId,
             channel: input.channel,
             customer: Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined)),
             metadata: input.metadata,
           });
     const message = await this.postMessage({
-      accountId: input.accountId,
+      ...scopeOf(input),
       conversationId: conversation.id,
       role: 'customer',
       content: input.content,
@@ -307,6 +314,7 @@ export class ConversationsService {
    */
   async appendAgentMessage(input: {
     accountId: string;
+    livemode: boolean;
     conversationId: string;
     messageId: string;
     channel: ConversationChannel;
@@ -314,10 +322,11 @@ export class ConversationsService {
     runId: string | null;
     attachments?: string[];
   }): Promise<ConversationMessageObject> {
-    const conversation = await this.getRow(input.accountId, input.conversationId);
+    const conversation = await this.getRow(scopeOf(input), input.conversationId);
     const inserted = await this.repo.insertMessage(this.deps.db, {
       id: input.messageId,
       account_id: input.accountId,
+      livemode: input.livemode,
       conversation_id: conversation.id,
       role: 'agent',
       channel: input.channel,
@@ -329,19 +338,19 @@ export class ConversationsService {
     if (!row) throw notFound('message', input.messageId);
     const object = toConversationMessageObject(row, conversation.metadata);
     if (inserted) {
-      await this.deps.events.emit({ accountId: input.accountId, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') });
+      await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') });
     }
     return object;
   }
 
-  async listMessages(input: { accountId: string; conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {
-    const conversation = await this.getRow(input.accountId, input.conversationId);
-    const result = await this.repo.listMessages(this.deps.db, input.accountId, conversation.id, input.page, input.order ?? 'asc');
+  async listMessages(input: Scope & { conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {
+    const conversation = await this.getRow(scopeOf(input), input.conversationId);
+    const result = await this.repo.listMessages(this.deps.db, scopeOf(input), conversation.id, input.page, input.order ?? 'asc');
     return { object: 'list' as const, data: result.data.map((m) => toConversationMessageObject(m, conversation.metadata)), has_more: result.has_more };
   }
 
-  private async getRow(accountId: string, conversationId: string): Promise<ConversationRow> {
-    const row = await this.repo.getConversationById(this.deps.db, accountId, conversationId);
+  private async getRow(scope: Scope, conversationId: string): Promise<ConversationRow> {
+    const row = await this.repo.getConversationById(this.deps.db, scope, conversationId);
     if (!row) throw notFound('conversation', conversationId);
     return row;
   }

@@ -7,6 +7,7 @@ export const FileSchema = z
   .object({
     id: z.string(),
     object: z.literal('file'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     filename: z.string(),
     bytes: z.number().int(),
     content_type: z.string(),
@@ -21,6 +22,7 @@ export type FileObject = z.infer<typeof FileSchema>;
 export const toFileObject = (row: Omit<Selectable<KnowledgeFileTable>, 'data'>): FileObject => ({
   id: row.id,
   object: 'file',
+  livemode: row.livemode,
   filename: row.filename,
   bytes: row.bytes,
   content_type: row.content_type,

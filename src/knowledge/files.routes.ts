@@ -7,6 +7,7 @@ import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { FileSchema } from './file.schemas';
 import { fileTooLarge } from './ingest/document-parsers';
+import { scopeOf } from '../domain/principal';
 
 const FileUploadSchema = z.strictObject({
   file: z.string().openapi({ format: 'binary' } as Record<string, unknown>).describe('the document: PDF, DOCX, HTML, Markdown or plain text'),
@@ -50,13 +51,13 @@ export function registerFileRoutes({ router, registry, services, config }: Route
     description: 'Anything else, or a file that cannot be parsed, is refused with 422 unsupported_file; one past the size, inflated-size, page, time or memory limits with 422 file_too_large. Nothing is stored.',
   }, async ({ req, res, principal }) => {
     const file = await receiveFile(upload, config.knowledge.maxFileBytes, req, res);
-    const created = await svc.uploadFile({ accountId: principal.accountId, filename: file.originalname || 'upload', contentType: file.mimetype, data: file.buffer });
+    const created = await svc.uploadFile({ ...scopeOf(principal), filename: file.originalname || 'upload', contentType: file.mimetype, data: file.buffer });
     res.status(201).json(created);
   });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/files', summary: 'List uploaded files', tag, query: PageQuerySchema, response: listOf(FileSchema, 'FileList') },
-    ({ query, principal }) => svc.listFiles({ accountId: principal.accountId, page: query }));
+    ({ query, principal }) => svc.listFiles({ ...scopeOf(principal), page: query }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/files/{id}', summary: 'Retrieve an uploaded file', tag, params: IdParamsSchema, response: FileSchema },
-    ({ params, principal }) => svc.getFile({ accountId: principal.accountId, fileId: params.id }));
+    ({ params, principal }) => svc.getFile({ ...scopeOf(principal), fileId: params.id }));
 }

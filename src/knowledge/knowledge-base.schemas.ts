@@ -8,6 +8,7 @@ export const KnowledgeBaseSchema = z
   .object({
     id: z.string(),
     object: z.literal('knowledge_base'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     name: z.string(),
     description: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
@@ -22,6 +23,7 @@ export type KnowledgeBaseObject = z.infer<typeof KnowledgeBaseSchema>;
 export const toKnowledgeBaseObject = (row: Selectable<KnowledgeBaseTable>, sourceCount: number): KnowledgeBaseObject => ({
   id: row.id,
   object: 'knowledge_base',
+  livemode: row.livemode,
   name: row.name,
   description: row.description,
   metadata: row.metadata,

@@ -13,9 +13,11 @@ import {
   type KnowledgeBaseObject,
   type KnowledgeQueryResultObject,
 } from './knowledge-base.schemas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 export interface QueryKnowledgeBaseInput {
   accountId: string;
+  livemode: boolean;
   knowledgeBaseId: string;
   query: string;
   top_k?: number;
@@ -31,10 +33,10 @@ export class KnowledgeBasesService {
     private readonly deps: { db: Kysely<DB>; sources: KnowledgeSourcesService; retrieval: KnowledgeRetrievalService },
   ) {}
 
-  async createBase(input: { accountId: string; name: string; description?: string; metadata?: Record<string, string> }): Promise<KnowledgeBaseObject> {
+  async createBase(input: Scope & { name: string; description?: string; metadata?: Record<string, string> }): Promise<KnowledgeBaseObject> {
     const row = await this.repo.insertBase(this.deps.db, {
       id: newId(IdPrefix.knowledgeBase),
-      account_id: input.accountId,
+      account_id: input.accountId, livemode: input.livemode,
       name: input.name,
       description: input.description ?? null,
       metadata: input.metadata ?? {},
@@ -42,34 +44,34 @@ export class KnowledgeBasesService {
     return toKnowledgeBaseObject(row, 0);
   }
 
-  private async getBaseRow(accountId: string, id: string) {
-    const row = await this.repo.getBaseById(this.deps.db, accountId, id);
+  private async getBaseRow(scope: Scope, id: string) {
+    const row = await this.repo.getBaseById(this.deps.db, scope, id);
     if (!row) throw notFound('knowledge base', id);
     return row;
   }
 
-  async getBase(input: { accountId: string; knowledgeBaseId: string }): Promise<KnowledgeBaseObject> {
-    const row = await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+  async getBase(input: Scope & { knowledgeBaseId: string }): Promise<KnowledgeBaseObject> {
+    const row = await this.getBaseRow(scopeOf(input), input.knowledgeBaseId);
     const counts = await this.repo.countSourcesByBase(this.deps.db, [row.id]);
     return toKnowledgeBaseObject(row, counts.get(row.id) ?? 0);
   }
 
-  async listBases(input: { accountId: string; page: PageParams }): Promise<ListObject<KnowledgeBaseObject>> {
-    const page = await this.repo.listBases(this.deps.db, input.accountId, input.page);
+  async listBases(input: Scope & { page: PageParams }): Promise<ListObject<KnowledgeBaseObject>> {
+    const page = await this.repo.listBases(this.deps.db, scopeOf(input), input.page);
     const counts = await this.repo.countSourcesByBase(this.deps.db, page.data.map((b) => b.id));
     return { object: 'list' as const, data: page.data.map((b) => toKnowledgeBaseObject(b, counts.get(b.id) ?? 0)), has_more: page.has_more };
   }
 
   /** Deletes the base with its sources, their refresh schedules, passages and index. */
-  async deleteBase(input: { accountId: string; knowledgeBaseId: string }) {
-    const row = await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+  async deleteBase(input: Scope & { knowledgeBaseId: string }) {
+    const row = await this.getBaseRow(scopeOf(input), input.knowledgeBaseId);
     await this.deps.sources.deleteSchedulesOfBase(row.id);
-    await this.repo.deleteBase(this.deps.db, input.accountId, row.id);
+    await this.repo.deleteBase(this.deps.db, scopeOf(input), row.id);
     return { id: row.id, object: 'knowledge_base', deleted: true as const };
   }
 
   async queryBase(input: QueryKnowledgeBaseInput): Promise<KnowledgeQueryResultObject> {
-    await this.getBaseRow(input.accountId, input.knowledgeBaseId);
+    await this.getBaseRow(scopeOf(input), input.knowledgeBaseId);
     const { results } = await this.deps.retrieval.retrieve({
       accountId: input.accountId,
       knowledgeBaseIds: [input.knowledgeBaseId],

@@ -8,6 +8,7 @@ import { detectFormat } from './ingest/document-parsers';
 import { parseDocument, type DocumentParseLimits } from './ingest/document-parse';
 import type { ListObject } from '../domain/api-schema';
 import { toFileObject, type FileObject } from './file.schemas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 /**
  * Uploaded documents. An upload is parsed before it is stored, so a file that is not PDF, DOCX, HTML,
@@ -18,12 +19,12 @@ export class KnowledgeFilesService {
 
   constructor(private readonly deps: { db: Kysely<DB>; limits: DocumentParseLimits }) {}
 
-  async uploadFile(input: { accountId: string; filename: string; contentType: string; data: Buffer }): Promise<FileObject> {
+  async uploadFile(input: Scope & { filename: string; contentType: string; data: Buffer }): Promise<FileObject> {
     const format = detectFormat({ filename: input.filename, contentType: input.contentType, data: input.data });
     await parseDocument({ format, filename: input.filename, data: input.data, limits: this.deps.limits });
     const row = await this.repo.insertFile(this.deps.db, {
       id: newId(IdPrefix.file),
-      account_id: input.accountId,
+      account_id: input.accountId, livemode: input.livemode,
       filename: input.filename,
       content_type: input.contentType || 'application/octet-stream',
       format,
@@ -33,14 +34,14 @@ export class KnowledgeFilesService {
     return toFileObject(row);
   }
 
-  async getFile(input: { accountId: string; fileId: string }): Promise<FileObject> {
-    const row = await this.repo.getFileById(this.deps.db, input.accountId, input.fileId);
+  async getFile(input: Scope & { fileId: string }): Promise<FileObject> {
+    const row = await this.repo.getFileById(this.deps.db, scopeOf(input), input.fileId);
     if (!row) throw notFound('file', input.fileId);
     return toFileObject(row);
   }
 
-  async listFiles(input: { accountId: string; page: PageParams }): Promise<ListObject<FileObject>> {
-    const page = await this.repo.listFiles(this.deps.db, input.accountId, input.page);
+  async listFiles(input: Scope & { page: PageParams }): Promise<ListObject<FileObject>> {
+    const page = await this.repo.listFiles(this.deps.db, scopeOf(input), input.page);
     return { object: 'list' as const, data: page.data.map(toFileObject), has_more: page.has_more };
   }
 }

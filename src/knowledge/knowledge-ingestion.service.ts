@@ -14,6 +14,7 @@ import type { EventsService } from '../webhooks/events.service';
 import { toKnowledgeSourceObject } from './knowledge-source.schemas';
 import { queryApiSource } from './index/api-source.client';
 import type { AccountsService } from '../accounts/accounts.service';
+import type { Scope } from '../domain/principal';
 
 const INSERT_BATCH = 500;
 
@@ -141,10 +142,11 @@ export class KnowledgeIngestionService {
   async publishSync(input: { sourceId: string; version: number; passages: number; totalLength: number; analyzers?: string[]; workflowId: string }) {
     const { db } = this.deps;
     const live = await this.repo.publishVersion(db, input);
-    const row = await this.repo.getSourceById(db, (await this.accountOf(input.sourceId)) ?? '', input.sourceId);
+    const scope = await this.scopeOf(input.sourceId);
+    const row = scope && (await this.repo.getSourceById(db, scope, input.sourceId));
     if (!live || !row) return { published: false };
     await this.deps.events.emit({
-      accountId: row.account_id,
+      accountId: row.account_id, livemode: row.livemode,
       type: 'knowledge.source.ready',
       data: toKnowledgeSourceObject(row),
       eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.ready', String(input.version)),
@@ -154,20 +156,22 @@ export class KnowledgeIngestionService {
 
   async failSync(input: { sourceId: string; version: number; code: string; message: string; workflowId: string }) {
     const { db } = this.deps;
-    const accountId = await this.accountOf(input.sourceId);
-    if (!accountId) return;
+    const scope = await this.scopeOf(input.sourceId);
+    if (!scope) return;
     await this.repo.failVersion(db, input);
-    const row = await this.repo.getSourceById(db, accountId, input.sourceId);
+    const row = await this.repo.getSourceById(db, scope, input.sourceId);
     if (!row) return;
     await this.deps.events.emit({
-      accountId,
+      ...scope,
       type: 'knowledge.source.failed',
       data: { ...toKnowledgeSourceObject(row), error: { code: input.code, message: input.message } },
       eventId: derivedId(IdPrefix.event, input.workflowId, 'knowledge.source.failed', String(input.version)),
     });
   }
 
-  private async accountOf(sourceId: string) {
-    return (await this.repo.getSourceSummary(this.deps.db, sourceId))?.account_id;
+  /** The account and mode of a source (undefined once deleted). */
+  private async scopeOf(sourceId: string): Promise<Scope | undefined> {
+    const source = await this.repo.getSourceSummary(this.deps.db, sourceId);
+    return source ? { accountId: source.account_id, livemode: source.livemode } : undefined;
   }
 }

@@ -11,6 +11,7 @@ export const KnowledgeSourceSchema = z
   .object({
     id: z.string(),
     object: z.literal('knowledge_source'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     knowledge_base_id: z.string(),
     type: KnowledgeSourceTypeSchema,
     url: z.string().nullable(),
@@ -42,6 +43,7 @@ export type KnowledgeSourceRow = Omit<Selectable<KnowledgeSourceTable>, 'records
 export const toKnowledgeSourceObject = (row: KnowledgeSourceRow): KnowledgeSourceObject => ({
   id: row.id,
   object: 'knowledge_source',
+  livemode: row.livemode,
   knowledge_base_id: row.knowledge_base_id,
   type: row.type,
   url: row.url,

@@ -20,6 +20,7 @@ import type { ListObject } from '../domain/api-schema';
 import { toKnowledgeSourceObject, type KnowledgeSourceObject } from './knowledge-source.schemas';
 import { REFRESH_INTERVAL_MS } from './refresh-cadence';
 import { createWithinQuota } from '../accounts/account-quotas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 export interface AddSourceInput {
   principal: Principal;
@@ -60,32 +61,33 @@ export class KnowledgeSourcesService {
     },
   ) {}
 
-  private async getBase(accountId: string, baseId: string) {
-    const base = await this.repo.getBaseById(this.deps.db, accountId, baseId);
+  private async getBase(scope: Scope, baseId: string) {
+    const base = await this.repo.getBaseById(this.deps.db, scope, baseId);
     if (!base) throw notFound('knowledge base', baseId);
     return base;
   }
 
-  async getSourceRow(input: { accountId: string; knowledgeBaseId: string; sourceId: string }) {
-    const row = await this.repo.getSourceById(this.deps.db, input.accountId, input.sourceId);
+  async getSourceRow(input: Scope & { knowledgeBaseId: string; sourceId: string }) {
+    const row = await this.repo.getSourceById(this.deps.db, scopeOf(input), input.sourceId);
     if (!row || row.knowledge_base_id !== input.knowledgeBaseId) throw notFound('knowledge source', input.sourceId, 'src');
     return row;
   }
 
-  async getSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
+  async getSource(input: Scope & { knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
     return toKnowledgeSourceObject(await this.getSourceRow(input));
   }
 
-  async listSources(input: { accountId: string; knowledgeBaseId: string; page: PageParams }): Promise<ListObject<KnowledgeSourceObject>> {
-    await this.getBase(input.accountId, input.knowledgeBaseId);
-    const page = await this.repo.listSources(this.deps.db, input.accountId, input.knowledgeBaseId, input.page);
+  async listSources(input: Scope & { knowledgeBaseId: string; page: PageParams }): Promise<ListObject<KnowledgeSourceObject>> {
+    await this.getBase(scopeOf(input), input.knowledgeBaseId);
+    const page = await this.repo.listSources(this.deps.db, scopeOf(input), input.knowledgeBaseId, input.page);
     return { object: 'list' as const, data: page.data.map(toKnowledgeSourceObject), has_more: page.has_more };
   }
 
   async addSource(input: AddSourceInput): Promise<KnowledgeSourceObject> {
     const { db } = this.deps;
     const accountId = input.principal.accountId;
-    await this.getBase(accountId, input.knowledgeBaseId);
+    const scope = scopeOf(input.principal);
+    await this.getBase(scope, input.knowledgeBaseId);
     const need = (field: 'url' | 'file_id' | 'records') => {
       if (input[field] === undefined) throw new AppError('parameter_missing', `Missing required parameter: ${field} (for ${input.type} sources)`, { param: field });
     };
@@ -101,7 +103,7 @@ export class KnowledgeSourcesService {
     } else if (input.type === 'document') {
       need('file_id');
       forbid('url', 'records', 'timeout_ms');
-      const file = await this.repo.getFileById(db, accountId, input.file_id!);
+      const file = await this.repo.getFileById(db, scope, input.file_id!);
       if (!file) throw notFound('file', input.file_id!, 'file_id');
     } else {
       need('records');
@@ -135,7 +137,7 @@ export class KnowledgeSourcesService {
   }
 
   async updateSource(input: UpdateSourceInput): Promise<KnowledgeSourceObject> {
-    const current = await this.getSourceRow({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
+    const current = await this.getSourceRow({ ...scopeOf(input.principal), knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
     if (input.records !== undefined && current.type !== 'record') {
       throw new AppError('parameter_unprocessable', 'Invalid records: only record sources take records', { param: 'records' });
     }
@@ -152,16 +154,16 @@ export class KnowledgeSourcesService {
       await this.upsertRefreshSchedule({ sourceId: current.id, refresh: input.refresh, accountId: current.account_id, createdAt: current.created_at });
     }
     if (input.records !== undefined) await this.resync(current.id, 'update');
-    return this.getSource({ accountId: input.principal.accountId, knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
+    return this.getSource({ ...scopeOf(input.principal), knowledgeBaseId: input.knowledgeBaseId, sourceId: input.sourceId });
   }
 
-  async reindexSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
+  async reindexSource(input: Scope & { knowledgeBaseId: string; sourceId: string }): Promise<KnowledgeSourceObject> {
     const current = await this.getSourceRow(input);
     await this.resync(current.id, 'reindex');
     return this.getSource(input);
   }
 
-  async deleteSource(input: { accountId: string; knowledgeBaseId: string; sourceId: string }) {
+  async deleteSource(input: Scope & { knowledgeBaseId: string; sourceId: string }) {
     const current = await this.getSourceRow(input);
     await this.deleteRefreshSchedule(current.id);
     await this.repo.deleteSource(this.deps.db, current.id);

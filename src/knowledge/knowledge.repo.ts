@@ -4,6 +4,7 @@ import type { KnowledgeFileFormat, KnowledgeRecordInput, KnowledgeRefresh, Knowl
 import { paginate, type PageParams } from '../db/pagination';
 import { contentHash, passageEmbeddingText } from './index/embedding-text';
 import { analyzerSql, DEFAULT_ANALYZER } from './index/analyzers';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -22,7 +23,7 @@ export interface PassageInsert {
 
 export class KnowledgeRepo {
   // ── bases ────────────────────────────────────────────────────────────────
-  async insertBase(db: Db, row: { id: string; account_id: string; name: string; description: string | null; metadata: Record<string, string> }) {
+  async insertBase(db: Db, row: { id: string; account_id: string; livemode: boolean; name: string; description: string | null; metadata: Record<string, string> }) {
     return db
       .insertInto('knowledge_bases')
       .values({ ...row, metadata: JSON.stringify(row.metadata) })
@@ -30,16 +31,16 @@ export class KnowledgeRepo {
       .executeTakeFirstOrThrow();
   }
 
-  async getBaseById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('knowledge_bases').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getBaseById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('knowledge_bases').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  async listBases(db: Kysely<DB>, accountId: string, page: PageParams) {
-    return paginate(db, 'knowledge_bases', db.selectFrom('knowledge_bases').selectAll().where('account_id', '=', accountId), page);
+  async listBases(db: Kysely<DB>, scope: Scope, page: PageParams) {
+    return paginate(db, 'knowledge_bases', db.selectFrom('knowledge_bases').selectAll().where(inScope(scope)), page);
   }
 
-  async deleteBase(db: Db, accountId: string, id: string) {
-    await db.deleteFrom('knowledge_bases').where('account_id', '=', accountId).where('id', '=', id).execute();
+  async deleteBase(db: Db, scope: Scope, id: string) {
+    await db.deleteFrom('knowledge_bases').where(inScope(scope)).where('id', '=', id).execute();
   }
 
   async countSourcesByBase(db: Db, baseIds: string[]) {
@@ -54,16 +55,16 @@ export class KnowledgeRepo {
   }
 
   // ── files ────────────────────────────────────────────────────────────────
-  async insertFile(db: Db, row: { id: string; account_id: string; filename: string; content_type: string; format: KnowledgeFileFormat; bytes: number; data: Buffer }) {
+  async insertFile(db: Db, row: { id: string; account_id: string; livemode: boolean; filename: string; content_type: string; format: KnowledgeFileFormat; bytes: number; data: Buffer }) {
     await db.insertInto('knowledge_files').values(row).execute();
-    return this.getFileById(db, row.account_id, row.id).then((f) => f!);
+    return this.getFileById(db, { accountId: row.account_id, livemode: row.livemode }, row.id).then((f) => f!);
   }
 
-  async getFileById(db: Db, accountId: string, id: string) {
+  async getFileById(db: Db, scope: Scope, id: string) {
     return db
       .selectFrom('knowledge_files')
-      .select(['id', 'account_id', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
-      .where('account_id', '=', accountId)
+      .select(['id', 'account_id', 'livemode', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
+      .where(inScope(scope))
       .where('id', '=', id)
       .executeTakeFirst();
   }
@@ -72,11 +73,11 @@ export class KnowledgeRepo {
     return db.selectFrom('knowledge_files').select(['id', 'filename', 'format', 'data']).where('id', '=', id).executeTakeFirst();
   }
 
-  async listFiles(db: Kysely<DB>, accountId: string, page: PageParams) {
+  async listFiles(db: Kysely<DB>, scope: Scope, page: PageParams) {
     const q = db
       .selectFrom('knowledge_files')
-      .select(['id', 'account_id', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
-      .where('account_id', '=', accountId);
+      .select(['id', 'account_id', 'livemode', 'filename', 'content_type', 'format', 'bytes', 'created_at'])
+      .where(inScope(scope));
     return paginate(db, 'knowledge_files', q, page);
   }
 
@@ -102,8 +103,8 @@ export class KnowledgeRepo {
       .executeTakeFirstOrThrow();
   }
 
-  async getSourceById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('knowledge_sources').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getSourceById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('knowledge_sources').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   /** A source without its records (they can be large). */
@@ -120,8 +121,8 @@ export class KnowledgeRepo {
     return row?.records ?? [];
   }
 
-  async listSources(db: Kysely<DB>, accountId: string, baseId: string, page: PageParams) {
-    const q = db.selectFrom('knowledge_sources').selectAll().where('account_id', '=', accountId).where('knowledge_base_id', '=', baseId);
+  async listSources(db: Kysely<DB>, scope: Scope, baseId: string, page: PageParams) {
+    const q = db.selectFrom('knowledge_sources').selectAll().where(inScope(scope)).where('knowledge_base_id', '=', baseId);
     return paginate(db, 'knowledge_sources', q, page);
   }
 

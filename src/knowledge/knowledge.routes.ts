@@ -6,6 +6,7 @@ import { registerFileRoutes } from './files.routes';
 import type { RouteDeps } from '../http/route-deps';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
 import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
+import { scopeOf } from '../domain/principal';
 
 /** Metadata values may be strings, numbers or booleans; they are stored and filtered as strings (as Stripe does). */
 const MetadataSchema = z
@@ -73,22 +74,22 @@ export function registerKnowledgeRoutes(deps: RouteDeps) {
   const sources = services.knowledgeSources;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/knowledge_bases', summary: 'Create a knowledge base', tag, body: CreateBaseBodySchema, response: KnowledgeBaseSchema, status: 201 },
-    ({ body, principal }) => bases.createBase({ accountId: principal.accountId, ...body }));
+    ({ body, principal }) => bases.createBase({ ...scopeOf(principal), ...body }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/knowledge_bases', summary: 'List knowledge bases', tag, query: PageQuerySchema, response: listOf(KnowledgeBaseSchema, 'KnowledgeBaseList') },
-    ({ query, principal }) => bases.listBases({ accountId: principal.accountId, page: query }));
+    ({ query, principal }) => bases.listBases({ ...scopeOf(principal), page: query }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/knowledge_bases/{id}', summary: 'Retrieve a knowledge base', tag, params: IdParamsSchema, response: KnowledgeBaseSchema },
-    ({ params, principal }) => bases.getBase({ accountId: principal.accountId, knowledgeBaseId: params.id }));
+    ({ params, principal }) => bases.getBase({ ...scopeOf(principal), knowledgeBaseId: params.id }));
 
   defineRoute(router, registry, { method: 'delete', path: '/v1/knowledge_bases/{id}', summary: 'Delete a knowledge base with its sources and their schedules', tag, params: IdParamsSchema, response: DeletedSchema },
-    ({ params, principal }) => bases.deleteBase({ accountId: principal.accountId, knowledgeBaseId: params.id }));
+    ({ params, principal }) => bases.deleteBase({ ...scopeOf(principal), knowledgeBaseId: params.id }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/knowledge_bases/{id}/query', tag, params: IdParamsSchema, body: QueryBodySchema, response: KnowledgeQueryResultSchema,
     summary: 'Query a knowledge base: ranked passages with calibrated scores (no generated answer)',
     description: '409 source_indexing while every source of the base is still indexing its first version.',
-  }, ({ params, body, principal }) => bases.queryBase({ accountId: principal.accountId, knowledgeBaseId: params.id, ...body }));
+  }, ({ params, body, principal }) => bases.queryBase({ ...scopeOf(principal), knowledgeBaseId: params.id, ...body }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/knowledge_bases/{id}/sources', tag, params: IdParamsSchema, body: AddSourceBodySchema, response: KnowledgeSourceSchema, status: 202,
@@ -96,10 +97,10 @@ export function registerKnowledgeRoutes(deps: RouteDeps) {
   }, ({ params, body, principal }) => sources.addSource({ principal, knowledgeBaseId: params.id, ...body }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/knowledge_bases/{id}/sources', summary: 'List the sources of a knowledge base', tag, params: IdParamsSchema, query: PageQuerySchema, response: listOf(KnowledgeSourceSchema, 'KnowledgeSourceList') },
-    ({ params, query, principal }) => sources.listSources({ accountId: principal.accountId, knowledgeBaseId: params.id, page: query }));
+    ({ params, query, principal }) => sources.listSources({ ...scopeOf(principal), knowledgeBaseId: params.id, page: query }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/knowledge_bases/{id}/sources/{src}', summary: 'Retrieve a source', tag, params: SourceParamsSchema, response: KnowledgeSourceSchema },
-    ({ params, principal }) => sources.getSource({ accountId: principal.accountId, knowledgeBaseId: params.id, sourceId: params.src }));
+    ({ params, principal }) => sources.getSource({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/knowledge_bases/{id}/sources/{src}', tag, params: SourceParamsSchema, body: UpdateSourceBodySchema, response: KnowledgeSourceSchema,
@@ -107,12 +108,12 @@ export function registerKnowledgeRoutes(deps: RouteDeps) {
   }, ({ params, body, principal }) => sources.updateSource({ principal, knowledgeBaseId: params.id, sourceId: params.src, ...body }));
 
   defineRoute(router, registry, { method: 'delete', path: '/v1/knowledge_bases/{id}/sources/{src}', summary: 'Delete a source, its passages and its refresh schedule', tag, params: SourceParamsSchema, response: DeletedSchema },
-    ({ params, principal }) => sources.deleteSource({ accountId: principal.accountId, knowledgeBaseId: params.id, sourceId: params.src }));
+    ({ params, principal }) => sources.deleteSource({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src }));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/knowledge_bases/{id}/sources/{src}/reindex', tag, params: SourceParamsSchema, response: KnowledgeSourceSchema, status: 202,
     summary: 'Re-index a source now; the live version keeps answering until the new one is ready',
-  }, ({ params, principal }) => sources.reindexSource({ accountId: principal.accountId, knowledgeBaseId: params.id, sourceId: params.src }));
+  }, ({ params, principal }) => sources.reindexSource({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src }));
 
   registerFileRoutes(deps);
 }

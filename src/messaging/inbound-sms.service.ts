@@ -22,7 +22,7 @@ import { hasOwnWorkflow, type MessagesService } from './messages.service';
  * conversations area plugs in here (a number with a live agent opens or continues a conversation).
  */
 export interface CustomerMessagePort {
-  onCustomerMessage(input: { accountId: string; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void>;
+  onCustomerMessage(input: { accountId: string; livemode: boolean; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void>;
 }
 
 /** No agent wiring: inbound messages are stored and emitted only. */
@@ -102,11 +102,18 @@ export class InboundSmsService implements CarrierListener {
     const number = await this.deps.phoneNumbers.findNumber({ number: sms.to });
     // Only the sender's owner hears from it: the number's account, or the account the sender ID or short
     // code is registered to. Nobody else, even an account that once wrote from it.
-    const accountId = number?.account_id ?? (await this.deps.senders.findSenderOwner({ sender: sms.to }));
-    if (!accountId) {
+    const owner = number ? { accountId: number.account_id, livemode: number.livemode } : await this.deps.senders.findSenderOwner({ sender: sms.to });
+    if (!owner) {
       await this.onInboundToUnownedSender(sms);
       return;
     }
+    // The message takes the mode of the number (or sender) it reached. A test-mode number is reached
+    // through a sandbox only, a live one through real carriers only: anything else is not its traffic.
+    if (owner.livemode === Boolean(sms.sandbox)) {
+      log.warn({ carrier: sms.carrier, to: sms.to, livemode: owner.livemode }, 'Inbound SMS from a carrier of the other mode dropped');
+      return;
+    }
+    const { accountId, livemode } = owner;
     const id = sms.carrierMessageId
       ? derivedId(IdPrefix.message, 'inbound', sms.carrier, sms.carrierMessageId)
       : newId(IdPrefix.message);
@@ -117,6 +124,7 @@ export class InboundSmsService implements CarrierListener {
       await this.repo.insertMessage(tx, {
         id,
         account_id: accountId,
+        livemode,
         direction: 'inbound',
         type: 'transactional',
         origin: 'api',
@@ -141,7 +149,7 @@ export class InboundSmsService implements CarrierListener {
       });
       const stored = (await this.repo.getMessage(tx, id))!;
       await events.emit(
-        { accountId, type: 'message.received', data: toMessageObject(stored), eventId: derivedId(IdPrefix.event, id, 'message.received') },
+        { accountId, livemode, type: 'message.received', data: toMessageObject(stored), eventId: derivedId(IdPrefix.event, id, 'message.received') },
         { tx },
       );
       return stored;
@@ -155,11 +163,11 @@ export class InboundSmsService implements CarrierListener {
       let reply: string;
       if (keyword.action === 'opt_out' || keyword.action === 'opt_out_all') {
         const scope = keyword.action === 'opt_out_all' ? '*' : sender;
-        await this.repo.setConsent(db, { account_id: accountId, sender: scope, recipient, opted_out: true, keyword: keyword.keyword });
+        await this.repo.setConsent(db, { account_id: accountId, livemode, sender: scope, recipient, opted_out: true, keyword: keyword.keyword });
         reply = OPT_OUT_REPLY;
       } else if (keyword.action === 'opt_in') {
-        await this.repo.clearConsent(db, accountId, sender, recipient);
-        await this.repo.clearConsent(db, accountId, '*', recipient);
+        await this.repo.clearConsent(db, owner, sender, recipient);
+        await this.repo.clearConsent(db, owner, '*', recipient);
         reply = OPT_IN_REPLY;
       } else {
         reply = number?.help_text ?? this.deps.config.messaging.helpText;
@@ -167,6 +175,7 @@ export class InboundSmsService implements CarrierListener {
       await this.deps.messages.sendInternalMessage({
         id: derivedId(IdPrefix.message, id, 'auto_reply'),
         accountId,
+        livemode,
         to: recipient,
         from: sender,
         body: reply,
@@ -175,7 +184,7 @@ export class InboundSmsService implements CarrierListener {
     }
 
     if (!keyword && number?.agent_id) {
-      await this.deps.customerMessages.onCustomerMessage({ accountId, phoneNumberId: number.id, agentId: number.agent_id, message });
+      await this.deps.customerMessages.onCustomerMessage({ accountId, livemode, phoneNumberId: number.id, agentId: number.agent_id, message });
     }
   }
 
@@ -188,8 +197,9 @@ export class InboundSmsService implements CarrierListener {
     const { db, log } = this.deps;
     const keyword = classifyKeyword(sms.body);
     if (keyword?.action === 'opt_out' || keyword?.action === 'opt_out_all') {
-      for (const accountId of await this.repo.findAccountsOfConversation(db, sms.to, sms.from)) {
-        await this.repo.setConsent(db, { account_id: accountId, sender: sms.to, recipient: sms.from, opted_out: true, keyword: keyword.keyword });
+      const livemode = !sms.sandbox;
+      for (const accountId of await this.repo.findAccountsOfConversation(db, sms.to, sms.from, livemode)) {
+        await this.repo.setConsent(db, { account_id: accountId, livemode, sender: sms.to, recipient: sms.from, opted_out: true, keyword: keyword.keyword });
       }
       log.info({ carrier: sms.carrier, to: sms.to }, 'Opt-out to an unowned sender applied to the accounts that wrote from it');
       return;

@@ -10,7 +10,7 @@ import { toMessageObject } from './message.schemas';
 export async function emitMessageUpdated(events: EventsService, m: MessageRow, tx?: EventTransaction): Promise<void> {
   await events.emit(
     {
-      accountId: m.account_id,
+      accountId: m.account_id, livemode: m.livemode,
       type: 'message.updated',
       data: toMessageObject(m),
       eventId: derivedId(IdPrefix.event, m.id, 'message.updated', m.status),

@@ -50,7 +50,7 @@ export class MessageSubmitter {
     };
     try {
       const result = await carriers.submit(
-        { messageId: m.id, accountId: m.account_id, to: m.to, from: m.from, body: m.body, requestReceipt: true, resume },
+        { messageId: m.id, accountId: m.account_id, livemode: m.livemode, to: m.to, from: m.from, body: m.body, requestReceipt: true, resume },
         record,
       );
       return { kind: 'accepted', result, attempt: current };

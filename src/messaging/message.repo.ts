@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import type { DB } from '../db/schema';
 import type { MessageStatus, MessageTable, SmsReceiptTable } from '../db/tables/sms';
 import { paginate, type PageParams } from '../db/pagination';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type MessageRow = Selectable<MessageTable>;
@@ -44,16 +45,16 @@ export class MessageRepo {
     await db.deleteFrom('messages').where('id', '=', id).where('status', '=', 'queued').execute();
   }
 
-  async getMessageById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getMessageById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('messages').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   async getMessage(db: Db, id: string) {
     return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async listMessages(db: Kysely<DB>, accountId: string, page: PageParams, filter: MessageListFilter) {
-    let q = db.selectFrom('messages').selectAll().where('account_id', '=', accountId);
+  async listMessages(db: Kysely<DB>, scope: Scope, page: PageParams, filter: MessageListFilter) {
+    let q = db.selectFrom('messages').selectAll().where(inScope(scope));
     if (filter.to) q = q.where('to', '=', filter.to);
     if (filter.from) q = q.where('from', '=', filter.from);
     if (filter.status) q = q.where('status', '=', filter.status);
@@ -103,7 +104,7 @@ export class MessageRepo {
    */
   async claimForSending(db: Db, id: string) {
     const optedOut = sql<boolean>`(origin <> 'auto_reply' and exists (
-      select 1 from sms_consents c where c.account_id = messages.account_id and c.recipient = messages."to"
+      select 1 from sms_consents c where c.account_id = messages.account_id and c.livemode = messages.livemode and c.recipient = messages."to"
         and c.sender in (messages."from", '*') and c.opted_out))`;
     return db
       .updateTable('messages')
@@ -197,11 +198,12 @@ export class MessageRepo {
 
   /** The account that last sent from `from` to `to` (routes inbound replies to sender IDs and short codes). */
   /** Every account that sent from `from` to `to` (consent for an unowned sender). */
-  async findAccountsOfConversation(db: Db, from: string, to: string): Promise<string[]> {
+  async findAccountsOfConversation(db: Db, from: string, to: string, livemode: boolean): Promise<string[]> {
     const rows = await db
       .selectFrom('messages')
       .select('account_id')
       .distinct()
+      .where('livemode', '=', livemode)
       .where('direction', '=', 'outbound')
       .where('from', '=', from)
       .where('to', '=', to)
@@ -209,20 +211,20 @@ export class MessageRepo {
     return rows.map((r) => r.account_id);
   }
 
-  async setConsent(db: Db, row: { account_id: string; sender: string; recipient: string; opted_out: boolean; keyword: string }) {
+  async setConsent(db: Db, row: { account_id: string; livemode: boolean; sender: string; recipient: string; opted_out: boolean; keyword: string }) {
     await db
       .insertInto('sms_consents')
       .values({ ...row, updated_at: new Date() })
-      .onConflict((oc) => oc.columns(['account_id', 'recipient', 'sender']).doUpdateSet({ opted_out: row.opted_out, keyword: row.keyword, updated_at: new Date() }))
+      .onConflict((oc) => oc.columns(['account_id', 'livemode', 'recipient', 'sender']).doUpdateSet({ opted_out: row.opted_out, keyword: row.keyword, updated_at: new Date() }))
       .execute();
   }
 
   /** Whether `recipient` opted out of messages from `sender` (or of every sender of the account). */
-  async isOptedOut(db: Db, accountId: string, sender: string, recipient: string): Promise<boolean> {
+  async isOptedOut(db: Db, scope: Scope, sender: string, recipient: string): Promise<boolean> {
     const row = await db
       .selectFrom('sms_consents')
       .select('opted_out')
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('recipient', '=', recipient)
       .where('sender', 'in', [sender, '*'])
       .where('opted_out', '=', true)
@@ -231,12 +233,12 @@ export class MessageRepo {
   }
 
   /** The number among `to` that `from` last wrote to (an inbound message of the account), if any. */
-  async findLatestInboundTo(db: Db, accountId: string, from: string, to: string[]): Promise<string | undefined> {
+  async findLatestInboundTo(db: Db, scope: Scope, from: string, to: string[]): Promise<string | undefined> {
     if (to.length === 0) return undefined;
     const row = await db
       .selectFrom('messages')
       .select('to')
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('direction', '=', 'inbound')
       .where('from', '=', from)
       .where('to', 'in', to)
@@ -246,8 +248,8 @@ export class MessageRepo {
     return row?.to;
   }
 
-  async clearConsent(db: Db, accountId: string, sender: string, recipient: string) {
-    await db.deleteFrom('sms_consents').where('account_id', '=', accountId).where('sender', '=', sender).where('recipient', '=', recipient).execute();
+  async clearConsent(db: Db, scope: Scope, sender: string, recipient: string) {
+    await db.deleteFrom('sms_consents').where(inScope(scope)).where('sender', '=', sender).where('recipient', '=', recipient).execute();
   }
 
 

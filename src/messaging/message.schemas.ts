@@ -8,6 +8,7 @@ export const MessageSchema = z
   .object({
     id: z.string().describe('msg_ prefix'),
     object: z.literal('message'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     channel: z.string(),
     direction: z.enum(['outbound', 'inbound']),
     type: z.enum(['transactional', 'promotional']),
@@ -40,6 +41,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const toMessageObject = (m: MessageRow): MessageObject => ({
   id: m.id,
   object: 'message',
+  livemode: m.livemode,
   channel: m.channel,
   direction: m.direction,
   type: m.type,

@@ -4,6 +4,7 @@ import { defineRoute } from '../http/route';
 import { E164Schema, HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { MessageSchema, MessageStatusSchema } from './message.schemas';
+import { scopeOf } from '../domain/principal';
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -35,12 +36,12 @@ export function registerMessageRoutes({ router, registry, services }: RouteDeps)
   defineRoute(router, registry, { method: 'get', path: '/v1/messages', summary: 'List messages, newest first', tag, query: ListQuerySchema, response: listOf(MessageSchema, 'MessageList') },
     ({ query, principal }) => {
       const { to, from, status, direction, ...page } = query;
-      return svc.listMessages({ accountId: principal.accountId, page, to, from, status, direction });
+      return svc.listMessages({ ...scopeOf(principal), page, to, from, status, direction });
     });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/messages/{id}', summary: 'Retrieve a message', tag, params: IdParamsSchema, response: MessageSchema },
-    ({ params, principal }) => svc.getMessage({ accountId: principal.accountId, messageId: params.id }));
+    ({ params, principal }) => svc.getMessage({ ...scopeOf(principal), messageId: params.id }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/messages/{id}/cancel', summary: 'Cancel a message still queued (waiting for send_at or quiet hours)', tag, params: IdParamsSchema, response: MessageSchema },
-    ({ params, principal }) => svc.cancelMessage({ accountId: principal.accountId, messageId: params.id }));
+    ({ params, principal }) => svc.cancelMessage({ ...scopeOf(principal), messageId: params.id }));
 }

@@ -9,7 +9,6 @@ import type { DB } from '../db/schema';
 import type { MessageOrigin, MessageStatus, MessageType } from '../db/tables/sms';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import type { Principal } from '../domain/principal';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import type { SendersService } from '../numbers/senders.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
@@ -27,6 +26,7 @@ import { retryInBackground } from '../db/retry-in-background';
 import { MessageRepo } from './message.repo';
 import type { ListObject } from '../domain/api-schema';
 import { toMessageObject, type MessageObject } from './message.schemas';
+import { sameScope, scopeOf, type Principal, type Scope } from '../domain/principal';
 
 /** Body limits: at most 1600 characters and 10 segments (1530 GSM-7 septets or 670 UCS-2 code units). */
 export const MAX_BODY_CHARS = 1600;
@@ -65,8 +65,8 @@ export interface CreateMessageInput {
 export class MessagesService {
   private readonly repo = new MessageRepo();
   private readonly batcher: SendBatcher;
-  /** Sender (number, or sender ID lower-cased) → the account it is registered to. */
-  private readonly senderOwners = new Map<string, string>();
+  /** Sender (number, or sender ID lower-cased) → the account and mode it is registered to. */
+  private readonly senderOwners = new Map<string, Scope>();
 
   constructor(
     private readonly deps: {
@@ -94,7 +94,7 @@ export class MessagesService {
     const { principal } = input;
     const to = parseRecipient(input.to);
     if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
-    await this.assertSender(principal.accountId, input.from);
+    await this.assertSender(scopeOf(principal), input.from);
     const segmented = this.assertBody(input.body);
     if (input.status_callback) {
       assertOutboundUrl(input.status_callback, { allowPrivate: this.deps.config.network.allowPrivate, requireHttps: principal.mode === 'live' }, 'status_callback');
@@ -109,7 +109,7 @@ export class MessagesService {
       }
     }
     return this.enqueueMessage({
-      accountId: principal.accountId,
+      ...scopeOf(principal),
       to: to.number,
       country: to.country,
       from: input.from,
@@ -129,12 +129,12 @@ export class MessagesService {
    * A message the service itself sends (keyword replies, verification codes). With `sealedBody`, the
    * real text is stored encrypted and `body` (a masked copy of the same length) is what rests in clear.
    */
-  async sendInternalMessage(input: { accountId: string; to: string; from: string; body: string; sealedBody?: string; origin: MessageOrigin; id?: string }) {
+  async sendInternalMessage(input: Scope & { to: string; from: string; body: string; sealedBody?: string; origin: MessageOrigin; id?: string }) {
     const segmented = segmentSms(input.sealedBody ?? input.body);
     return this.enqueueMessage({
       bodySealed: input.sealedBody === undefined ? null : sealText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), input.sealedBody),
       id: input.id,
-      accountId: input.accountId,
+      ...scopeOf(input),
       to: input.to,
       country: countryOf(input.to),
       from: input.from,
@@ -150,18 +150,19 @@ export class MessagesService {
   }
 
   /** Whether `recipient` opted out of SMS from `sender` (STOP to it, or STOPALL to the account). */
-  async isOptedOut(input: { accountId: string; sender: string; recipient: string }): Promise<boolean> {
-    return this.repo.isOptedOut(this.deps.db, input.accountId, input.sender, input.recipient);
+  async isOptedOut(input: Scope & { sender: string; recipient: string }): Promise<boolean> {
+    return this.repo.isOptedOut(this.deps.db, scopeOf(input), input.sender, input.recipient);
   }
 
   /** Which of `numbers` the handset `from` last wrote to (where a conversation's SMS replies come from). */
-  async findLatestInboundTo(input: { accountId: string; from: string; numbers: string[] }): Promise<string | undefined> {
-    return this.repo.findLatestInboundTo(this.deps.db, input.accountId, input.from, input.numbers);
+  async findLatestInboundTo(input: Scope & { from: string; numbers: string[] }): Promise<string | undefined> {
+    return this.repo.findLatestInboundTo(this.deps.db, scopeOf(input), input.from, input.numbers);
   }
 
   private async enqueueMessage(m: {
     id?: string;
     accountId: string;
+    livemode: boolean;
     to: string;
     country: string | null;
     from: string;
@@ -193,6 +194,7 @@ export class MessagesService {
       inserted = await this.repo.insertMessage(db, {
       id,
       account_id: m.accountId,
+      livemode: m.livemode,
       direction: 'outbound',
       type: m.type,
       origin: m.origin,
@@ -246,12 +248,12 @@ export class MessagesService {
    * `from` must be one of the account's own senders: a phone number, or an alphanumeric sender ID or
    * short code registered to it. Anything else is 403 `sender_not_registered` (a malformed one is 400).
    */
-  async assertSender(accountId: string, from: string) {
+  async assertSender(scope: Scope, from: string) {
     const kind = classifySender(from);
     if (!kind) {
       throw new AppError('parameter_invalid', 'Invalid from: expected a sender ID (1-11 letters, digits or spaces, at least one letter), a short code (3-8 digits) or an E.164 number', { param: 'from' });
     }
-    if (!(await this.ownsSender(accountId, from, kind))) {
+    if (!(await this.ownsSender(scope, from, kind))) {
       const what = kind === 'number' ? 'phone number' : kind === 'short_code' ? 'short code' : 'sender ID';
       throw new AppError('sender_not_registered', `The ${what} ${from} is not registered to this account; ask an operator to register it (npm run cli -- ${kind === 'number' ? 'numbers' : 'senders'} add)`, { param: 'from' });
     }
@@ -262,18 +264,21 @@ export class MessagesService {
    * another account, so an owner once found is remembered (the send path then costs one query fewer);
    * a miss is asked again every time (it may be registered meanwhile).
    */
-  private async ownsSender(accountId: string, from: string, kind: SenderKind): Promise<boolean> {
+  private async ownsSender(scope: Scope, from: string, kind: SenderKind): Promise<boolean> {
     const key = kind === 'number' ? from : from.toLowerCase();
     const known = this.senderOwners.get(key);
-    if (known !== undefined) return known === accountId;
-    const owner =
-      kind === 'number'
-        ? (await this.deps.phoneNumbers.findNumber({ number: from }))?.account_id
-        : await this.deps.senders.findSenderOwner({ sender: from });
+    if (known !== undefined) return sameScope(known, scope);
+    let owner: Scope | undefined;
+    if (kind === 'number') {
+      const number = await this.deps.phoneNumbers.findNumber({ number: from });
+      owner = number && { accountId: number.account_id, livemode: number.livemode };
+    } else {
+      owner = await this.deps.senders.findSenderOwner({ sender: from });
+    }
     if (owner === undefined) return false;
     if (this.senderOwners.size >= SENDER_OWNERS_CACHED) this.senderOwners.clear();
     this.senderOwners.set(key, owner);
-    return owner === accountId;
+    return sameScope(owner, scope);
   }
 
   private assertBody(body: string) {
@@ -288,21 +293,21 @@ export class MessagesService {
     return segmented;
   }
 
-  async getMessage(input: { accountId: string; messageId: string }): Promise<MessageObject> {
-    const row = await this.repo.getMessageById(this.deps.db, input.accountId, input.messageId);
+  async getMessage(input: Scope & { messageId: string }): Promise<MessageObject> {
+    const row = await this.repo.getMessageById(this.deps.db, scopeOf(input), input.messageId);
     if (!row) throw notFound('message', input.messageId);
     return toMessageObject(row);
   }
 
-  async listMessages(input: { accountId: string; page: PageParams; to?: string; from?: string; status?: MessageStatus; direction?: 'inbound' | 'outbound' }): Promise<ListObject<MessageObject>> {
-    const { accountId, page, ...filter } = input;
-    const result = await this.repo.listMessages(this.deps.db, accountId, page, filter);
+  async listMessages(input: Scope & { page: PageParams; to?: string; from?: string; status?: MessageStatus; direction?: 'inbound' | 'outbound' }): Promise<ListObject<MessageObject>> {
+    const { accountId, livemode, page, ...filter } = input;
+    const result = await this.repo.listMessages(this.deps.db, { accountId, livemode }, page, filter);
     return { object: 'list' as const, data: result.data.map(toMessageObject), has_more: result.has_more };
   }
 
   /** Cancels a message still `queued` (waiting for send_at or quiet hours); 409 once it is on its way. */
-  async cancelMessage(input: { accountId: string; messageId: string }): Promise<MessageObject> {
-    const current = await this.repo.getMessageById(this.deps.db, input.accountId, input.messageId);
+  async cancelMessage(input: Scope & { messageId: string }): Promise<MessageObject> {
+    const current = await this.repo.getMessageById(this.deps.db, scopeOf(input), input.messageId);
     if (!current) throw notFound('message', input.messageId);
     const { events } = this.deps;
     const row = await events.transaction(async (tx) => {

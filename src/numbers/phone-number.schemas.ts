@@ -8,6 +8,7 @@ export const PhoneNumberSchema = z
   .object({
     id: z.string().describe('pn_ prefix'),
     object: z.literal('phone_number'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     number: z.string(),
     country: z.string().nullable(),
     agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
@@ -22,6 +23,7 @@ export type PhoneNumberObject = z.infer<typeof PhoneNumberSchema>;
 export const toPhoneNumberObject = (row: Selectable<PhoneNumberTable>): PhoneNumberObject => ({
   id: row.id,
   object: 'phone_number',
+  livemode: row.livemode,
   number: row.number,
   country: row.country,
   agent_id: row.agent_id,

@@ -9,6 +9,7 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { ListObject } from '../domain/api-schema';
 import { toPhoneNumberObject, type PhoneNumberObject } from './phone-number.schemas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 /**
  * The account's phone numbers. They are provisioned by operators (CLI, console) and read-only through
@@ -19,7 +20,7 @@ export class PhoneNumbersService {
 
   constructor(private readonly deps: { db: Kysely<DB>; agents: AgentsService }) {}
 
-  async provisionPhoneNumber(input: { accountId: string; number: string; helpText?: string; agentId?: string }): Promise<PhoneNumberObject> {
+  async provisionPhoneNumber(input: Scope & { number: string; helpText?: string; agentId?: string }): Promise<PhoneNumberObject> {
     const parsed = parseRecipient(input.number);
     if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid number: ${parsed.reason}`, { param: 'number' });
     if (await this.repo.getPhoneNumberByNumber(this.deps.db, parsed.number)) {
@@ -27,7 +28,7 @@ export class PhoneNumbersService {
     }
     const row = await this.repo.insertPhoneNumber(this.deps.db, {
       id: newId(IdPrefix.phoneNumber),
-      account_id: input.accountId,
+      account_id: input.accountId, livemode: input.livemode,
       number: parsed.number,
       country: parsed.country,
       help_text: input.helpText ?? null,
@@ -36,14 +37,14 @@ export class PhoneNumbersService {
     return toPhoneNumberObject(row);
   }
 
-  async getPhoneNumber(input: { accountId: string; phoneNumberId: string }): Promise<PhoneNumberObject> {
-    const row = await this.repo.getPhoneNumberById(this.deps.db, input.accountId, input.phoneNumberId);
+  async getPhoneNumber(input: Scope & { phoneNumberId: string }): Promise<PhoneNumberObject> {
+    const row = await this.repo.getPhoneNumberById(this.deps.db, scopeOf(input), input.phoneNumberId);
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
 
-  async listPhoneNumbers(input: { accountId: string; page: PageParams }): Promise<ListObject<PhoneNumberObject>> {
-    const page = await this.repo.listPhoneNumbers(this.deps.db, input.accountId, input.page);
+  async listPhoneNumbers(input: Scope & { page: PageParams }): Promise<ListObject<PhoneNumberObject>> {
+    const page = await this.repo.listPhoneNumbers(this.deps.db, scopeOf(input), input.page);
     return { object: 'list' as const, data: page.data.map(toPhoneNumberObject), has_more: page.has_more };
   }
 
@@ -51,22 +52,22 @@ export class PhoneNumbersService {
    * Attaches a live agent to answer the number's inbound messages (null detaches). The agent must be the
    * account's, live, and configured for sms (422 agent_not_live / channel_not_supported otherwise).
    */
-  async attachAgent(input: { accountId: string; phoneNumberId: string; agentId: string | null }): Promise<PhoneNumberObject> {
+  async attachAgent(input: Scope & { phoneNumberId: string; agentId: string | null }): Promise<PhoneNumberObject> {
     await this.getPhoneNumber(input);
     if (input.agentId !== null) {
-      const live = await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: input.agentId });
+      const live = await this.deps.agents.getLiveVersion({ ...scopeOf(input), agentId: input.agentId });
       if (!live.config.channels.includes('sms')) {
         throw new AppError('channel_not_supported', `Agent ${input.agentId} is not configured for the sms channel (it has ${live.config.channels.join(', ')})`, { param: 'agent_id' });
       }
     }
-    const row = await this.repo.setAgent(this.deps.db, input.accountId, input.phoneNumberId, input.agentId);
+    const row = await this.repo.setAgent(this.deps.db, scopeOf(input), input.phoneNumberId, input.agentId);
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
 
   /** The account's numbers answered by `agentId`, oldest first. */
-  async listNumbersOfAgent(input: { accountId: string; agentId: string }) {
-    return this.repo.listNumbersOfAgent(this.deps.db, input.accountId, input.agentId);
+  async listNumbersOfAgent(input: Scope & { agentId: string }) {
+    return this.repo.listNumbersOfAgent(this.deps.db, scopeOf(input), input.agentId);
   }
 
   /**
@@ -74,7 +75,7 @@ export class PhoneNumbersService {
    * The flow is validated (400 naming the field at fault); a connect_agent action's agent must be the
    * account's, live and configured for voice (422 agent_not_live / channel_not_supported).
    */
-  async setVoiceCallFlow(input: { accountId: string; phoneNumberId: string; flow: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
+  async setVoiceCallFlow(input: Scope & { phoneNumberId: string; flow: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
     await this.getPhoneNumber(input);
     let stored: Record<string, unknown> | null = null;
     if (input.flow !== null) {
@@ -86,14 +87,14 @@ export class PhoneNumbersService {
       }
       const connect = connectAgentOf(parsed.data);
       if (connect) {
-        const live = await this.deps.agents.getLiveVersion({ accountId: input.accountId, agentId: connect.agent_id });
+        const live = await this.deps.agents.getLiveVersion({ ...scopeOf(input), agentId: connect.agent_id });
         if (!live.config.channels.includes('voice')) {
           throw new AppError('channel_not_supported', `Agent ${connect.agent_id} is not configured for the voice channel (it has ${live.config.channels.join(', ')})`, { param: 'voice_call_flow.actions' });
         }
       }
       stored = parsed.data;
     }
-    const row = await this.repo.setVoiceCallFlow(this.deps.db, input.accountId, input.phoneNumberId, stored);
+    const row = await this.repo.setVoiceCallFlow(this.deps.db, scopeOf(input), input.phoneNumberId, stored);
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
@@ -103,9 +104,9 @@ export class PhoneNumbersService {
     return this.repo.getPhoneNumberByNumber(this.deps.db, input.number);
   }
 
-  /** The number's row when `accountId` owns it. */
-  async findAccountNumber(input: { accountId: string; number: string }) {
+  /** The number's row when it belongs to the scope (the account, in that mode). */
+  async findAccountNumber(input: Scope & { number: string }) {
     const row = await this.repo.getPhoneNumberByNumber(this.deps.db, input.number);
-    return row && row.account_id === input.accountId ? row : undefined;
+    return row && row.account_id === input.accountId && row.livemode === input.livemode ? row : undefined;
   }
 }

@@ -104,6 +104,7 @@ export class RunFinisher {
         replyRow = await this.deps.conversations.insertMessage(tx, {
           id: replyId,
           account_id: run.account_id,
+          livemode: run.livemode,
           conversation_id: run.conversation_id,
           role: 'agent',
           channel: run.channel,
@@ -121,11 +122,11 @@ export class RunFinisher {
       const metadata = conversationRow.metadata;
       if (replyRow) {
         const messageObject = toConversationMessageObject(replyRow, metadata);
-        await this.deps.events.emit({ accountId: run.account_id, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') }, { tx });
+        await this.deps.events.emit({ accountId: run.account_id, livemode: run.livemode, type: 'conversation.message', data: messageObject, eventId: derivedId(IdPrefix.event, replyRow.id, 'conversation.message') }, { tx });
       }
       if (outcome.handoff && conversation) {
         await this.deps.events.emit(
-          { accountId: run.account_id, type: 'conversation.handoff', data: { ...toConversationObject(conversation), run_id: run.id }, eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff') },
+          { accountId: run.account_id, livemode: run.livemode, type: 'conversation.handoff', data: { ...toConversationObject(conversation), run_id: run.id }, eventId: derivedId(IdPrefix.event, run.id, 'conversation.handoff') },
           { tx },
         );
       }
@@ -195,6 +196,7 @@ export class RunFinisher {
     await this.deps.events.emit(
       {
         accountId: run.account_id,
+        livemode: run.livemode,
         type,
         data: toRunObject(run, calls, metadata),
         eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { RunStatus, RunTable, RunToolCallTable, ToolCallStatus } from '../db/tables/agents';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type RunRow = Selectable<RunTable>;
@@ -32,8 +33,8 @@ export class RunRepo {
     return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getRunById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getRunById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('runs').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   async getRunsByIds(db: Db, ids: string[]) {

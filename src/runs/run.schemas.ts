@@ -38,6 +38,7 @@ export const RunSchema = z
   .object({
     id: z.string().describe('run_ prefix'),
     object: z.literal('run'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     conversation_id: z.string(),
     message_id: z.string().describe('the customer message this run answers'),
     agent_id: z.string(),
@@ -77,6 +78,7 @@ export function toRunObject(run: RunRow, calls: ToolCallRow[], metadata: Record<
   return {
     id: run.id,
     object: 'run',
+    livemode: run.livemode,
     conversation_id: run.conversation_id,
     message_id: run.message_id,
     agent_id: run.agent_id,

@@ -9,6 +9,7 @@ import { agentRunWorkflowId, toolCallResolvedSignal } from '../../workflows/shar
 import type { RunNotifier } from './run-notifier';
 import { RunRepo, TERMINAL_RUN_STATUSES, type RunRow } from './run.repo';
 import { toRunObject, type RunObject } from './run.schemas';
+import { scopeOf, type Scope } from '../domain/principal';
 
 /** Statuses a POST waits for: the run answered, failed, or needs someone else to act. */
 const SETTLED: RunStatus[] = [...TERMINAL_RUN_STATUSES, 'requires_action'];
@@ -32,8 +33,8 @@ export class RunsService {
 
   constructor(private readonly deps: { db: Kysely<DB>; conversations: ConversationRepo; workflows: WorkflowGateway; notifier: RunNotifier }) {}
 
-  async getRun(input: { accountId: string; runId: string }): Promise<RunObject> {
-    const run = await this.repo.getRunById(this.deps.db, input.accountId, input.runId);
+  async getRun(input: Scope & { runId: string }): Promise<RunObject> {
+    const run = await this.repo.getRunById(this.deps.db, scopeOf(input), input.runId);
     if (!run) throw notFound('run', input.runId);
     return this.present(run);
   }
@@ -61,8 +62,8 @@ export class RunsService {
    * The run's stream: stored events after `afterSeq`, then live ones until run.completed (or the client
    * leaves). Resuming with Last-Event-ID gives exactly what was missed.
    */
-  async *streamEvents(input: { accountId: string; runId: string; afterSeq: number; signal?: AbortSignal }): AsyncGenerator<RunStreamEvent> {
-    const run = await this.repo.getRunById(this.deps.db, input.accountId, input.runId);
+  async *streamEvents(input: Scope & { runId: string; afterSeq: number; signal?: AbortSignal }): AsyncGenerator<RunStreamEvent> {
+    const run = await this.repo.getRunById(this.deps.db, scopeOf(input), input.runId);
     if (!run) throw notFound('run', input.runId);
     let seq = input.afterSeq;
     while (!input.signal?.aborted) {
@@ -78,9 +79,9 @@ export class RunsService {
   }
 
   /** An async tool result (202 pending earlier): recorded once, then the run goes on. */
-  async submitToolResult(input: { accountId: string; runId: string; toolCallId: string; result: Record<string, unknown> }): Promise<RunObject> {
+  async submitToolResult(input: Scope & { runId: string; toolCallId: string; result: Record<string, unknown> }): Promise<RunObject> {
     const { db } = this.deps;
-    const run = await this.resolvable(input.accountId, input.runId, input.toolCallId);
+    const run = await this.resolvable(scopeOf(input), input.runId, input.toolCallId);
     const call = (await this.repo.getToolCall(db, run.id, input.toolCallId))!;
     if (call.status === 'expired' || (call.status === 'pending_result' && call.expires_at && call.expires_at.getTime() <= Date.now()) || run.status === 'expired') {
       throw new AppError('tool_result_expired', `The result of ${call.id} arrived after the run stopped waiting for it`, { param: 'tool_call_id' });
@@ -96,9 +97,9 @@ export class RunsService {
   }
 
   /** Approves or rejects a tool call gated by requires_approval. */
-  async decideApproval(input: { accountId: string; runId: string; toolCallId: string; decision: 'approve' | 'reject'; note?: string }): Promise<RunObject> {
+  async decideApproval(input: Scope & { runId: string; toolCallId: string; decision: 'approve' | 'reject'; note?: string }): Promise<RunObject> {
     const { db } = this.deps;
-    const run = await this.resolvable(input.accountId, input.runId, input.toolCallId);
+    const run = await this.resolvable(scopeOf(input), input.runId, input.toolCallId);
     const call = (await this.repo.getToolCall(db, run.id, input.toolCallId))!;
     const expired = () => new AppError('approval_expired', `The approval of ${call.id} came after the run stopped waiting for it`, { param: 'tool_call_id' });
     if (call.status === 'expired' || (call.status === 'awaiting_approval' && call.expires_at && call.expires_at.getTime() <= Date.now())) throw expired();
@@ -114,8 +115,8 @@ export class RunsService {
     return this.present((await this.repo.getRun(db, run.id))!);
   }
 
-  private async resolvable(accountId: string, runId: string, toolCallId: string) {
-    const run = await this.repo.getRunById(this.deps.db, accountId, runId);
+  private async resolvable(scope: Scope, runId: string, toolCallId: string) {
+    const run = await this.repo.getRunById(this.deps.db, scope, runId);
     if (!run) throw notFound('run', runId);
     const call = await this.repo.getToolCall(this.deps.db, run.id, toolCallId);
     if (!call) throw notFound('tool call', toolCallId, 'tool_call_id');

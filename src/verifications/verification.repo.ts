@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { VerificationStatus, VerificationTable } from '../db/tables/sms';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -9,8 +10,8 @@ export class VerificationRepo {
     return db.insertInto('verifications').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  async getVerificationById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('verifications').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getVerificationById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('verifications').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   async getVerification(db: Db, id: string) {

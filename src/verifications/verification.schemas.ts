@@ -7,6 +7,7 @@ export const VerificationSchema = z
   .object({
     id: z.string().describe('ver_ prefix'),
     object: z.literal('verification'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     to: z.string(),
     channel: z.string(),
     status: z.enum(['pending', 'approved', 'expired', 'max_attempts_reached']),
@@ -29,6 +30,7 @@ export type VerificationCheckObject = z.infer<typeof VerificationCheckSchema>;
 export const toVerificationObject = (v: Selectable<VerificationTable>): VerificationObject => ({
   id: v.id,
   object: 'verification',
+  livemode: v.livemode,
   to: v.to,
   channel: v.channel,
   status: v.status,

@@ -3,6 +3,7 @@ import { defineRoute } from '../http/route';
 import { E164Schema, IdParamsSchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
+import { scopeOf } from '../domain/principal';
 
 const CreateBodySchema = z.strictObject({
   to: E164Schema.describe('E.164 recipient (a number outside its numbering plan: 422)'),
@@ -20,8 +21,8 @@ export function registerVerificationRoutes({ router, registry, services }: Route
     ({ body, principal }) => svc.createVerification({ principal, ...body }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/verifications/{id}', summary: 'Retrieve a verification', tag, params: IdParamsSchema, response: VerificationSchema },
-    ({ params, principal }) => svc.getVerification({ accountId: principal.accountId, verificationId: params.id }));
+    ({ params, principal }) => svc.getVerification({ ...scopeOf(principal), verificationId: params.id }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/verifications/{id}/check', summary: 'Check a code (limited attempts)', tag, params: IdParamsSchema, body: CheckBodySchema, response: VerificationCheckSchema },
-    ({ params, body, principal }) => svc.checkVerification({ accountId: principal.accountId, verificationId: params.id, code: body.code }));
+    ({ params, body, principal }) => svc.checkVerification({ ...scopeOf(principal), verificationId: params.id, code: body.code }));
 }

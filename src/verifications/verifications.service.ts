@@ -9,12 +9,12 @@ import type { VerificationTable } from '../db/tables/sms';
 import type { Selectable } from 'kysely';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
-import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { verificationFinishedSignal, verificationWorkflowContract, verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import type { EventsService } from '../webhooks/events.service';
 import type { MessagesService } from '../messaging/messages.service';
 import { toVerificationObject, type VerificationCheckObject, type VerificationObject } from './verification.schemas';
+import { scopeOf, type Principal, type Scope } from '../domain/principal';
 
 type VerificationRow = Selectable<VerificationTable>;
 
@@ -62,13 +62,14 @@ export class VerificationsService {
     const from = input.from ?? config.verify.from;
     if (input.from && !classifySender(input.from)) throw new AppError('parameter_invalid', 'Invalid from: not a sender ID, short code or E.164 number', { param: 'from' });
     // A `from` of the caller's choosing must be its own; without one the platform's sender is used.
-    if (input.from) await this.deps.messages.assertSender(input.principal.accountId, input.from);
+    if (input.from) await this.deps.messages.assertSender(scopeOf(input.principal), input.from);
     const { codeLength, ttlSeconds, maxAttempts } = config.verify;
     const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
     const id = newId(IdPrefix.verification);
     await this.repo.insertVerification(db, {
       id,
       account_id: input.principal.accountId,
+      livemode: input.principal.mode === 'live',
       to: to.number,
       channel: input.channel ?? 'sms',
       status: 'pending',
@@ -80,7 +81,7 @@ export class VerificationsService {
     });
     const minutes = Math.max(1, Math.round(ttlSeconds / 60));
     const message = await this.deps.messages.sendInternalMessage({
-      accountId: input.principal.accountId,
+      ...scopeOf(input.principal),
       to: to.number,
       from,
       // Stored masked; the real text travels sealed (encrypted) and is dropped once the carrier has it.
@@ -97,8 +98,8 @@ export class VerificationsService {
     return toVerificationObject((await this.repo.getVerification(db, id))!);
   }
 
-  async getVerification(input: { accountId: string; verificationId: string }): Promise<VerificationObject> {
-    const row = await this.repo.getVerificationById(this.deps.db, input.accountId, input.verificationId);
+  async getVerification(input: Scope & { verificationId: string }): Promise<VerificationObject> {
+    const row = await this.repo.getVerificationById(this.deps.db, scopeOf(input), input.verificationId);
     if (!row) throw notFound('verification', input.verificationId);
     return toVerificationObject(row);
   }
@@ -107,9 +108,9 @@ export class VerificationsService {
    * Checks a code: constant-time comparison of hashes; each check counts as an attempt, and the last
    * allowed wrong one locks the verification. A verification that is not pending answers 409.
    */
-  async checkVerification(input: { accountId: string; verificationId: string; code: string }): Promise<VerificationCheckObject> {
+  async checkVerification(input: Scope & { verificationId: string; code: string }): Promise<VerificationCheckObject> {
     const { db } = this.deps;
-    const v = await this.repo.getVerificationById(db, input.accountId, input.verificationId);
+    const v = await this.repo.getVerificationById(db, scopeOf(input), input.verificationId);
     if (!v) throw notFound('verification', input.verificationId);
     if (v.status === 'pending' && v.expires_at.getTime() <= Date.now()) await this.expireVerification({ verificationId: v.id });
     const counted = await this.repo.countAttempt(db, v.id);
@@ -147,7 +148,7 @@ export class VerificationsService {
       const type = `verification.${status}`;
       await events.emit(
         {
-          accountId: row.account_id,
+          accountId: row.account_id, livemode: row.livemode,
           type,
           data: toVerificationObject(row),
           eventId: derivedId(IdPrefix.event, row.id, type),

@@ -2,23 +2,24 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { WebhookDeliveryStatus } from '../db/tables/events';
 import { paginate, type PageParams } from '../db/pagination';
+import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 export class EventRepo {
-  async getEventById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getEventById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('events').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  async listEvents(db: Kysely<DB>, accountId: string, page: PageParams, filter: { type?: string }) {
-    let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
+  async listEvents(db: Kysely<DB>, scope: Scope, page: PageParams, filter: { type?: string }) {
+    let q = db.selectFrom('events').selectAll().where(inScope(scope));
     if (filter.type) q = q.where('type', '=', filter.type);
     return paginate(db, 'events', q, page);
   }
 
   async insertEndpoint(
     db: Db,
-    row: { id: string; account_id: string; url: string; description: string | null; events: string[]; secret: string; metadata: Record<string, string> },
+    row: { id: string; account_id: string; livemode: boolean; url: string; description: string | null; events: string[]; secret: string; metadata: Record<string, string> },
   ) {
     return db
       .insertInto('webhook_endpoints')
@@ -27,27 +28,27 @@ export class EventRepo {
       .executeTakeFirstOrThrow();
   }
 
-  async getEndpointById(db: Db, accountId: string, id: string) {
+  async getEndpointById(db: Db, scope: Scope, id: string) {
     return db
       .selectFrom('webhook_endpoints')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
   }
 
-  async listEndpoints(db: Kysely<DB>, accountId: string, page: PageParams) {
-    const q = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  async listEndpoints(db: Kysely<DB>, scope: Scope, page: PageParams) {
+    const q = db.selectFrom('webhook_endpoints').selectAll().where(inScope(scope)).where('deleted_at', 'is', null);
     return paginate(db, 'webhook_endpoints', q, page);
   }
 
   /** Enabled endpoints subscribed to `type` (or to everything). */
-  async listSubscribedEndpoints(db: Db, accountId: string, type: string) {
+  async listSubscribedEndpoints(db: Db, scope: Scope, type: string) {
     return db
       .selectFrom('webhook_endpoints')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('enabled', '=', true)
       .where('deleted_at', 'is', null)
       .where(sql<boolean>`(events @> ${JSON.stringify([type])}::jsonb or events @> '["*"]'::jsonb)`)
@@ -56,7 +57,7 @@ export class EventRepo {
 
   async updateEndpoint(
     db: Db,
-    accountId: string,
+    scope: Scope,
     id: string,
     patch: { url?: string; description?: string | null; events?: string[]; enabled?: boolean; secret?: string; previous_secret?: string | null; previous_secret_expires_at?: Date | null; metadata?: Record<string, string>; deleted_at?: Date },
   ) {
@@ -69,7 +70,7 @@ export class EventRepo {
         ...(metadata ? { metadata: JSON.stringify(metadata) } : {}),
         updated_at: new Date(),
       })
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .returningAll()
@@ -85,7 +86,7 @@ export class EventRepo {
       .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
       .select([
         'd.id', 'd.account_id', 'd.status', 'd.url', 'd.endpoint_id', 'd.attempt_count',
-        'e.id as event_id', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at',
+        'e.id as event_id', 'e.type as event_type', 'e.livemode as event_livemode', 'e.data as event_data', 'e.created_at as event_created_at',
         'a.signing_secret', 'a.previous_signing_secret', 'a.previous_signing_secret_expires_at',
         'w.secret as endpoint_secret', 'w.previous_secret as endpoint_previous_secret', 'w.previous_secret_expires_at as endpoint_previous_secret_expires_at', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
       ])
@@ -112,11 +113,11 @@ export class EventRepo {
   }
 
   /** An endpoint's latest deliveries, newest first. */
-  async listRecentDeliveriesForEndpoint(db: Db, accountId: string, endpointId: string, limit: number) {
+  async listRecentDeliveriesForEndpoint(db: Db, scope: Scope, endpointId: string, limit: number) {
     return db
       .selectFrom('webhook_deliveries')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('endpoint_id', '=', endpointId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -124,11 +125,11 @@ export class EventRepo {
       .execute();
   }
 
-  async listDeliveriesForEvent(db: Db, accountId: string, eventId: string) {
+  async listDeliveriesForEvent(db: Db, scope: Scope, eventId: string) {
     return db
       .selectFrom('webhook_deliveries')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('event_id', '=', eventId)
       .orderBy('created_at')
       .orderBy('id')

@@ -3,6 +3,7 @@ import type { DB } from '../db/schema';
 import { EventRepo } from './event.repo';
 import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
+import type { Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Metrics } from '../observability/metrics';
 import type { ListObject } from '../domain/api-schema';
@@ -13,6 +14,8 @@ import { WebhookOutboxRepo, type OutboxTarget } from './webhook-outbox.repo';
 
 export interface EmitEventInput {
   accountId: string;
+  /** The mode of the object the event is about: the event has it, and only endpoints of that mode get it. */
+  livemode: boolean;
   /** SPEC event type, e.g. `message.updated`. */
   type: string;
   /** The resource the event is about, as the API shows it. */
@@ -59,7 +62,7 @@ export class EventsService {
       : input.endpointIds
         ? { kind: 'endpoints', endpointIds: input.endpointIds }
         : { kind: 'subscribed' };
-    const stored = await this.outbox.insertEventWithDeliveries(db, { id, account_id: input.accountId, type: input.type, data: input.data }, target);
+    const stored = await this.outbox.insertEventWithDeliveries(db, { id, account_id: input.accountId, livemode: input.livemode, type: input.type, data: input.data }, target);
     if (stored.inserted) this.deps.metrics?.eventsEmitted.inc({ type: input.type });
     if (stored.deliveries > 0) {
       const pending = opts.tx && this.queuedInTransaction.get(opts.tx);
@@ -95,46 +98,47 @@ export class EventsService {
     for (const listener of this.queuedListeners) listener();
   }
 
-  async getEvent(input: { accountId: string; eventId: string }): Promise<EventObject> {
-    const row = await this.repo.getEventById(this.deps.db, input.accountId, input.eventId);
+  async getEvent(input: Scope & { eventId: string }): Promise<EventObject> {
+    const row = await this.repo.getEventById(this.deps.db, input, input.eventId);
     if (!row) throw notFound('event', input.eventId);
     return toEventObject(row);
   }
 
-  async listEvents(input: { accountId: string; page: PageParams; type?: string }): Promise<ListObject<EventObject>> {
-    const page = await this.repo.listEvents(this.deps.db, input.accountId, input.page, { type: input.type });
+  async listEvents(input: Scope & { page: PageParams; type?: string }): Promise<ListObject<EventObject>> {
+    const page = await this.repo.listEvents(this.deps.db, input, input.page, { type: input.type });
     return { object: 'list' as const, data: page.data.map(toEventObject), has_more: page.has_more };
   }
 
   /** Deliveries of one event with every attempt (status code, latency, error). */
-  async listDeliveries(input: { accountId: string; eventId: string }): Promise<ListObject<WebhookDeliveryObject>> {
+  async listDeliveries(input: Scope & { eventId: string }): Promise<ListObject<WebhookDeliveryObject>> {
     await this.getEvent(input);
-    const deliveries = await this.repo.listDeliveriesForEvent(this.deps.db, input.accountId, input.eventId);
+    const deliveries = await this.repo.listDeliveriesForEvent(this.deps.db, input, input.eventId);
     const attempts = await this.repo.listAttempts(this.deps.db, deliveries.map((d) => d.id));
     return { object: 'list' as const, has_more: false, data: deliveries.map((d) => toWebhookDeliveryObject(d, attempts)) };
   }
 
   /** An endpoint's latest deliveries (newest first) with every attempt; for the console. */
-  async listRecentDeliveries(input: { accountId: string; endpointId: string; limit?: number }): Promise<WebhookDeliveryObject[]> {
-    const deliveries = await this.repo.listRecentDeliveriesForEndpoint(this.deps.db, input.accountId, input.endpointId, input.limit ?? 10);
+  async listRecentDeliveries(input: Scope & { endpointId: string; limit?: number }): Promise<WebhookDeliveryObject[]> {
+    const deliveries = await this.repo.listRecentDeliveriesForEndpoint(this.deps.db, input, input.endpointId, input.limit ?? 10);
     const attempts = deliveries.length ? await this.repo.listAttempts(this.deps.db, deliveries.map((d) => d.id)) : [];
     return deliveries.map((d) => toWebhookDeliveryObject(d, attempts));
   }
 
   /** Sends an event again as a new delivery to its subscribed endpoints, or to one endpoint. */
-  async redeliverEvent(input: { accountId: string; eventId: string; endpointId?: string }): Promise<ListObject<WebhookRedeliveryObject>> {
+  async redeliverEvent(input: Scope & { eventId: string; endpointId?: string }): Promise<ListObject<WebhookRedeliveryObject>> {
     const event = await this.getEvent(input);
     let endpoints;
     if (input.endpointId) {
-      const e = await this.repo.getEndpointById(this.deps.db, input.accountId, input.endpointId);
+      const e = await this.repo.getEndpointById(this.deps.db, input, input.endpointId);
       if (!e) throw notFound('webhook endpoint', input.endpointId, 'endpoint_id');
       endpoints = [e];
     } else {
-      endpoints = await this.repo.listSubscribedEndpoints(this.deps.db, input.accountId, event.type);
+      endpoints = await this.repo.listSubscribedEndpoints(this.deps.db, input, event.type);
     }
     const deliveries = endpoints.map((e) => ({
       id: newId(IdPrefix.webhookDelivery),
       account_id: input.accountId,
+      livemode: input.livemode,
       event_id: event.id,
       endpoint_id: e.id,
       url: e.url,

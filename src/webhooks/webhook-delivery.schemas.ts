@@ -16,6 +16,7 @@ export const WebhookDeliverySchema = z
   .object({
     id: z.string().describe('whd_ prefix'),
     object: z.literal('webhook_delivery'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     event_id: z.string(),
     endpoint_id: z.string().nullable().describe('null for a delivery to a status_callback URL'),
     url: z.string(),
@@ -42,6 +43,7 @@ export const toWebhookDeliveryObject = (
 ): WebhookDeliveryObject => ({
   id: d.id,
   object: 'webhook_delivery',
+  livemode: d.livemode,
   event_id: d.event_id,
   endpoint_id: d.endpoint_id,
   url: d.url,

@@ -26,7 +26,7 @@ export interface AttemptWebhookDeliveryResult {
 
 type DeliveryForAttempt = Pick<
   ClaimedDelivery,
-  'id' | 'url' | 'endpoint_id' | 'event_id' | 'event_type' | 'event_data' | 'event_created_at' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at' | 'endpoint_secret' | 'endpoint_previous_secret' | 'endpoint_previous_secret_expires_at' | 'endpoint_enabled' | 'endpoint_deleted_at'
+  'id' | 'url' | 'endpoint_id' | 'event_id' | 'event_type' | 'event_livemode' | 'event_data' | 'event_created_at' | 'signing_secret' | 'previous_signing_secret' | 'previous_signing_secret_expires_at' | 'endpoint_secret' | 'endpoint_previous_secret' | 'endpoint_previous_secret_expires_at' | 'endpoint_enabled' | 'endpoint_deleted_at'
 >;
 
 /**
@@ -93,7 +93,7 @@ export class WebhookDeliveryService {
     startedAt: Date,
     onFailure: { status: 'pending' | 'failed'; fromDispatcher?: boolean; onSent?: () => void },
   ): Promise<AttemptWebhookDeliveryResult> {
-    const body = JSON.stringify(toEventObject({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data }));
+    const body = JSON.stringify(toEventObject({ id: d.event_id, livemode: d.event_livemode, type: d.event_type, created_at: d.event_created_at, data: d.event_data }));
     const secret = d.endpoint_secret
       ? activeSigningSecrets({ signing_secret: d.endpoint_secret, previous_signing_secret: d.endpoint_previous_secret, previous_signing_secret_expires_at: d.endpoint_previous_secret_expires_at })
       : activeSigningSecrets(d);

@@ -7,6 +7,7 @@ export const WebhookEndpointSchema = z
   .object({
     id: z.string(),
     object: z.literal('webhook_endpoint'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     url: z.string(),
     description: z.string().nullable(),
     events: z.array(z.string()),
@@ -25,6 +26,7 @@ export type WebhookEndpointObject = z.infer<typeof WebhookEndpointSchema>;
 export const toWebhookEndpointObject = (row: Selectable<WebhookEndpointTable>, withSecret = false): WebhookEndpointObject => ({
   id: row.id,
   object: 'webhook_endpoint',
+  livemode: row.livemode,
   url: row.url,
   description: row.description,
   events: row.events,

@@ -4,6 +4,7 @@ import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, P
 import type { RouteDeps } from '../http/route-deps';
 import { EventSchema } from './event.schemas';
 import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
+import { scopeOf } from '../domain/principal';
 
 const EventTypesSchema = z
   .array(z.string().regex(/^(\*|[a-z_]+(\.[a-z_]+)+)$/, 'an event type such as message.updated, or *'))
@@ -34,20 +35,20 @@ export function registerWebhookEndpointRoutes({ router, registry, services }: Ro
     ({ body, principal }) => svc.createEndpoint({ principal, ...body }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/webhook_endpoints', summary: 'List webhook endpoints', tag, query: PageQuerySchema, response: listOf(WebhookEndpointSchema, 'WebhookEndpointList') },
-    ({ query, principal }) => svc.listEndpoints({ accountId: principal.accountId, page: query }));
+    ({ query, principal }) => svc.listEndpoints({ ...scopeOf(principal), page: query }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/webhook_endpoints/{id}', summary: 'Retrieve a webhook endpoint', tag, params: IdParamsSchema, response: WebhookEndpointSchema },
-    async ({ params, principal }) => toWebhookEndpointObject(await svc.getEndpoint({ accountId: principal.accountId, endpointId: params.id })));
+    async ({ params, principal }) => toWebhookEndpointObject(await svc.getEndpoint({ ...scopeOf(principal), endpointId: params.id })));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}', summary: 'Update a webhook endpoint (url, events, enabled, description, metadata)', tag, params: IdParamsSchema, body: UpdateBodySchema, response: WebhookEndpointSchema },
     ({ params, body, principal }) => svc.updateEndpoint({ principal, endpointId: params.id, patch: body }));
 
   defineRoute(router, registry, { method: 'delete', path: '/v1/webhook_endpoints/{id}', summary: 'Delete a webhook endpoint; its pending deliveries stop', tag, params: IdParamsSchema, response: DeletedSchema },
-    ({ params, principal }) => svc.deleteEndpoint({ accountId: principal.accountId, endpointId: params.id }));
+    ({ params, principal }) => svc.deleteEndpoint({ ...scopeOf(principal), endpointId: params.id }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/rotate_secret', summary: 'Replace the signing secret; the old one keeps signing beside it for the grace period', tag, params: IdParamsSchema, body: RotateSecretBodySchema, response: WebhookEndpointSchema },
-    ({ params, principal, body }) => svc.rotateSecret({ accountId: principal.accountId, endpointId: params.id, gracePeriodSeconds: body.grace_period_seconds }));
+    ({ params, principal, body }) => svc.rotateSecret({ ...scopeOf(principal), endpointId: params.id, gracePeriodSeconds: body.grace_period_seconds }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/webhook_endpoints/{id}/test', summary: 'Send a signed webhook_endpoint.test event to this endpoint', tag, params: IdParamsSchema, response: EventSchema },
-    ({ params, principal }) => svc.sendTestEvent({ accountId: principal.accountId, endpointId: params.id }));
+    ({ params, principal }) => svc.sendTestEvent({ ...scopeOf(principal), endpointId: params.id }));
 }

@@ -5,7 +5,7 @@ import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { MAX_SIGNING_SECRET_GRACE_SECONDS, newSigningSecret } from '../domain/signature';
-import type { Principal } from '../domain/principal';
+import { scopeOf, type Principal, type Scope } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { cancelDeliverySignal, webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';
 import type { EventsService } from './events.service';
@@ -47,24 +47,25 @@ export class WebhookEndpointsService {
     const row = await createWithinQuota(this.deps.db, quota, (trx) => this.repo.insertEndpoint(trx, {
       id: newId(IdPrefix.webhookEndpoint),
       account_id: input.principal.accountId,
+      livemode: input.principal.mode === 'live',
       url: input.url,
       description: input.description ?? null,
       events: [...new Set(input.events)],
       secret: newSigningSecret(),
       metadata: input.metadata ?? {},
     }));
-    const final = input.enabled === false ? await this.repo.updateEndpoint(this.deps.db, row.account_id, row.id, { enabled: false }) : row;
+    const final = input.enabled === false ? await this.repo.updateEndpoint(this.deps.db, scopeOf(input.principal), row.id, { enabled: false }) : row;
     return toWebhookEndpointObject(final!, true);
   }
 
-  async getEndpoint(input: { accountId: string; endpointId: string }) {
-    const row = await this.repo.getEndpointById(this.deps.db, input.accountId, input.endpointId);
+  async getEndpoint(input: Scope & { endpointId: string }) {
+    const row = await this.repo.getEndpointById(this.deps.db, scopeOf(input), input.endpointId);
     if (!row) throw notFound('webhook endpoint', input.endpointId);
     return row;
   }
 
-  async listEndpoints(input: { accountId: string; page: PageParams }): Promise<ListObject<WebhookEndpointObject>> {
-    const page = await this.repo.listEndpoints(this.deps.db, input.accountId, input.page);
+  async listEndpoints(input: Scope & { page: PageParams }): Promise<ListObject<WebhookEndpointObject>> {
+    const page = await this.repo.listEndpoints(this.deps.db, scopeOf(input), input.page);
     return { object: 'list' as const, data: page.data.map((r) => toWebhookEndpointObject(r)), has_more: page.has_more };
   }
 
@@ -75,7 +76,7 @@ export class WebhookEndpointsService {
   }): Promise<WebhookEndpointObject> {
     if (input.patch.url) this.checkUrl(input.principal, input.patch.url);
     const { events, ...rest } = input.patch;
-    const row = await this.repo.updateEndpoint(this.deps.db, input.principal.accountId, input.endpointId, {
+    const row = await this.repo.updateEndpoint(this.deps.db, scopeOf(input.principal), input.endpointId, {
       ...rest,
       ...(events ? { events: [...new Set(events)] } : {}),
     });
@@ -84,8 +85,8 @@ export class WebhookEndpointsService {
     return toWebhookEndpointObject(row);
   }
 
-  async deleteEndpoint(input: { accountId: string; endpointId: string }) {
-    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, {
+  async deleteEndpoint(input: Scope & { endpointId: string }) {
+    const row = await this.repo.updateEndpoint(this.deps.db, scopeOf(input), input.endpointId, {
       deleted_at: new Date(),
       enabled: false,
     });
@@ -99,10 +100,10 @@ export class WebhookEndpointsService {
    * `gracePeriodSeconds` (default and maximum 24 h, as Stripe allows; 0 = at once), so receivers can
    * switch without dropping a delivery.
    */
-  async rotateSecret(input: { accountId: string; endpointId: string; gracePeriodSeconds?: number }): Promise<WebhookEndpointObject> {
+  async rotateSecret(input: Scope & { endpointId: string; gracePeriodSeconds?: number }): Promise<WebhookEndpointObject> {
     const current = await this.getEndpoint(input);
     const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
-    const row = await this.repo.updateEndpoint(this.deps.db, input.accountId, input.endpointId, {
+    const row = await this.repo.updateEndpoint(this.deps.db, scopeOf(input), input.endpointId, {
       secret: newSigningSecret(),
       previous_secret: grace > 0 ? current.secret : null,
       previous_secret_expires_at: grace > 0 ? new Date(Date.now() + grace * 1000) : null,
@@ -112,10 +113,10 @@ export class WebhookEndpointsService {
   }
 
   /** Sends a signed `webhook_endpoint.test` event to this endpoint only, subscribed or not. */
-  async sendTestEvent(input: { accountId: string; endpointId: string }) {
+  async sendTestEvent(input: Scope & { endpointId: string }) {
     const row = await this.getEndpoint(input);
     return this.deps.events.emit({
-      accountId: input.accountId,
+      ...scopeOf(input),
       type: 'webhook_endpoint.test',
       data: toWebhookEndpointObject(row),
       endpointIds: [row.id],

@@ -15,6 +15,8 @@ export type OutboxTarget = { kind: 'subscribed' } | { kind: 'callback'; url: str
 export interface OutboxEventRow {
   id: string;
   account_id: string;
+  /** The mode of what emitted the event: only endpoints of the same mode receive it. */
+  livemode: boolean;
   type: string;
   data: unknown;
 }
@@ -38,6 +40,7 @@ export interface ClaimedDelivery {
   attempt_count: number;
   event_id: string;
   event_type: string;
+  event_livemode: boolean;
   event_data: Record<string, unknown>;
   event_created_at: Date;
   /** The account's signing secret, and the replaced one while its rotation grace lasts (callbacks). */
@@ -80,35 +83,35 @@ export class WebhookOutboxRepo {
         ? sql`select null::text as endpoint_id, ${target.url}::text as url`
         : target.kind === 'endpoints'
           ? sql`select w.id as endpoint_id, w.url from webhook_endpoints w
-              where w.account_id = ${event.account_id} and w.id = any(${target.endpointIds}::text[]) and w.deleted_at is null`
+              where w.account_id = ${event.account_id} and w.livemode = ${event.livemode} and w.id = any(${target.endpointIds}::text[]) and w.deleted_at is null`
           : sql`select w.id as endpoint_id, w.url from webhook_endpoints w
-              where w.account_id = ${event.account_id} and w.enabled and w.deleted_at is null
+              where w.account_id = ${event.account_id} and w.livemode = ${event.livemode} and w.enabled and w.deleted_at is null
                 and (w.events @> ${JSON.stringify([event.type])}::jsonb or w.events @> '["*"]'::jsonb)`;
-    const result = await sql<{ id: string; type: string; data: Record<string, unknown>; created_at: Date; deliveries: number; notified: number }>`
+    const result = await sql<{ id: string; livemode: boolean; type: string; data: Record<string, unknown>; created_at: Date; deliveries: number; notified: number }>`
       with ev as (
-        insert into events (id, account_id, type, data)
-        values (${event.id}, ${event.account_id}, ${event.type}, ${JSON.stringify(event.data)}::json)
+        insert into events (id, account_id, livemode, type, data)
+        values (${event.id}, ${event.account_id}, ${event.livemode}, ${event.type}, ${JSON.stringify(event.data)}::json)
         on conflict (id) do nothing
-        returning id, account_id, type, data, created_at
+        returning id, account_id, livemode, type, data, created_at
       ), t as (${targets}), d as (
-        insert into webhook_deliveries (id, account_id, event_id, endpoint_id, url, status)
-        select ${derivedDeliveryId(sql.ref('ev.id'), sql`coalesce(t.endpoint_id, t.url)`)}, ev.account_id, ev.id, t.endpoint_id, t.url, 'pending'
+        insert into webhook_deliveries (id, account_id, livemode, event_id, endpoint_id, url, status)
+        select ${derivedDeliveryId(sql.ref('ev.id'), sql`coalesce(t.endpoint_id, t.url)`)}, ev.account_id, ev.livemode, ev.id, t.endpoint_id, t.url, 'pending'
         from ev cross join t
         on conflict (id) do nothing
         returning id
       ), n as (
         select pg_notify(${OUTBOX_CHANNEL}, '') from (select 1 from d limit 1) x
       )
-      select ev.id, ev.type, ev.data, ev.created_at, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
+      select ev.id, ev.livemode, ev.type, ev.data, ev.created_at, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
       from ev`.execute(db);
     const inserted = result.rows[0];
     if (inserted) return { event: inserted, inserted: true, deliveries: inserted.deliveries };
-    const existing = await db.selectFrom('events').select(['id', 'type', 'data', 'created_at']).where('id', '=', event.id).executeTakeFirstOrThrow();
+    const existing = await db.selectFrom('events').select(['id', 'livemode', 'type', 'data', 'created_at']).where('id', '=', event.id).executeTakeFirstOrThrow();
     return { event: existing, inserted: false, deliveries: 0 };
   }
 
   /** Queues deliveries of a stored event (redelivery) and notifies the dispatcher. */
-  async queueDeliveries(db: Db, rows: { id: string; account_id: string; event_id: string; endpoint_id: string | null; url: string }[]) {
+  async queueDeliveries(db: Db, rows: { id: string; account_id: string; livemode: boolean; event_id: string; endpoint_id: string | null; url: string }[]) {
     if (rows.length === 0) return;
     await db
       .with('d', (qb) =>
@@ -152,7 +155,7 @@ export class WebhookOutboxRepo {
         returning d.id, d.account_id, d.endpoint_id, d.url, d.attempt_count, d.event_id, d.created_at
       )
       select u.id, u.account_id, u.endpoint_id, u.url, u.attempt_count,
-        e.id as event_id, e.type as event_type, e.data as event_data, e.created_at as event_created_at,
+        e.id as event_id, e.type as event_type, e.livemode as event_livemode, e.data as event_data, e.created_at as event_created_at,
         ac.signing_secret, ac.previous_signing_secret, ac.previous_signing_secret_expires_at, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret, w.previous_secret_expires_at as endpoint_previous_secret_expires_at, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at
       from u
       join events e on e.id = u.event_id

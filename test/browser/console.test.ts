@@ -95,7 +95,7 @@ describe('console', () => {
 
   test('agents: create one with a tool and a knowledge base, see validation next to fields, publish, and get a grounded answer in the test chat', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Agents Co');
-    const kb = await ctx.stack.services.knowledgeBases.createBase({ accountId, name: 'Help center' });
+    const kb = await ctx.stack.services.knowledgeBases.createBase({ accountId, livemode: false, name: 'Help center' });
     await ctx.stack.services.knowledgeSources.addSource({ principal: { accountId, keyId: 't', mode: 'test' }, knowledgeBaseId: kb.id, type: 'record', records: HELP_CENTER, refresh: 'manual' });
     const tools = await startToolServer();
     try {
@@ -120,13 +120,13 @@ describe('console', () => {
       await page.click('button:text("Create draft")');
       await page.waitForURL(/\/console\/agents\/agt_/);
       const agentId = page.url().split('/').pop()!.split('?')[0]!;
-      const draft = await ctx.stack.services.agents.getDraft({ accountId, agentId });
+      const draft = await ctx.stack.services.agents.getDraft({ accountId, livemode: false, agentId });
       assert.deepEqual(draft.draft.tools.map((t) => t.name), ['lookup_order']);
       assert.deepEqual(draft.draft.knowledge_bases.map((k) => k.id), [kb.id]);
 
       await page.click('button:text("Publish")');
       await page.waitForSelector('text=version 1 is live');
-      assert.equal((await ctx.stack.services.agents.getAgent({ accountId, agentId })).status, 'live');
+      assert.equal((await ctx.stack.services.agents.getAgent({ accountId, livemode: false, agentId })).status, 'live');
       await visit(page, `/console/agents/${agentId}`, 'agent');
 
       await page.fill('[data-chat-form] input[name=content]', 'How do I reset my password?');
@@ -141,7 +141,7 @@ describe('console', () => {
       assert.match(await page.textContent('.run-panel:nth-of-type(2), .run-panel >> nth=1') ?? '', /lookup_order/);
       await page.screenshot({ path: path.join(ARTIFACTS, 'agent-test-chat.png'), fullPage: true });
       // Test conversations stay out of the inbox.
-      const listed = await ctx.stack.services.conversations.listConversations({ accountId, page: { limit: 10 } });
+      const listed = await ctx.stack.services.conversations.listConversations({ accountId, livemode: false, page: { limit: 10 } });
       assert.equal(listed.data.length, 0);
 
       // Edit, then see what changed between version 1 and the draft.
@@ -159,7 +159,7 @@ describe('console', () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Knowledge Co');
     const site = await startSite({ '/help/returns': { body: '<html><head><title>Returns</title></head><body><main><h1>Returns</h1><p>Items can be returned within 60 days with the receipt, free of charge.</p></main></body></html>' } });
     try {
-      const kb = await ctx.stack.services.knowledgeBases.createBase({ accountId, name: 'Site' });
+      const kb = await ctx.stack.services.knowledgeBases.createBase({ accountId, livemode: false, name: 'Site' });
       const page = await signedIn(apiKey);
       await visit(page, '/console/knowledge', 'knowledge');
       await visit(page, `/console/knowledge/${kb.id}`, 'knowledge-base');
@@ -197,9 +197,9 @@ describe('console', () => {
     await page.fill('input[name=note]', 'Answered payment question');
     await page.click('button:text("Close handoff")');
     await page.waitForSelector('text=Handoff closed');
-    const c = await ctx.stack.services.conversations.getConversation({ accountId: f.accountId, conversationId });
+    const c = await ctx.stack.services.conversations.getConversation({ accountId: f.accountId, livemode: false, conversationId });
     assert.equal(c.status, 'active');
-    const messages = await ctx.stack.services.conversations.listMessages({ accountId: f.accountId, conversationId, page: { limit: 10 } });
+    const messages = await ctx.stack.services.conversations.listMessages({ accountId: f.accountId, livemode: false, conversationId, page: { limit: 10 } });
     assert.ok(messages.data.some((m) => m.role === 'human' && /PayPal/.test(m.content)));
 
     // Another account: none of it shows, and its URLs answer 404.
@@ -217,7 +217,7 @@ describe('console', () => {
 
   test('webhooks, keys and numbers: secrets shown once, rotate, disable; keys created and revoked; a number gets its agent', async () => {
     const f = await seedAgent(ctx.stack);
-    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, number: '+14155550123' });
+    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, livemode: false, number: '+14155550123' });
     const page = await signedIn(f.apiKey);
     await visit(page, '/console/webhooks', 'webhooks');
     await page.fill('input[name=url]', 'https://example.com/hooks');
@@ -235,6 +235,6 @@ describe('console', () => {
     await page.selectOption(`form[action="/console/numbers/${number.id}/agent"] select`, f.agentId);
     await page.click(`form[action="/console/numbers/${number.id}/agent"] button`);
     await page.waitForSelector('text=is answered by the agent now');
-    assert.equal((await ctx.stack.services.phoneNumbers.getPhoneNumber({ accountId: f.accountId, phoneNumberId: number.id })).agent_id, f.agentId);
+    assert.equal((await ctx.stack.services.phoneNumbers.getPhoneNumber({ accountId: f.accountId, livemode: false, phoneNumberId: number.id })).agent_id, f.agentId);
   });
 });

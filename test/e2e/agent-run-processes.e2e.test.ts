@@ -121,7 +121,7 @@ describe('agent runs across process failures', () => {
     assert.equal(first[1]!.data.tool, 'lookup_order');
     await api.kill();
     release();
-    await pollUntil('the run to complete', async () => (await ctx.stack.services.runs.getRun({ accountId: f.accountId, runId })).status === 'completed', { timeoutMs: 30_000 });
+    await pollUntil('the run to complete', async () => (await ctx.stack.services.runs.getRun({ accountId: f.accountId, livemode: false, runId })).status === 'completed', { timeoutMs: 30_000 });
     api = await spawn('api', port);
 
     const rest = await readEvents(await fetch(`http://127.0.0.1:${port}/v1/runs/${runId}/events`, { headers: { ...headers, 'Last-Event-ID': String(first[1]!.id) } }), (e) => e.event === 'run.completed');

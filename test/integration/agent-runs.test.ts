@@ -71,7 +71,7 @@ describe('agent runs over chat', () => {
 
   it('refuses draft agents and channels the agent lacks, and closed conversations', async () => {
     const f = await seedAgent(ctx.stack);
-    const draft = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, config: { name: 'Draft only' } });
+    const draft = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, livemode: false, config: { name: 'Draft only' } });
     const notLive = await f.call('POST', '/v1/conversations', { agent_id: draft.id });
     assert.equal(notLive.status, 422);
     assert.equal(notLive.body.error.code, 'agent_not_live');

@@ -44,7 +44,7 @@ before(async () => {
   database = await createTestDatabase(__filename);
   services = buildAgentsCommandServices({ config: buildTestConfig(), db: database.db });
   accountId = (await services.accounts.createAccount({ name: 'Acme' })).id;
-  kbId = (await services.knowledgeBases.createBase({ accountId, name: 'Help center' })).id;
+  kbId = (await services.knowledgeBases.createBase({ accountId, livemode: false, name: 'Help center' })).id;
   dir = mkdtempSync(path.join(os.tmpdir(), 'agents-apply-'));
 });
 
@@ -59,7 +59,7 @@ describe('agents apply', () => {
     assert.deepEqual({ ...first, id: undefined }, { id: undefined, name: 'Acme support agent', status: 'live', version: 1, created: true });
     assert.match(first.id, /^agt_/);
 
-    const live = await services.agents.getLiveVersion({ accountId, agentId: first.id });
+    const live = await services.agents.getLiveVersion({ accountId, livemode: false, agentId: first.id });
     assert.deepEqual(live.config.channels, ['chat', 'sms']);
     assert.deepEqual(live.config.knowledge_bases, [{ id: kbId, filter: { audience: { in: ['customers', 'everyone'] } } }]);
     assert.deepEqual(live.config.guardrails.requires_approval, ['issue_refund']);
@@ -70,7 +70,7 @@ describe('agents apply', () => {
     const changed = exampleFile('agent.yaml', (t) => t.replace('default_queue: support', 'default_queue: tier-2'));
     const second = JSON.parse((await apply(changed))!);
     assert.deepEqual(second, { id: first.id, name: 'Acme support agent', status: 'live', version: 2, created: false });
-    const versions = await services.agents.listVersions({ accountId, agentId: first.id });
+    const versions = await services.agents.listVersions({ accountId, livemode: false, agentId: first.id });
     assert.deepEqual(versions.map((v) => v.version), [2, 1]);
     assert.equal(versions[0]!.config.handoff.default_queue, 'tier-2');
     assert.equal(versions[1]!.config.handoff.default_queue, 'support');
@@ -89,10 +89,10 @@ describe('agents apply', () => {
   });
 
   it('refuses invalid files with a message naming the field at fault, and changes nothing', async () => {
-    const agent = await services.agents.findAgentByName({ accountId, name: 'Acme support agent' });
+    const agent = await services.agents.findAgentByName({ accountId, livemode: false, name: 'Acme support agent' });
     assert.ok(agent);
-    const before = { versions: await services.agents.listVersions({ accountId, agentId: agent.id }), row: agent };
-    const count = (await services.agents.listAgents({ accountId, page: { limit: 100 } })).data.length;
+    const before = { versions: await services.agents.listVersions({ accountId, livemode: false, agentId: agent.id }), row: agent };
+    const count = (await services.agents.listAgents({ accountId, livemode: false, page: { limit: 100 } })).data.length;
 
     await rejects(exampleFile('bad.yaml', (t) => t.replace('channels: [chat, sms]', 'channels: [chat, sms')), /^The agent file is not valid YAML: /);
     await rejects(exampleFile('unknown.yaml', (t) => `${t}\ncolour: blue\n`), /^Invalid agent config: .*\(colour\)/);
@@ -104,10 +104,10 @@ describe('agents apply', () => {
     await rejects(exampleFile('approval.yaml', (t) => t.replace('requires_approval: [issue_refund]', 'requires_approval: [issue_refund, delete_account]')), /^Invalid agent config at guardrails\.requires_approval\.1: no tool named 'delete_account'/);
     await rejects(exampleFile('kb.yaml', (t) => t.replace(kbId, 'kb_missing')), /^Invalid agent config at knowledge_bases\.0\.id: no knowledge base 'kb_missing' in this account/);
 
-    const agentAfter = await services.agents.findAgentByName({ accountId, name: 'Acme support agent' });
+    const agentAfter = await services.agents.findAgentByName({ accountId, livemode: false, name: 'Acme support agent' });
     assert.deepEqual(agentAfter, before.row);
-    assert.deepEqual(await services.agents.listVersions({ accountId, agentId: agent.id }), before.versions);
-    assert.equal((await services.agents.listAgents({ accountId, page: { limit: 100 } })).data.length, count);
+    assert.deepEqual(await services.agents.listVersions({ accountId, livemode: false, agentId: agent.id }), before.versions);
+    assert.equal((await services.agents.listAgents({ accountId, livemode: false, page: { limit: 100 } })).data.length, count);
   });
 });
 

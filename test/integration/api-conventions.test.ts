@@ -127,14 +127,15 @@ describe('idempotency', () => {
     const { accountId, apiKey } = await ctx.stack.newAccount();
     await ctx.stack.database.db
       .insertInto('idempotency_keys')
-      .values({ account_id: accountId, key: 'busy', request_method: 'POST', request_path: '/v1/webhook_endpoints', request_hash: 'x', state: 'in_progress', response_status: null, response_body: null })
+      // Keys are stored per mode: `test:` for a test key's.
+      .values({ account_id: accountId, key: 'test:busy', request_method: 'POST', request_path: '/v1/webhook_endpoints', request_hash: 'x', state: 'in_progress', response_status: null, response_body: null })
       .execute();
     const call = apiClient(ctx.stack.baseUrl, apiKey);
     // Same request hash as the in-flight one: compute by letting a first request claim a second key.
     const body = JSON.stringify(endpointBody(3));
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update('POST').update('\0').update('/v1/webhook_endpoints').update('\0').update(body).digest('hex');
-    await ctx.stack.database.db.updateTable('idempotency_keys').set({ request_hash: hash }).where('key', '=', 'busy').execute();
+    await ctx.stack.database.db.updateTable('idempotency_keys').set({ request_hash: hash }).where('key', '=', 'test:busy').execute();
     const res = await call('POST', '/v1/webhook_endpoints', body, { 'Idempotency-Key': 'busy' });
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'idempotency_key_in_use');

@@ -117,7 +117,7 @@ const eventFor = (f: AgentFixture, type: string, match: (e: any) => boolean) =>
 async function seedEmailAgent() {
   const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] });
   const address = `support-${uid()}@acme.test`;
-  await ctx.stack.services.emailAddresses.addAddress({ accountId: f.accountId, address, displayName: 'Acme Support', agentId: f.agentId });
+  await ctx.stack.services.emailAddresses.addAddress({ accountId: f.accountId, livemode: false, address, displayName: 'Acme Support', agentId: f.agentId });
   return { ...f, address };
 }
 
@@ -407,16 +407,16 @@ describe('email conversations', () => {
   it('provisions inbound addresses like phone numbers: unique, valid, answered only by a live email agent', async () => {
     const f = await seedEmailAgent();
     const svc = ctx.stack.services.emailAddresses;
-    await assert.rejects(svc.addAddress({ accountId: f.accountId, address: f.address.toUpperCase() }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(svc.addAddress({ accountId: f.accountId, address: 'not an address' }), (e: any) => e.code === 'parameter_invalid');
-    const smsOnly = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, config: { name: 'SMS only', channels: ['sms'] } });
-    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, agentId: smsOnly.id });
-    const [address] = await svc.listAddresses({ accountId: f.accountId });
-    await assert.rejects(svc.attachAgent({ accountId: f.accountId, emailAddressId: address!.id, agentId: smsOnly.id }), (e: any) => e.code === 'channel_not_supported');
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: false, address: f.address.toUpperCase() }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: false, address: 'not an address' }), (e: any) => e.code === 'parameter_invalid');
+    const smsOnly = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, livemode: false, config: { name: 'SMS only', channels: ['sms'] } });
+    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, livemode: false, agentId: smsOnly.id });
+    const [address] = await svc.listAddresses({ accountId: f.accountId, livemode: false });
+    await assert.rejects(svc.attachAgent({ accountId: f.accountId, livemode: false, emailAddressId: address!.id, agentId: smsOnly.id }), (e: any) => e.code === 'channel_not_supported');
     const other = await ctx.stack.newAccount();
-    await assert.rejects(svc.attachAgent({ accountId: other.accountId, emailAddressId: address!.id, agentId: null }), (e: any) => e.code === 'resource_missing');
+    await assert.rejects(svc.attachAgent({ accountId: other.accountId, livemode: false, emailAddressId: address!.id, agentId: null }), (e: any) => e.code === 'resource_missing');
 
-    const detached = await svc.attachAgent({ accountId: f.accountId, emailAddressId: address!.id, agentId: null });
+    const detached = await svc.attachAgent({ accountId: f.accountId, livemode: false, emailAddressId: address!.id, agentId: null });
     assert.equal(detached.agent_id, null);
     const res = await postInbound(mime({ from: `hal-${uid()}@customer.test`, to: f.address, subject: 'Hi', messageId: `a-${uid()}@customer.test`, text: 'Hello' }));
     assert.equal(res.body.status, 'ignored');

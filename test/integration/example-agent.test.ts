@@ -32,11 +32,11 @@ describe('the example agent of the development account', () => {
     const second = await ensureExampleAgent({ services, accountId, log: silentLogger() });
     assert.deepEqual(second, { ...first, created: false });
 
-    const agents = await services.agents.listAgents({ accountId, page: { limit: 100 } });
+    const agents = await services.agents.listAgents({ accountId, livemode: false, page: { limit: 100 } });
     assert.deepEqual(agents.data.map((a) => [a.name, a.status, a.version]), [[EXAMPLE_AGENT_NAME, 'live', 1]]);
     assert.deepEqual(agents.data[0]!.channels, ['chat', 'sms']);
     assert.equal(agents.data[0]!.retrieval_required, true);
-    const bases = await services.knowledgeBases.listBases({ accountId, page: { limit: 100 } });
+    const bases = await services.knowledgeBases.listBases({ accountId, livemode: false, page: { limit: 100 } });
     assert.deepEqual(bases.data.map((b) => b.name), [EXAMPLE_KNOWLEDGE_BASE_NAME]);
   });
 

@@ -31,8 +31,8 @@ describe('senders belong to their account', () => {
   it('refuses sending from a sender ID or short code registered to another account, or to nobody', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Brandco' });
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: '55501' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Brandco' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: '55501' });
     for (const from of ['Brandco', 'BRANDCO', '55501', 'Nobodys', '77777']) {
       const res = await b.call('POST', '/v1/messages', { to: freshNumber(), from, body: 'phish' });
       assert.equal(res.status, 403, `${from}: ${JSON.stringify(res.body)}`);
@@ -51,20 +51,20 @@ describe('senders belong to their account', () => {
   it('registers a sender to one account only, never the platform verification sender', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Onlyone' });
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: 'ONLYONE' }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: ctx.stack.config.verify.from }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, sender: '+14155550100' }), (e: any) => e.code === 'parameter_invalid');
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Onlyone' });
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: 'ONLYONE' }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: ctx.stack.config.verify.from }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(ctx.stack.services.senders.registerSender({ accountId: b.accountId, livemode: false, sender: '+14155550100' }), (e: any) => e.code === 'parameter_invalid');
   });
 
   it('delivers replies and STOP to a short code to its owner only, never to an account that wrote from it', async () => {
     const owner = await client();
     const other = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: owner.accountId, sender: '55502' });
+    await ctx.stack.services.senders.registerSender({ accountId: owner.accountId, livemode: false, sender: '55502' });
     const customer = freshNumber();
     // The other account tries to send from the short code (refused), so it never "wrote from it".
     assert.equal((await other.call('POST', '/v1/messages', { to: customer, from: '55502', body: 'reply to me' })).status, 403);
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: '55502', body: 'my card number is 4242', receivedAt: new Date(), carrierMessageId: 'sc-reply-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: '55502', body: 'my card number is 4242', receivedAt: new Date(), carrierMessageId: 'sc-reply-1', sandbox: true });
     await until('the reply to reach the owner', async () => (await inboundOf(owner.accountId)).length === 1 || undefined);
     assert.equal((await inboundOf(other.accountId)).length, 0);
   });
@@ -76,7 +76,7 @@ describe('senders belong to their account', () => {
     for (const c of [a, b]) assert.equal((await c.call('POST', '/v1/verifications', { to: customer, channel: 'sms' })).status, 201);
     await until('both codes sent', async () => (carrier.submitsTo(customer).length >= 2 ? true : undefined));
     const platform = ctx.stack.config.verify.from;
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: platform, body: 'STOP', receivedAt: new Date(), carrierMessageId: 'verify-stop-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: platform, body: 'STOP', receivedAt: new Date(), carrierMessageId: 'verify-stop-1', sandbox: true });
     assert.equal((await inboundOf(a.accountId)).length + (await inboundOf(b.accountId)).length, 0);
     const consents = await ctx.stack.database.db.selectFrom('sms_consents').selectAll().where('recipient', '=', customer).execute();
     assert.deepEqual(consents.map((c) => [c.account_id, c.sender, c.opted_out]).sort(), [[a.accountId, platform, true], [b.accountId, platform, true]].sort());
@@ -85,7 +85,7 @@ describe('senders belong to their account', () => {
   it('checks the from of a verification too', async () => {
     const a = await client();
     const b = await client();
-    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, sender: 'Verifyco' });
+    await ctx.stack.services.senders.registerSender({ accountId: a.accountId, livemode: false, sender: 'Verifyco' });
     const refused = await b.call('POST', '/v1/verifications', { to: freshNumber(), channel: 'sms', from: 'Verifyco' });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'sender_not_registered');

@@ -93,6 +93,7 @@ const request = (to: string, body: string, extra: Partial<SubmitSmsRequest> = {}
   messageId: `msg_${Math.random().toString(36).slice(2)}`,
   to,
   from: 'ACME',
+  livemode: true,
   body,
   requestReceipt: true,
   ...extra,

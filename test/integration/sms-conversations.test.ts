@@ -37,12 +37,12 @@ let seq = 0;
 const freshNumber = () => `+4474001${String(++seq).padStart(5, '0')}`;
 const digits = (n: string) => n.replace(/^\+/, '');
 
-/** An agent (sms and chat) over `records`, with a number of its account that it answers. */
+/** An agent (sms and chat) over `records`, with a number of its account that it answers (live mode: a real carrier). */
 async function smsAgent(records = HELP_CENTER): Promise<AgentFixture & { number: string; numberId: string }> {
-  const f = await seedAgent(stack, {}, records);
+  const f = await seedAgent(stack, {}, records, 'live');
   const number = freshNumber();
-  const pn = await stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, number });
-  await stack.services.phoneNumbers.attachAgent({ accountId: f.accountId, phoneNumberId: pn.id, agentId: f.agentId });
+  const pn = await stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, livemode: f.livemode, number });
+  await stack.services.phoneNumbers.attachAgent({ accountId: f.accountId, livemode: f.livemode, phoneNumberId: pn.id, agentId: f.agentId });
   return { ...f, number, numberId: pn.id };
 }
 
@@ -253,7 +253,7 @@ describe('moving between channels', () => {
     assert.equal(desk.id, smsOfConversationMessage(human.body.id));
     assert.deepEqual([desk.from, desk.body], [f.number, 'Hi, Sam from Acme here. Your parcel left today.']);
     // Delivering the same message again (a retry) sends nothing more.
-    const row = (await stack.services.conversations.conversationRepo.getConversationById(stack.database.db, f.accountId, conversation.id))!;
+    const row = (await stack.services.conversations.conversationRepo.getConversationById(stack.database.db, { accountId: f.accountId, livemode: f.livemode }, conversation.id))!;
     await stack.services.replyChannels.deliverReply('sms', { conversation: row, message: human.body, runId: null });
     assert.equal((await outboundTo(f, customer, 2)).length, 2);
     assert.equal(submitsTo(customer).length, 2);

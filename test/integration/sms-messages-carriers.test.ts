@@ -33,11 +33,11 @@ after(async () => {
 });
 
 let senderSeq = 0;
-/** A fresh account with a sender ID of its own (senders belong to one account). */
+/** A fresh account with a live key and a sender ID of its own (live mode: test mode reaches only the sandbox). */
 async function client() {
-  const account = await stack.newAccount();
+  const account = await stack.newAccount(undefined, 'live');
   const sender = `Acme${++senderSeq}`;
-  await stack.services.senders.registerSender({ accountId: account.accountId, sender });
+  await stack.services.senders.registerSender({ accountId: account.accountId, livemode: true, sender });
   return { ...account, sender, call: apiClient(stack.baseUrl, account.apiKey) };
 }
 
@@ -105,7 +105,7 @@ describe('SMPP carrier through the API', () => {
 
   it('stores an inbound deliver_sm as an inbound message, and STOP from it blocks the next send', async () => {
     const { call, accountId, sender } = await client();
-    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: '+447512345678' });
+    await stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: true, number: '+447512345678' });
     await smsc.sendMo({ from: '+447400123458', to: '+447512345678', body: 'STOP' });
     const inbound: any[] = await pollUntil('the inbound message', async () => {
       const data = (await call('GET', '/v1/messages?direction=inbound')).body.data;

@@ -21,7 +21,7 @@ let senderSeq = 0;
 async function newClient() {
   const account = await ctx.stack.newAccount();
   const sender = `Acme${++senderSeq}`;
-  await ctx.stack.services.senders.registerSender({ accountId: account.accountId, sender });
+  await ctx.stack.services.senders.registerSender({ accountId: account.accountId, livemode: false, sender });
   return { ...account, sender, call: apiClient(ctx.stack.baseUrl, account.apiKey) };
 }
 
@@ -98,7 +98,7 @@ describe('sending', () => {
   it('accepts one of the account\'s numbers as from, and lists and retrieves its phone numbers', async () => {
     const { call, accountId, sender } = await newClient();
     const own = freshNumber();
-    const pn = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
+    const pn = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: own });
     const list = await call('GET', '/v1/phone_numbers');
     assert.deepEqual(list.body.data.map((p: any) => p.number), [own]);
     const one = await call('GET', `/v1/phone_numbers/${pn.id}`);
@@ -393,10 +393,10 @@ describe('inbound and consent', () => {
   it('stores inbound messages and emits message.received', async () => {
     const { call, accountId, sender } = await newClient();
     const own = freshNumber();
-    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: own });
     const customer = freshNumber();
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1' });
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1', sandbox: true });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'Is my order ready?', receivedAt: new Date(), carrierMessageId: 'in-1', sandbox: true });
     const inbound = await call('GET', '/v1/messages?direction=inbound');
     assert.equal(inbound.body.data.length, 1);
     const m = inbound.body.data[0];
@@ -411,11 +411,11 @@ describe('inbound and consent', () => {
     const { call, accountId, sender } = await newClient();
     const own = freshNumber();
     const other = freshNumber();
-    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own });
-    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: other });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: own });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: other });
     const customer = freshNumber();
 
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: ' stop ', receivedAt: new Date(), carrierMessageId: 'stop-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: ' stop ', receivedAt: new Date(), carrierMessageId: 'stop-1', sandbox: true });
     assert.equal((await eventsOfType(accountId, 'message.received')).length, 1);
     const blocked = await call('POST', '/v1/messages', { to: customer, from: own, body: 'promo' });
     assert.equal(blocked.status, 201);
@@ -430,7 +430,7 @@ describe('inbound and consent', () => {
     assert.equal(replies.length, 1);
     assert.match(replies[0]!.body, /unsubscribed/);
 
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'START', receivedAt: new Date(), carrierMessageId: 'start-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'START', receivedAt: new Date(), carrierMessageId: 'start-1', sandbox: true });
     const allowed = await call('POST', '/v1/messages', { to: customer, from: own, body: 'welcome back' });
     await waitForStatus(call, allowed.body.id, 'delivered');
     assert.equal((await eventsOfType(accountId, 'message.received')).length, 2);
@@ -439,14 +439,14 @@ describe('inbound and consent', () => {
   it('STOPALL opts out of every sender of the account; HELP is answered with the help text', async () => {
     const { call, accountId, sender } = await newClient();
     const own = freshNumber();
-    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, number: own, helpText: 'Acme support: call 555-0100.' });
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId, livemode: false, number: own, helpText: 'Acme support: call 555-0100.' });
     const customer = freshNumber();
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'help', receivedAt: new Date(), carrierMessageId: 'help-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'help', receivedAt: new Date(), carrierMessageId: 'help-1', sandbox: true });
     const helpReply = await call('GET', `/v1/messages?to=${encodeURIComponent(customer)}`);
     assert.equal(helpReply.body.data[0].body, 'Acme support: call 555-0100.');
     await waitForStatus(call, helpReply.body.data[0].id, 'delivered');
 
-    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'STOPALL', receivedAt: new Date(), carrierMessageId: 'stopall-1' });
+    await carrier.listener!.onInbound({ carrier: 'fake', from: customer, to: own, body: 'STOPALL', receivedAt: new Date(), carrierMessageId: 'stopall-1', sandbox: true });
     const blocked = await call('POST', '/v1/messages', { to: customer, from: sender, body: 'promo' });
     assert.equal((await waitForStatus(call, blocked.body.id, 'failed')).error_code, 'recipient_opted_out');
     assert.equal((await eventsOfType(accountId, 'message.received')).length, 2);

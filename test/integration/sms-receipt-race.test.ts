@@ -30,7 +30,7 @@ after(async () => {
 
 async function queuedMessage(accountId: string, id: string) {
   await new MessageRepo().insertMessage(database.db, {
-    id, account_id: accountId, direction: 'outbound', type: 'transactional', origin: 'api', to: '+14155550123', from: 'Acme',
+    id, account_id: accountId, livemode: false, direction: 'outbound', type: 'transactional', origin: 'api', to: '+14155550123', from: 'Acme',
     body: 'race', status: 'queued', segments: 1, encoding: 'GSM-7', country: 'US', price: null, price_currency: null,
     error_code: null, error_message: null, reference: null, status_callback: null, send_at: null, held_until: null,
     carrier: null, carrier_message_ids: null,
@@ -78,7 +78,7 @@ describe('delivery receipt racing its submit', () => {
       await blocker.end();
       await admin.end();
     }
-    const m = await services.messages.getMessage({ accountId: account.id, messageId });
+    const m = await services.messages.getMessage({ accountId: account.id, livemode: false, messageId });
     assert.equal(m.status, 'delivered');
   });
 });

@@ -18,7 +18,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const request = (to: string, body: string): SubmitSmsRequest => ({ messageId: `msg_${Math.random().toString(36).slice(2)}`, to, from: 'ACME', body, requestReceipt: true });
+const request = (to: string, body: string): SubmitSmsRequest => ({ messageId: `msg_${Math.random().toString(36).slice(2)}`, to, from: 'ACME', body, requestReceipt: true, livemode: true });
 const listener: CarrierListener = { onReceipt: async () => undefined, onInbound: async () => undefined };
 
 async function simulator(options: ConstructorParameters<typeof SmscSimulator>[0] = {}) {
@@ -99,7 +99,7 @@ describe('messaging: a submit decided from its journal', () => {
     const account = await services.accounts.createAccount({ name: 'once' });
     const id = `msg_once_${Math.random().toString(36).slice(2)}`;
     await new MessageRepo().insertMessage(database.db, {
-      id, account_id: account.id, direction: 'outbound', type: 'transactional', origin: 'api', to: '+447700900001', from: 'Acme',
+      id, account_id: account.id, livemode: false, direction: 'outbound', type: 'transactional', origin: 'api', to: '+447700900001', from: 'Acme',
       body, status: 'queued', segments: body.length > 160 ? 2 : 1, encoding: 'GSM-7', country: 'GB', price: null, price_currency: null,
       error_code: null, error_message: null, reference: null, status_callback: null, send_at: null, held_until: null,
       carrier: null, carrier_message_ids: null,

@@ -45,7 +45,7 @@ before(async () => {
   });
   const account = await services.accounts.createAccount({ name: 'temporal-away' });
   const { secret } = await services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
-  await services.senders.registerSender({ accountId: account.id, sender: 'AwayCo' });
+  await services.senders.registerSender({ accountId: account.id, livemode: false, sender: 'AwayCo' });
   call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, secret);
 });
 after(async () => {

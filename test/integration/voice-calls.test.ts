@@ -44,8 +44,8 @@ const expected = {
 };
 
 async function voiceNumber(f: AgentFixture, flow: Record<string, unknown>) {
-  const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, number: fictionalNumber() });
-  const configured = await ctx.stack.services.phoneNumbers.setVoiceCallFlow({ accountId: f.accountId, phoneNumberId: number.id, flow: flow as never });
+  const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, livemode: false, number: fictionalNumber() });
+  const configured = await ctx.stack.services.phoneNumbers.setVoiceCallFlow({ accountId: f.accountId, livemode: false, phoneNumberId: number.id, flow: flow as never });
   return configured;
 }
 
@@ -186,8 +186,8 @@ describe('voice calls over Twilio Programmable Voice', () => {
     const f = await seedAgent(ctx.stack, { channels: ['chat', 'voice'] });
     const number = await voiceNumber(f, { actions: [{ action: 'connect_agent', agent_id: f.agentId, transfer_to: TRANSFER_TO }] });
     // The agent is republished without voice after the flow was set.
-    await ctx.stack.services.agents.updateDraft({ accountId: f.accountId, agentId: f.agentId, config: { name: 'Support', channels: ['chat'], knowledge_bases: [{ id: f.knowledgeBaseId }] } });
-    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, agentId: f.agentId });
+    await ctx.stack.services.agents.updateDraft({ accountId: f.accountId, livemode: false, agentId: f.agentId, config: { name: 'Support', channels: ['chat'], knowledge_bases: [{ id: f.knowledgeBaseId }] } });
+    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, livemode: false, agentId: f.agentId });
     const post = voice();
     const refused = await post(VOICE_WEBHOOK_PATHS.incoming, { CallSid: newCallSid(), From: fictionalNumber(), To: number.number, CallStatus: 'ringing' });
     assert.equal(refused.body, expected.transfer(TRANSFER_NOTICE));
@@ -199,8 +199,8 @@ describe('voice calls over Twilio Programmable Voice', () => {
 
   it('validates call flows: connect_agent last, a live agent configured for voice', async () => {
     const f = await seedAgent(ctx.stack, { channels: ['chat'] });
-    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, number: fictionalNumber() });
-    const set = (flow: unknown) => ctx.stack.services.phoneNumbers.setVoiceCallFlow({ accountId: f.accountId, phoneNumberId: number.id, flow: flow as never });
+    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: f.accountId, livemode: false, number: fictionalNumber() });
+    const set = (flow: unknown) => ctx.stack.services.phoneNumbers.setVoiceCallFlow({ accountId: f.accountId, livemode: false, phoneNumberId: number.id, flow: flow as never });
     await assert.rejects(
       set({ actions: [{ action: 'connect_agent', agent_id: f.agentId, transfer_to: TRANSFER_TO }, { action: 'say', text: 'Bye' }] }),
       (err: AppError) => err.code === 'parameter_invalid' && err.param === 'voice_call_flow.actions.0.action',

@@ -43,11 +43,11 @@ describe('webhook endpoint secret rotation', () => {
     const stripe = new Stripe('sk_test_unused');
     try {
       const endpoint = await endpointFor(accountId, `${receiver.url}/hook`);
-      const rotated = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, endpointId: endpoint.id });
+      const rotated = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, livemode: false, endpointId: endpoint.id });
       assert.notEqual(rotated.signing_secret, endpoint.signing_secret);
       assert.ok(Math.abs(Date.parse(rotated.previous_secret_expires_at!) - (Date.now() + 24 * 3600 * 1000)) < 60_000, 'default grace period is 24 h');
       const received = async (n: number) => {
-        await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: `msg_rot${n}` } });
+        await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: `msg_rot${n}` } });
         await receiver.waitFor(n, 5000);
         const req = receiver.requests[n - 1]!;
         return { header: String(req.headers['service-signature']), body: req.rawBody.toString('utf8') };
@@ -59,7 +59,7 @@ describe('webhook endpoint secret rotation', () => {
         assert.doesNotThrow(() => stripe.webhooks.constructEvent(during.body, during.header, secret, 300));
       }
 
-      const ended = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, endpointId: endpoint.id, gracePeriodSeconds: 0 });
+      const ended = await ctx.stack.services.webhookEndpoints.rotateSecret({ accountId, livemode: false, endpointId: endpoint.id, gracePeriodSeconds: 0 });
       assert.equal(ended.previous_secret_expires_at, null);
       const after = await received(2);
       assert.equal(after.header.match(/v1=/g)?.length, 1, after.header);
@@ -76,7 +76,7 @@ describe('webhook outbox and dispatcher', () => {
     const { accountId } = await ctx.stack.newAccount();
     const receiver = await startReceiver();
     const endpoint = await endpointFor(accountId, `${receiver.url}/hook`);
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_a' } });
+    const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_a' } });
     await receiver.waitFor(1, 5000);
     const [d] = await until('the delivery recorded', async () => {
       const rows = await deliveriesOf(event.id);
@@ -97,7 +97,7 @@ describe('webhook outbox and dispatcher', () => {
     await endpointFor(accountId, `${receiver.url}/hook`);
     // An API process's EventsService: nothing in this process hears its commits.
     const apiEvents = new EventsService({ db: db() });
-    await apiEvents.emit({ accountId, type: 'message.updated', data: { id: 'msg_b' } });
+    await apiEvents.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_b' } });
     await receiver.waitFor(1, 5000);
     await receiver.close();
   });
@@ -107,7 +107,7 @@ describe('webhook outbox and dispatcher', () => {
     const repo = new MessageRepo();
     const id = `msg_outbox_${Date.now()}`;
     await repo.insertMessage(db(), {
-      id, account_id: accountId, direction: 'outbound', type: 'transactional', origin: 'api', to: '+14155550123', from: 'Acme',
+      id, account_id: accountId, livemode: false, direction: 'outbound', type: 'transactional', origin: 'api', to: '+14155550123', from: 'Acme',
       body: 'x', status: 'sent', segments: 1, encoding: 'GSM-7', country: 'US', price: null, price_currency: null, error_code: null,
       error_message: null, reference: null, status_callback: null, send_at: null, held_until: null, carrier: 'c1', carrier_message_ids: null,
     });
@@ -138,10 +138,10 @@ describe('webhook outbox and dispatcher', () => {
     const fastReceiver = await startReceiver();
     await endpointFor(slow.accountId, `${slowReceiver.url}/slow`);
     await endpointFor(fast.accountId, `${fastReceiver.url}/fast`);
-    for (let i = 0; i < 40; i++) await ctx.stack.services.events.emit({ accountId: slow.accountId, type: 'message.updated', data: { i } });
+    for (let i = 0; i < 40; i++) await ctx.stack.services.events.emit({ accountId: slow.accountId, livemode: false, type: 'message.updated', data: { i } });
     await slowReceiver.waitFor(dispatch.perEndpoint, 5000);
     const started = Date.now();
-    for (let i = 0; i < 5; i++) await ctx.stack.services.events.emit({ accountId: fast.accountId, type: 'message.updated', data: { i } });
+    for (let i = 0; i < 5; i++) await ctx.stack.services.events.emit({ accountId: fast.accountId, livemode: false, type: 'message.updated', data: { i } });
     await fastReceiver.waitFor(5, 5000);
     assert.ok(Date.now() - started < 1000, `fast account served in ${Date.now() - started} ms`);
     assert.ok(ctx.stack.services.webhookDispatcher.load.active <= dispatch.concurrency);
@@ -159,20 +159,20 @@ describe('webhook outbox and dispatcher', () => {
     await endpointFor(accountId, `${receiver.url}/hook`);
     const outbox = new WebhookOutboxRepo();
     const event = await ctx.stack.services.events.transaction(async (tx) => {
-      const e = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_c' } }, { tx });
+      const e = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_c' } }, { tx });
       // Another dispatcher claims it in the same instant and dies.
       const claimed = await outbox.claimDeliveries(tx, { limit: 100, perAccount: 100, leaseMs: 1500, excludeEndpointIds: [], excludeUrls: [] });
       assert.equal(claimed.filter((d) => d.event_id === e.id).length, 1);
       await outbox.releaseClaims(tx, claimed.filter((d) => d.event_id !== e.id).map((d) => d.id));
       return e;
     });
-    await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_d' } });
+    await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_d' } });
     await receiver.waitFor(1, 5000);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(receiver.requests.length, 1, 'held by the dead claim until it expires');
     // Any wake-up after that (the sweep, another commit) takes the expired claim.
     await new Promise((r) => setTimeout(r, 1200));
-    await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_e' } });
+    await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_e' } });
     await receiver.waitFor(3, 5000);
     const [d] = await deliveriesOf(event.id);
     await until('delivered', async () => (await deliveriesOf(event.id))[0]?.status === 'delivered');

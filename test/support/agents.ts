@@ -13,6 +13,8 @@ export const HELP_CENTER = [
 
 export interface AgentFixture {
   accountId: string;
+  /** The mode of the fixture's key, and so of everything it seeded. */
+  livemode: boolean;
   apiKey: string;
   call: ApiClient;
   knowledgeBaseId: string;
@@ -22,10 +24,11 @@ export interface AgentFixture {
 /**
  * A fresh account with a ready knowledge base of `records` and a published agent over it (`agent`
  * overrides the config). Builds through the API where the API can, and the agents service otherwise
- * (agents are authored in the console, not the API).
+ * (agents are authored in the console, not the API). Everything is in the mode of the key (`mode`).
  */
-export async function seedAgent(stack: TestStack, agent: Partial<AgentConfigInput> = {}, records = HELP_CENTER): Promise<AgentFixture> {
-  const { accountId, apiKey } = await stack.newAccount();
+export async function seedAgent(stack: TestStack, agent: Partial<AgentConfigInput> = {}, records = HELP_CENTER, mode: 'test' | 'live' = 'test'): Promise<AgentFixture> {
+  const { accountId, apiKey } = await stack.newAccount(undefined, mode);
+  const livemode = mode === 'live';
   const call = apiClient(stack.baseUrl, apiKey);
   const kb = await call('POST', '/v1/knowledge_bases', { name: 'Help center' });
   assert.equal(kb.status, 201);
@@ -34,12 +37,13 @@ export async function seedAgent(stack: TestStack, agent: Partial<AgentConfigInpu
   await waitForSource(call, kb.body.id, src.body.id, 'ready');
   const created = await stack.services.agents.createAgent({
     accountId,
+    livemode,
     // The floor is low because three-passage test bases get low calibrated BM25 scores (the calibration
     // was fitted on SciFact); the floor's own behaviour is tested with explicit values.
     config: { name: 'Support', channels: ['chat', 'sms'], knowledge_bases: [{ id: kb.body.id }], ...agent, guardrails: { confidence_floor: 0.02, ...agent.guardrails } },
   });
-  await stack.services.agents.publishAgent({ accountId, agentId: created.id });
-  return { accountId, apiKey, call, knowledgeBaseId: kb.body.id, agentId: created.id };
+  await stack.services.agents.publishAgent({ accountId, livemode, agentId: created.id });
+  return { accountId, livemode, apiKey, call, knowledgeBaseId: kb.body.id, agentId: created.id };
 }
 
 /** Opens a chat conversation with the fixture's agent. */

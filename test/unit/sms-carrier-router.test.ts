@@ -10,7 +10,7 @@ import {
   type SubmitSmsRequest,
   type SubmitSmsResult,
 } from '../../src/channels/sms/carrier';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
+import { createCarrierRouter, TEST_SANDBOX_NAME } from '../../src/channels/sms/carrier-registry';
 import { loadConfig } from '../../src/config/env';
 import { SandboxCarrierConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
 import { SANDBOX_MAGIC_NUMBERS, SandboxCarrier } from '../../src/channels/sms/carriers/sandbox.carrier';
@@ -68,6 +68,7 @@ const req = (to: string, extra: Partial<SubmitSmsRequest> = {}): SubmitSmsReques
   messageId: 'msg_test',
   to,
   from: 'ACME',
+  livemode: true,
   body: 'hello',
   requestReceipt: true,
   ...extra,
@@ -134,12 +135,12 @@ describe('carrier router', () => {
         { carrier: uk, prefixes: ['+44', '+353'], priority: 10 },
       ],
     });
-    assert.deepEqual(router.route('+447700900123').map((c) => c.name), ['uk', 'uk-backup', 'world']);
-    assert.deepEqual(router.route('+35312345678').map((c) => c.name), ['uk', 'world']);
-    assert.deepEqual(router.route('+12025550123').map((c) => c.name), ['world']);
+    assert.deepEqual(router.route('+447700900123', undefined, true).map((c) => c.name), ['uk', 'uk-backup', 'world']);
+    assert.deepEqual(router.route('+35312345678', undefined, true).map((c) => c.name), ['uk', 'world']);
+    assert.deepEqual(router.route('+12025550123', undefined, true).map((c) => c.name), ['world']);
 
     const ukOnly = new CarrierRouter({ carriers: [{ carrier: uk, prefixes: ['+44'], priority: 1 }] });
-    assert.throws(() => ukOnly.route('+12025550123'), (e: unknown) => e instanceof CarrierError && e.code === 'no_route' && !e.retryable);
+    assert.throws(() => ukOnly.route('+12025550123', undefined, true), (e: unknown) => e instanceof CarrierError && e.code === 'no_route' && !e.retryable);
   });
 
   it('limits an account to its configured carriers', async () => {
@@ -299,8 +300,17 @@ describe('carrier router', () => {
       SMS_ACCOUNT_CARRIERS: JSON.stringify({ acct_1: ['sandbox'] }),
     });
     const configured = createCarrierRouter(config, silentLogger());
-    assert.deepEqual(configured.route('+447700900123').map((c) => c.name), ['smsc-a', 'sandbox']);
-    assert.deepEqual(configured.route('+447700900123', 'acct_1').map((c) => c.name), ['sandbox']);
+    assert.deepEqual(configured.route('+447700900123', undefined, true).map((c) => c.name), ['smsc-a', 'sandbox']);
+    assert.deepEqual(configured.route('+447700900123', 'acct_1', true).map((c) => c.name), ['sandbox']);
+    // Test mode goes to the sandbox whatever the prefixes and account restrictions say; with no sandbox
+    // configured, to the router's own test sandbox (never a real carrier).
+    assert.deepEqual(configured.route('+447700900123', undefined, false).map((c) => c.name), ['sandbox']);
+    const smppOnly = createCarrierRouter(
+      loadConfig({ SMS_CARRIERS: JSON.stringify([{ name: 'smsc-a', type: 'smpp', host: '127.0.0.1', port: 2775, system_id: 'x', password: 'y', prefixes: ['+'], priority: 1 }]) }),
+      silentLogger(),
+    );
+    assert.deepEqual(smppOnly.route('+447700900123', undefined, true).map((c) => c.name), ['smsc-a']);
+    assert.deepEqual(smppOnly.route('+447700900123', undefined, false).map((c) => c.name), [TEST_SANDBOX_NAME]);
     assert.throws(() => loadConfig({ SMS_CARRIERS: '[{"name":"a","type":"carrier-pigeon"}]' }), /SMS_CARRIERS/);
     assert.throws(() => loadConfig({ SMS_ACCOUNT_CARRIERS: '{"acct_1":["nope"]}' }), /unknown carrier nope/);
   });

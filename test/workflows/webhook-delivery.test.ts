@@ -43,7 +43,7 @@ async function retryResult(deliveryId: string) {
 describe('webhook delivery workflow (time-skipping)', () => {
   it('delivers on the 6th attempt to a receiver that fails 5 times, on the backoff schedule', async () => {
     const { accountId, call, receiver, endpoint } = await setup((_r, i) => ({ status: i < 5 ? 503 : 200 }));
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_1', object: 'message', status: 'delivered' } });
+    const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_1', object: 'message', status: 'delivered' } });
     const { id: deliveryId } = await deliveryOf(call, event.id);
 
     const result = await retryResult(deliveryId);
@@ -70,7 +70,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
 
   it('marks the delivery failed after about 3 days when the receiver never answers', async () => {
     const { accountId, call, receiver } = await setup(() => new Promise(() => undefined));
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_2' } });
+    const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_2' } });
     const { id: deliveryId } = await deliveryOf(call, event.id);
 
     const result = await retryResult(deliveryId);
@@ -87,7 +87,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
   for (const how of ['disabled', 'deleted'] as const) {
     it(`stops retrying once the endpoint is ${how}`, async () => {
       const { accountId, call, receiver, endpoint } = await setup(() => ({ status: 500 }));
-      const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_3' } });
+      const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_3' } });
       await receiver.waitFor(1);
       const { id: deliveryId } = await deliveryOf(call, event.id);
       if (how === 'disabled') {
@@ -104,7 +104,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
       assert.equal(receiver.requests.length, 1);
       assert.equal((await deliveryOf(call, event.id)).status, 'cancelled');
 
-      const later = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_4' } });
+      const later = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_4' } });
       const deliveries = await call('GET', `/v1/events/${later.id}/deliveries`);
       assert.equal(deliveries.body.data.length, 0, `a ${how} endpoint gets no new deliveries`);
       await receiver.close();
@@ -119,7 +119,7 @@ describe('webhook delivery workflow (time-skipping)', () => {
     const msgs = (await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/msgs`, events: ['message.updated', 'message.received'] })).body;
     await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/runs`, events: ['run.completed'] });
 
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.received', data: { id: 'msg_5' } });
+    const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.received', data: { id: 'msg_5' } });
     const deliveries = (await call('GET', `/v1/events/${event.id}/deliveries`)).body.data;
     assert.deepEqual(deliveries.map((d: any) => d.endpoint_id).sort(), [all.id, msgs.id].sort());
     await receiver.waitFor(2);

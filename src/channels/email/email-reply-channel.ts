@@ -71,6 +71,7 @@ export class EmailReplyChannel implements ReplyChannel {
       : await this.repo.insertEmail(db, {
           id: derivedId(IdPrefix.email, message.id),
           account_id: conversation.account_id,
+          livemode: conversation.livemode,
           conversation_id: conversation.id,
           conversation_message_id: message.id,
           direction: 'outbound',
@@ -122,7 +123,7 @@ export class EmailReplyChannel implements ReplyChannel {
       if (!settled || status === 'failed') return;
       const type = status === 'delivered' ? 'email.delivered' : 'email.bounced';
       const data = status === 'bounced' ? { ...toEmailObject(settled), bounce: { type: 'hard', source: 'smtp', recipient: settled.to_address, diagnostic: error?.message ?? null } } : toEmailObject(settled);
-      await this.deps.events.emit({ accountId: settled.account_id, type, data, eventId: derivedId(IdPrefix.event, settled.id, type) }, { tx });
+      await this.deps.events.emit({ accountId: settled.account_id, livemode: settled.livemode, type, data, eventId: derivedId(IdPrefix.event, settled.id, type) }, { tx });
     });
     if (status === 'failed') this.deps.log.warn({ emailId: row.id, code: error?.code }, 'Email not sent');
   }
@@ -131,7 +132,7 @@ export class EmailReplyChannel implements ReplyChannel {
   private async fromAddress(conversation: ConversationRow, lastInbound: EmailMessageRow | undefined): Promise<{ address: string; name: string | null }> {
     const { db } = this.deps;
     const own = lastInbound ? await this.repo.findAddress(db, [lastInbound.to_address]) : undefined;
-    const address = own && own.account_id === conversation.account_id ? own : await this.repo.findAddressOfAgent(db, conversation.account_id, conversation.agent_id);
+    const address = own && own.account_id === conversation.account_id && own.livemode === conversation.livemode ? own : await this.repo.findAddressOfAgent(db, { accountId: conversation.account_id, livemode: conversation.livemode }, conversation.agent_id);
     return address ? { address: address.address, name: address.display_name } : { address: this.deps.config.email.from, name: null };
   }
 

@@ -58,6 +58,7 @@ export class EmailTrackingService {
     if (!row) throw notFound('email', emailId, 'token');
     await events.emit({
       accountId: row.account_id,
+      livemode: row.livemode,
       type,
       data: { ...toEmailObject(row), ...extra },
       // Once per email (and per link for clicks): mail clients and scanners fetch the same URL again.

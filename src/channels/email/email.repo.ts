@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { EmailAddressTable, EmailMessageTable, EmailStatus } from '../../db/tables/email';
+import { inScope, type Scope } from '../../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type EmailAddressRow = Selectable<EmailAddressTable>;
@@ -12,8 +13,8 @@ export class EmailRepo {
     return db.insertInto('email_addresses').values(row).onConflict((oc) => oc.expression(sql`lower(address)`).doNothing()).returningAll().executeTakeFirst();
   }
 
-  async getAddressById(db: Db, accountId: string, id: string) {
-    return db.selectFrom('email_addresses').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  async getAddressById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   /** The registered address among `addresses` (most specific first), whoever owns it. */
@@ -25,16 +26,16 @@ export class EmailRepo {
   }
 
   /** The account's address the agent answers on (the oldest, when several). */
-  async findAddressOfAgent(db: Db, accountId: string, agentId: string) {
-    return db.selectFrom('email_addresses').selectAll().where('account_id', '=', accountId).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  async findAddressOfAgent(db: Db, scope: Scope, agentId: string) {
+    return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
   }
 
-  async listAddresses(db: Db, accountId: string) {
-    return db.selectFrom('email_addresses').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  async listAddresses(db: Db, scope: Scope) {
+    return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).orderBy('created_at').orderBy('id').execute();
   }
 
-  async setAddressAgent(db: Db, accountId: string, id: string, agentId: string | null) {
-    return db.updateTable('email_addresses').set({ agent_id: agentId }).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+  async setAddressAgent(db: Db, scope: Scope, id: string, agentId: string | null) {
+    return db.updateTable('email_addresses').set({ agent_id: agentId }).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
   /** Inserts unless the same Message-ID (account) or transcript message already has its row; returns the row either way. */
@@ -56,12 +57,12 @@ export class EmailRepo {
   }
 
   /** The account's email (either direction) with one of these Message-IDs, latest first. */
-  async findByMessageIds(db: Db, accountId: string, messageIds: string[]) {
+  async findByMessageIds(db: Db, scope: Scope, messageIds: string[]) {
     if (messageIds.length === 0) return undefined;
     return db
       .selectFrom('email_messages')
       .selectAll()
-      .where('account_id', '=', accountId)
+      .where(inScope(scope))
       .where('message_id', 'in', messageIds)
       .orderBy('created_at', 'desc')
       .limit(1)
@@ -74,12 +75,12 @@ export class EmailRepo {
   }
 
   /** The latest email with this customer on this thread subject, in a conversation of the agent that is still open. */
-  async findThreadBySubject(db: Db, input: { accountId: string; agentId: string; customerAddress: string; threadSubject: string }) {
+  async findThreadBySubject(db: Db, input: { scope: Scope; agentId: string; customerAddress: string; threadSubject: string }) {
     return db
       .selectFrom('email_messages as e')
       .innerJoin('conversations as c', 'c.id', 'e.conversation_id')
       .selectAll('e')
-      .where('e.account_id', '=', input.accountId)
+      .where(inScope(input.scope, 'e'))
       .where(sql<boolean>`lower(e.customer_address) = ${input.customerAddress.toLowerCase()}`)
       .where('e.thread_subject', '=', input.threadSubject)
       .where('c.agent_id', '=', input.agentId)

@@ -10,6 +10,7 @@ export const EmailSchema = z
   .object({
     id: z.string().describe('em_ prefix'),
     object: z.literal('email'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     conversation_id: z.string(),
     message_id: z.string().nullable().describe('the conversation message this email carries'),
     direction: z.enum(['inbound', 'outbound']),
@@ -35,6 +36,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const toEmailObject = (row: EmailMessageRow): EmailObject => ({
   id: row.id,
   object: 'email',
+  livemode: row.livemode,
   conversation_id: row.conversation_id,
   message_id: row.conversation_message_id,
   direction: row.direction,
@@ -57,6 +59,7 @@ export const EmailAddressSchema = z
   .object({
     id: z.string().describe('ea_ prefix'),
     object: z.literal('email_address'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     address: z.string(),
     display_name: z.string().nullable(),
     agent_id: z.string().nullable().describe('live agent answering what arrives at the address'),
@@ -69,6 +72,7 @@ export type EmailAddressObject = z.infer<typeof EmailAddressSchema>;
 export const toEmailAddressObject = (row: EmailAddressRow): EmailAddressObject => ({
   id: row.id,
   object: 'email_address',
+  livemode: row.livemode,
   address: row.address,
   display_name: row.display_name,
   agent_id: row.agent_id,

@@ -77,21 +77,23 @@ export class InboundEmailService {
     if (!email.from) return ignored('no sender address');
     if (await this.repo.findAddress(db, [email.from.address])) return ignored('sent from one of our own addresses');
     if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
+    // The email takes the mode of the address it reached.
+    const scope = { accountId: address.account_id, livemode: address.livemode };
 
     // A message without a Message-ID gets one from its content, so a relay's retry is still a duplicate.
     const messageId = email.messageId ?? `${createHash('sha256').update(raw).digest('hex').slice(0, 32)}@inbound.invalid`;
-    const seen = await this.repo.findByMessageIds(db, address.account_id, [messageId]);
+    const seen = await this.repo.findByMessageIds(db, scope, [messageId]);
     if (seen) return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: seen.conversation_id, message_id: seen.conversation_message_id };
 
     const threadKey = threadSubjectKey(email.subject);
     // A thread belongs to one customer: a known Message-ID quoted by another sender (a CC, a forward) does
     // not let that sender into the conversation (its transcript is the planner's context).
-    const named = await this.repo.findByMessageIds(db, address.account_id, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
+    const named = await this.repo.findByMessageIds(db, scope, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
     const byHeaders = named && named.customer_address.toLowerCase() === email.from.address.toLowerCase() ? named : undefined;
     const bySubject =
       byHeaders || !threadKey
         ? undefined
-        : await this.repo.findThreadBySubject(db, { accountId: address.account_id, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
+        : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
     const thread = byHeaders ?? bySubject;
 
     const subject = redactText(email.subject).text;
@@ -101,7 +103,7 @@ export class InboundEmailService {
     let duplicate = false;
     try {
       const received = await this.deps.conversations.receiveCustomerMessage({
-        accountId: address.account_id,
+        ...scope,
         agentId: address.agent_id,
         channel: 'email',
         customer: { email: from.address, name: from.name || undefined },
@@ -111,6 +113,7 @@ export class InboundEmailService {
           const stored = await this.repo.insertEmail(tx, {
             id: derivedId(IdPrefix.email, m.messageId),
             account_id: address.account_id,
+            livemode: address.livemode,
             conversation_id: m.conversationId,
             conversation_message_id: m.messageId,
             direction: 'inbound',
@@ -134,7 +137,7 @@ export class InboundEmailService {
       return { object: 'inbound_email', status: 'accepted', reason: null, conversation_id: received.conversation.id, message_id: received.message.id };
     } catch (err) {
       if (!duplicate) throw err;
-      const again = await this.repo.findByMessageIds(db, address.account_id, [messageId]);
+      const again = await this.repo.findByMessageIds(db, scope, [messageId]);
       return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: again?.conversation_id ?? null, message_id: again?.conversation_message_id ?? null };
     }
   }
@@ -148,7 +151,7 @@ export class InboundEmailService {
     if (!original) return ignored(`the ${kind} names no email we sent`);
     // The report must reach an address of the account that sent the email (when it names one of ours).
     const to = await this.repo.findAddress(db, email.recipients);
-    if (to && to.account_id !== original.account_id) return ignored(`the ${kind} names an email of another account`);
+    if (to && (to.account_id !== original.account_id || to.livemode !== original.livemode)) return ignored(`the ${kind} names an email of another account`);
     const result: InboundEmailResult = { object: 'inbound_email', status: kind, reason: null, conversation_id: original.conversation_id, message_id: original.conversation_message_id };
 
     if (report.type === 'delivery_status') {
@@ -160,7 +163,7 @@ export class InboundEmailService {
         const row = await this.repo.markBounced(tx, original.id, error);
         if (!row) return;
         const data = { ...toEmailObject(row), bounce: { type: hard ? 'hard' : 'soft', source: 'dsn', recipient: failed.recipient, status: failed.status, diagnostic: failed.diagnostic } };
-        await events.emit({ accountId: row.account_id, type: 'email.bounced', data, eventId: derivedId(IdPrefix.event, row.id, 'email.bounced') }, { tx });
+        await events.emit({ accountId: row.account_id, livemode: row.livemode, type: 'email.bounced', data, eventId: derivedId(IdPrefix.event, row.id, 'email.bounced') }, { tx });
       });
       return result;
     }
@@ -169,6 +172,7 @@ export class InboundEmailService {
     if (row) {
       await events.emit({
         accountId: row.account_id,
+        livemode: row.livemode,
         type: 'email.complained',
         data: { ...toEmailObject(row), feedback_type: report.feedbackType, user_agent: report.userAgent },
         eventId: derivedId(IdPrefix.event, row.id, 'email.complained'),

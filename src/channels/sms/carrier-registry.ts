@@ -1,7 +1,11 @@
 import type { Config } from '../../config/env';
 import type { Logger } from '../../observability/logger';
-import { createCarriers } from './carriers';
+import { createCarriers, SandboxCarrier } from './carriers';
+import { SandboxCarrierConfigSchema } from './carriers/carrier-config';
 import { CarrierRouter, type CarrierRouterOptions } from './router';
+
+/** The carrier test-mode messages use when the configuration names no sandbox. */
+export const TEST_SANDBOX_NAME = 'test-sandbox';
 
 /**
  * The worker's carrier layer: every configured carrier behind one CarrierRouter. The router is a
@@ -22,6 +26,8 @@ export function createCarrierRouter(
       priority: config.sms.carriers[i]!.priority,
     })),
     accountCarriers: config.sms.accountCarriers,
+    // Test-mode messages need a sandbox even where only real carriers are configured.
+    testSandbox: new SandboxCarrier({ config: SandboxCarrierConfigSchema.parse({ name: TEST_SANDBOX_NAME, type: 'sandbox' }), log }),
     log: log.child({ component: 'carrier-router' }),
   });
 }

@@ -19,6 +19,8 @@ export interface SubmitSmsRequest {
   requestReceipt: boolean;
   /** The sending account: the router limits it to its carriers when config restricts them. */
   accountId?: string;
+  /** The message's mode: a test-mode message goes to a sandbox carrier only, whatever the routing says. */
+  livemode: boolean;
   /**
    * Epoch ms after which a part still queued inside the carrier client (waiting for a window slot or a
    * token) must not go out: it fails `not sent` instead of leaving later, behind a failover.
@@ -91,6 +93,8 @@ export interface InboundSms {
   body: string;
   receivedAt: Date;
   carrierMessageId?: string;
+  /** From a sandbox carrier: it reaches test-mode numbers only (a real carrier's, live ones only). */
+  sandbox?: boolean;
 }
 
 export interface CarrierListener {
@@ -100,6 +104,8 @@ export interface CarrierListener {
 
 export interface Carrier {
   readonly name: string;
+  /** A sandbox carrier (nothing leaves the process): the only kind test-mode messages may reach. */
+  readonly sandbox?: boolean;
   /** False while disconnected or its circuit is open: the router skips it. */
   isAvailable(): boolean;
   submit(request: SubmitSmsRequest): Promise<SubmitSmsResult>;

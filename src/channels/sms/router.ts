@@ -12,6 +12,11 @@ export interface RoutedCarrier {
 
 export interface CarrierRouterOptions {
   carriers: RoutedCarrier[];
+  /**
+   * The sandbox that test-mode messages go to when no sandbox carrier is configured (test mode never
+   * reaches a real carrier). Started and stopped with the router; never used for live messages.
+   */
+  testSandbox?: Carrier;
   /** Account id → carrier names it may use; accounts not listed use all. */
   accountCarriers?: Record<string, string[]>;
   /** A carrier's client must not send a part still queued this long after it got the message. */
@@ -43,6 +48,7 @@ export const DEFAULT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 } as co
 export class CarrierRouter implements Carrier {
   readonly name = 'router';
   private readonly routes: RoutedCarrier[];
+  private readonly testSandbox?: Carrier;
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly accountCarriers: Record<string, string[]>;
   private readonly attemptTimeoutMs: number;
@@ -50,22 +56,31 @@ export class CarrierRouter implements Carrier {
 
   constructor(options: CarrierRouterOptions) {
     this.routes = options.carriers;
+    this.testSandbox = options.carriers.some((r) => r.carrier.sandbox) ? undefined : options.testSandbox;
+    if (this.testSandbox) {
+      if (!this.testSandbox.sandbox) throw new Error('The test-mode carrier must be a sandbox');
+      if (options.carriers.some((r) => r.carrier.name === this.testSandbox!.name)) throw new Error(`Duplicate carrier name '${this.testSandbox.name}'`);
+    }
     this.accountCarriers = options.accountCarriers ?? {};
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     this.log = options.log;
     const breaker = options.breaker ?? DEFAULT_BREAKER;
-    for (const r of this.routes) {
-      if (this.breakers.has(r.carrier.name)) throw new Error(`Duplicate carrier name '${r.carrier.name}'`);
-      this.breakers.set(r.carrier.name, new CircuitBreaker({ ...breaker, now: options.now }));
+    for (const c of this.allCarriers()) {
+      if (this.breakers.has(c.name)) throw new Error(`Duplicate carrier name '${c.name}'`);
+      this.breakers.set(c.name, new CircuitBreaker({ ...breaker, now: options.now }));
     }
   }
 
   get carriers(): Carrier[] {
-    return this.routes.map((r) => r.carrier);
+    return this.allCarriers();
+  }
+
+  private allCarriers(): Carrier[] {
+    return [...this.routes.map((r) => r.carrier), ...(this.testSandbox ? [this.testSandbox] : [])];
   }
 
   carrier(name: string): Carrier | undefined {
-    return this.routes.find((r) => r.carrier.name === name)?.carrier;
+    return this.allCarriers().find((c) => c.name === name);
   }
 
   circuitState(name: string): CircuitState | undefined {
@@ -77,15 +92,24 @@ export class CarrierRouter implements Carrier {
   }
 
   async start(listener: CarrierListener): Promise<void> {
-    await Promise.all(this.routes.map((r) => r.carrier.start(listener)));
+    await Promise.all(this.allCarriers().map((c) => c.start(listener)));
   }
 
   async stop(): Promise<void> {
-    await Promise.allSettled(this.routes.map((r) => r.carrier.stop()));
+    await Promise.allSettled(this.allCarriers().map((c) => c.stop()));
   }
 
-  /** Carriers that may take a message to `to`, in the order they are tried. Throws `no_route` when none. */
-  route(to: string, accountId?: string): Carrier[] {
+  /**
+   * Carriers that may take a message to `to`, in the order they are tried. Throws `no_route` when none.
+   * A test-mode message (`livemode` false) goes only to sandbox carriers, whatever prefixes and account
+   * restrictions say: test mode never reaches a real carrier.
+   */
+  route(to: string, accountId: string | undefined, livemode: boolean): Carrier[] {
+    if (!livemode) {
+      const sandboxes = this.allCarriers().filter((c) => c.sandbox);
+      if (!sandboxes.length) throw new CarrierError('No sandbox carrier for a test-mode message', this.name, 'no_route', false);
+      return sandboxes;
+    }
     const allowed = accountId ? this.accountCarriers[accountId] : undefined;
     const candidates = this.routes
       .filter((r) => !allowed || allowed.includes(r.carrier.name))
@@ -107,7 +131,7 @@ export class CarrierRouter implements Carrier {
    */
   async submit(request: SubmitSmsRequest, journal?: SubmitJournal): Promise<SubmitSmsResult> {
     const attempts: RouteAttempt[] = [];
-    let carriers = this.route(request.to, request.accountId);
+    let carriers = this.route(request.to, request.accountId, request.livemode);
     if (request.resume) carriers = carriers.filter((c) => c.name === request.resume!.carrier);
     for (const carrier of carriers) {
       const breaker = this.breakers.get(carrier.name)!;

@@ -22,12 +22,13 @@ const SETTLED_REFUSALS = new Set(['agent_not_live', 'channel_not_supported', 're
 export class SmsConversationsPort implements CustomerMessagePort {
   constructor(private readonly deps: { conversations: ConversationsService; messages: MessagesService; log: Logger }) {}
 
-  async onCustomerMessage(input: { accountId: string; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void> {
+  async onCustomerMessage(input: { accountId: string; livemode: boolean; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void> {
     const { message } = input;
-    const optedOut = await this.deps.messages.isOptedOut({ accountId: input.accountId, sender: message.to, recipient: message.from });
+    const optedOut = await this.deps.messages.isOptedOut({ accountId: input.accountId, livemode: input.livemode, sender: message.to, recipient: message.from });
     try {
       await this.deps.conversations.receiveCustomerMessage({
         accountId: input.accountId,
+        livemode: input.livemode,
         agentId: input.agentId,
         channel: 'sms',
         customer: { phone: message.from },

@@ -61,13 +61,13 @@ export class SmsReplyChannel implements ReplyChannel {
       log.warn({ agentId: conversation.agent_id }, 'SMS reply not sent: no phone number of the account has this agent attached');
       return;
     }
-    if (await this.deps.messages.isOptedOut({ accountId: conversation.account_id, sender: from, recipient: to })) {
+    if (await this.deps.messages.isOptedOut({ accountId: conversation.account_id, livemode: conversation.livemode, sender: from, recipient: to })) {
       log.info('SMS reply not sent: the customer opted out');
       return;
     }
     const sms = await this.deps.messages.sendInternalMessage({
       id: smsOfConversationMessage(message.id),
-      accountId: conversation.account_id,
+      accountId: conversation.account_id, livemode: conversation.livemode,
       to,
       from,
       body: message.content,
@@ -77,9 +77,9 @@ export class SmsReplyChannel implements ReplyChannel {
   }
 
   private async senderFor(conversation: ConversationRow, customerPhone: string): Promise<string | undefined> {
-    const numbers = (await this.deps.phoneNumbers.listNumbersOfAgent({ accountId: conversation.account_id, agentId: conversation.agent_id })).map((n) => n.number);
+    const numbers = (await this.deps.phoneNumbers.listNumbersOfAgent({ accountId: conversation.account_id, livemode: conversation.livemode, agentId: conversation.agent_id })).map((n) => n.number);
     if (numbers.length === 0) return undefined;
-    const lastWritten = await this.deps.messages.findLatestInboundTo({ accountId: conversation.account_id, from: customerPhone, numbers });
+    const lastWritten = await this.deps.messages.findLatestInboundTo({ accountId: conversation.account_id, livemode: conversation.livemode, from: customerPhone, numbers });
     return lastWritten ?? numbers[0];
   }
 }

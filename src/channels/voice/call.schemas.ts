@@ -6,6 +6,7 @@ export const CallSchema = z
   .object({
     id: z.string().describe("the provider's call sid (CA…)"),
     object: z.literal('call'),
+    livemode: z.boolean().describe('true in live mode, false in test mode'),
     provider: z.literal('twilio'),
     direction: z.literal('inbound'),
     from: z.string(),
@@ -27,6 +28,7 @@ export type CallObject = z.infer<typeof CallSchema>;
 export const toCallObject = (c: CallRow): CallObject => ({
   id: c.id,
   object: 'call',
+  livemode: c.livemode,
   provider: 'twilio',
   direction: c.direction,
   from: c.from_number,

@@ -14,6 +14,7 @@ import { CALL_STATUS_RANK, CallRepo, type CallRow } from './call.repo';
 import { VoiceCallFlowSchema, type VoiceCallFlow } from './call-flow.schemas';
 import { toCallObject, type CallStatusParams, type IncomingCallParams, type RecordingParams, type SpeechResultParams } from './call.schemas';
 import { toTwiml, type TwimlVerb } from './twiml';
+import type { Scope } from '../../domain/principal';
 
 /** Paths of the provider's webhooks (VOICE_WEBHOOK_PATHS.incoming is what a number's voice URL points at). */
 export const VOICE_WEBHOOK_PATHS = {
@@ -99,6 +100,7 @@ export class VoiceCallsService {
     const { call, inserted } = await this.repo.insertCall(this.deps.db, {
       id: params.CallSid,
       account_id: number.account_id,
+      livemode: number.livemode,
       phone_number_id: number.id,
       direction: 'inbound',
       from_number: params.From,
@@ -132,7 +134,7 @@ export class VoiceCallsService {
       await this.markTransferred(call);
       verbs.push({ verb: 'dial', number: last.number });
     } else if (connect) {
-      const usable = await this.agentTakesCalls(number.account_id, connect.agent_id);
+      const usable = await this.agentTakesCalls({ accountId: number.account_id, livemode: number.livemode }, connect.agent_id);
       if (usable) verbs.push({ verb: 'gather', actionUrl: this.webhookUrl(VOICE_WEBHOOK_PATHS.speech), prompt: connect.greeting });
       else {
         await this.markTransferred(call);
@@ -161,7 +163,7 @@ export class VoiceCallsService {
     let conversationId: string;
     try {
       const received = await this.deps.conversations.receiveCustomerMessage({
-        accountId: call.account_id,
+        accountId: call.account_id, livemode: call.livemode,
         agentId: call.agent_id,
         channel: 'voice',
         // The same caller on sms or chat continues the same conversation (a withheld number matches nobody).
@@ -185,7 +187,7 @@ export class VoiceCallsService {
   async continueTurn(params: { CallSid: string }, opts: { runId: string; waits: number }): Promise<string> {
     const call = await this.repo.getCall(this.deps.db, params.CallSid);
     if (!call || !call.agent_id || !call.conversation_id) return this.endUnknownCall(params.CallSid);
-    const run = await this.deps.runs.getRun({ accountId: call.account_id, runId: opts.runId }).catch(() => undefined);
+    const run = await this.deps.runs.getRun({ accountId: call.account_id, livemode: call.livemode, runId: opts.runId }).catch(() => undefined);
     if (!run || run.conversation_id !== call.conversation_id) return this.endUnknownCall(params.CallSid);
     const settled = await this.deps.runs.waitForRun({ runId: run.id, waitMs: this.deps.turnWaitMs });
     return this.answerWithRun(call, call.conversation_id, settled, opts.waits);
@@ -236,7 +238,7 @@ export class VoiceCallsService {
     const conversationId = opts.conversationId ?? call.conversation_id;
     if (conversationId) {
       await this.deps.conversations.appendAgentMessage({
-        accountId: call.account_id,
+        accountId: call.account_id, livemode: call.livemode,
         conversationId,
         messageId: derivedId(IdPrefix.message, call.id, 'transfer'),
         channel: 'voice',
@@ -258,9 +260,9 @@ export class VoiceCallsService {
     return toTwiml([{ verb: 'say', text: SORRY }, { verb: 'hangup' }], 'en-US');
   }
 
-  private async agentTakesCalls(accountId: string, agentId: string): Promise<boolean> {
+  private async agentTakesCalls(scope: Scope, agentId: string): Promise<boolean> {
     try {
-      const live = await this.deps.agents.getLiveVersion({ accountId, agentId });
+      const live = await this.deps.agents.getLiveVersion({ ...scope, agentId });
       return live.config.channels.includes('voice');
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return false;
@@ -295,7 +297,7 @@ export class VoiceCallsService {
 
   private async emitCallEvent(call: CallRow, type: string, tx?: EventTransaction, discriminator = '') {
     await this.deps.events.emit(
-      { accountId: call.account_id, type, data: toCallObject(call), eventId: derivedId(IdPrefix.event, call.id, type, discriminator) },
+      { accountId: call.account_id, livemode: call.livemode, type, data: toCallObject(call), eventId: derivedId(IdPrefix.event, call.id, type, discriminator) },
       tx ? { tx } : {},
     );
   }

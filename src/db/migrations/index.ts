@@ -15,6 +15,7 @@ import * as createShortLinks from './20261125T100000-create-short-links';
 import * as createConsoleSessions from './20261125T130000-create-console-sessions';
 import * as createCalls from './20261125T120000-create-calls';
 import * as createEmail from './20261125T110000-create-email';
+import * as addLivemode from './20261125T150000-add-livemode';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T110000-create-email': createEmail,
   '20261125T120000-create-calls': createCalls,
   '20261125T130000-create-console-sessions': createConsoleSessions,
+  '20261125T150000-add-livemode': addLivemode,
 };

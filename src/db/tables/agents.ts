@@ -7,6 +7,8 @@ export type StoredAgentConfig = Record<string, unknown>;
 export interface AgentTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   name: string;
   /** The editable draft; publishing copies it into agent_versions. */
   draft: Json<StoredAgentConfig>;
@@ -29,6 +31,8 @@ export type ConversationChannel = 'sms' | 'chat' | 'email' | 'voice';
 export interface ConversationTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   agent_id: string;
   channel: ConversationChannel;
   status: ConversationStatus;
@@ -49,6 +53,8 @@ export type ConversationRole = 'customer' | 'agent' | 'human';
 export interface ConversationMessageTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   conversation_id: string;
   seq: Generated<number>;
   role: ConversationRole;
@@ -65,6 +71,8 @@ export type RunStatus = 'queued' | 'in_progress' | 'requires_action' | 'complete
 export interface RunTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   conversation_id: string;
   /** The customer message this run answers. */
   message_id: string;

@@ -7,6 +7,8 @@ export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in-progress' | 'c
 export interface CallTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   phone_number_id: string;
   direction: 'inbound';
   from_number: string;

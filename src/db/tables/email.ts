@@ -5,6 +5,8 @@ import type { Json, NullableTimestamp, Timestamp } from './accounts';
 export interface EmailAddressTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   /** As registered; unique case-insensitively. */
   address: string;
   /** The From display name of replies sent from this address. */
@@ -21,6 +23,8 @@ export type EmailStatus = 'received' | 'sending' | 'delivered' | 'bounced' | 'fa
 export interface EmailMessageTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   conversation_id: string;
   /** The transcript message it carries (null for none). */
   conversation_message_id: string | null;

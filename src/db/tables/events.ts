@@ -6,6 +6,8 @@ type WithDefault<T> = ColumnType<T, T | undefined, T>;
 export interface EventTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   type: string;
   data: Json<Record<string, unknown>>;
   created_at: Timestamp;
@@ -14,6 +16,8 @@ export interface EventTable {
 export interface WebhookEndpointTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   url: string;
   description: string | null;
   /** Event types subscribed to, or ['*']. */
@@ -34,6 +38,8 @@ export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancel
 export interface WebhookDeliveryTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   event_id: string;
   /** Null for a delivery to a per-object callback URL (a message's status_callback). */
   endpoint_id: string | null;

@@ -6,6 +6,8 @@ type WithDefault<T> = ColumnType<T, T | undefined, T>;
 export interface KnowledgeBaseTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   name: string;
   description: string | null;
   metadata: Json<Record<string, string>>;
@@ -18,6 +20,8 @@ export type KnowledgeFileFormat = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
 export interface KnowledgeFileTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   filename: string;
   content_type: string;
   format: KnowledgeFileFormat;

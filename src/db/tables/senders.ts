@@ -8,6 +8,8 @@ import type { Timestamp } from './accounts';
 export interface SenderTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   sender: string;
   kind: 'alphanumeric' | 'short_code';
   created_at: Timestamp;

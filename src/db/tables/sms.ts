@@ -17,6 +17,8 @@ export type MessageOrigin = 'api' | 'auto_reply' | 'verification' | 'conversatio
 export interface MessageTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   direction: MessageDirection;
   channel: WithDefault<string>;
   type: MessageType;
@@ -97,6 +99,8 @@ export interface SmsSubmitAttemptTable {
 /** Consent per (account, sender, recipient); sender `*` holds a STOPALL. */
 export interface SmsConsentTable {
   account_id: string;
+  /** Consent is kept per mode (a sandbox STOP never silences live messages). */
+  livemode: boolean;
   sender: string;
   recipient: string;
   opted_out: boolean;
@@ -107,6 +111,8 @@ export interface SmsConsentTable {
 export interface PhoneNumberTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   number: string;
   country: string | null;
   /** Answer to an inbound HELP on this number (else the configured default). */
@@ -123,6 +129,8 @@ export type VerificationStatus = 'pending' | 'approved' | 'expired' | 'max_attem
 export interface VerificationTable {
   id: string;
   account_id: string;
+  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  livemode: boolean;
   to: string;
   channel: string;
   status: VerificationStatus;

@@ -33,10 +33,12 @@ const RELEASE_RETRY_MS = 30 * 1000;
 export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartBytes: number }): RequestHandler {
   const repo = new IdempotencyKeyRepo();
   return async (req, res, next) => {
-    const key = req.header('Idempotency-Key');
-    if (req.method !== 'POST' || !key || !req.principal) return next();
+    const header = req.header('Idempotency-Key');
+    if (req.method !== 'POST' || !header || !req.principal) return next();
+    // Keys are per account and mode (as in Stripe): a test request never replays a live response.
+    const key = `${req.principal.mode}:${header}`;
     try {
-      if (key.length > 255) {
+      if (header.length > 255) {
         throw new AppError('parameter_invalid', 'Idempotency-Key must be at most 255 characters', { param: 'Idempotency-Key' });
       }
       const accountId = req.principal.accountId;

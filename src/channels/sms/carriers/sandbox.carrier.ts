@@ -44,6 +44,7 @@ export interface SandboxCarrierOptions {
  */
 export class SandboxCarrier implements Carrier {
   readonly name: string;
+  readonly sandbox = true;
   private readonly config: SandboxCarrierConfig;
   private readonly log: Logger;
   private readonly random: () => number;
@@ -115,7 +116,7 @@ export class SandboxCarrier implements Carrier {
   /** Delivers an inbound message as if a handset had sent it (tests, console demos). */
   async simulateInbound(message: Omit<InboundSms, 'carrier' | 'receivedAt'> & { receivedAt?: Date }): Promise<void> {
     if (!this.listener) throw new Error(`${this.name}: not started`);
-    await this.listener.onInbound({ carrier: this.name, receivedAt: new Date(), ...message });
+    await this.listener.onInbound({ carrier: this.name, receivedAt: new Date(), ...message, sandbox: true });
   }
 
   private notify(kind: 'onReceipt', receipt: DeliveryReceipt, attempt = 1): void {
