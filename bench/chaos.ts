@@ -121,8 +121,10 @@ async function startStack(): Promise<Stack> {
   progress('stack: worker up');
   await pollUntil('the SMPP carrier binds', () => smsc.boundSessions > 0, { timeoutMs: 20_000 });
   const account = await runtime.services.accounts.createAccount({ name: 'chaos' });
-  await runtime.services.senders.registerSender({ accountId: account.id, sender: 'Chaos' });
-  const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
+  // SMS in live mode (test mode reaches only the sandbox, and the faults are the SMSCs'); the events and
+  // their endpoint in test mode (a live endpoint must be https, the receiver here is plain http).
+  await runtime.services.senders.registerSender({ accountId: account.id, livemode: true, sender: 'Chaos' });
+  const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'live' });
   await runtime.services.webhookEndpoints.createEndpoint({
     principal: { accountId: account.id, keyId: 'chaos', mode: 'test' },
     url: `${receiver.url}/hook`,

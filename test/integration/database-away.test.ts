@@ -48,7 +48,7 @@ before(async () => {
   });
   const account = await services.accounts.createAccount({ name: 'away' });
   accountId = account.id;
-  await services.senders.registerSender({ accountId, sender: 'Away' });
+  await services.senders.registerSender({ accountId, livemode: false, sender: 'Away' });
   const { secret } = await services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
   call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, secret);
 });

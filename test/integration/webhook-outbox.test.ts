@@ -184,7 +184,7 @@ describe('webhook outbox and dispatcher', () => {
     const { accountId } = await ctx.stack.newAccount();
     const receiver = await startReceiver(() => ({ status: 200, delayMs: 2 * dispatch.leaseMs }));
     await endpointFor(accountId, `${receiver.url}/hook`);
-    const event = await ctx.stack.services.events.emit({ accountId, type: 'message.updated', data: { id: 'msg_f' } });
+    const event = await ctx.stack.services.events.emit({ accountId, livemode: false, type: 'message.updated', data: { id: 'msg_f' } });
     await receiver.waitFor(1, 5000);
     // Another dispatcher tries all along the attempt (longer than the lease): the claim is never free.
     const outbox = new WebhookOutboxRepo();
