@@ -12,6 +12,7 @@ import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { apiClient, type ApiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createTimeSkippingEnv } from '../support/temporal';
 
@@ -74,9 +75,15 @@ describe('Temporal away', () => {
     // the bound is the configured deadline plus generous slack).
     assert.ok(took < RPC_DEADLINE_MS + 10_000, `answered after ${took} ms`);
 
+    // Back: the client's connection reconnects with its own backoff, so a client retrying as Retry-After
+    // says meets 503s a little longer, then the same key runs again (never a 409 or a replayed 503).
     await proxy.restore();
-    const retried = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
-    assert.equal(retried.status, 201, `the same key retried after the outage runs again: ${JSON.stringify(retried.body)}`);
+    let retried: Awaited<ReturnType<typeof call>> | undefined;
+    await pollUntil('the same key to be accepted once Temporal is back', async () => {
+      retried = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
+      assert.ok(retried.status === 201 || retried.status === 503, `retry answered ${retried.status}: ${JSON.stringify(retried.body)}`);
+      return retried.status === 201;
+    }, { timeoutMs: 60_000, intervalMs: 1000, detail: () => JSON.stringify(retried?.body) });
     const listed = await call('GET', '/v1/messages?limit=10');
     assert.deepEqual(
       listed.body.data.map((m: { body: string }) => m.body).sort(),
