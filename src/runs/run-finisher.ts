@@ -49,7 +49,7 @@ export class RunFinisher {
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') {
-      return { status: run.status, deliver: run.reply_message_id !== null && this.deps.channels.sendsAfterRun(run.channel) };
+      return { status: run.status, deliver: this.hasReplyToSend(run) };
     }
     const [{ config }, message, conversationRow, calls] = await Promise.all([
       this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version }),
@@ -132,17 +132,22 @@ export class RunFinisher {
       }
       await this.emitRunEvent(row, 'run.completed', { tx, calls, metadata });
       await this.deps.notifier.notifyOnCommit(tx, run.id);
-      return { row, replyRow };
+      return { row };
     });
     if (!done) {
       const now = (await this.repo.getRun(db, run.id))!;
-      return { status: now.status as 'completed', deliver: now.reply_message_id !== null && this.deps.channels.sendsAfterRun(now.channel) };
+      return { status: now.status as 'completed', deliver: this.hasReplyToSend(now) };
     }
     this.deps.notifier.notifyLocally(run.id);
 
-    const { row, replyRow } = done;
+    const { row } = done;
     await this.signalNextRun(row);
-    return { status: 'completed', deliver: replyRow !== undefined && this.deps.channels.sendsAfterRun(run.channel) };
+    return { status: 'completed', deliver: this.hasReplyToSend(row) };
+  }
+
+  /** A reply was written and its channel sends it after the run (sms, email; not chat or voice). */
+  private hasReplyToSend(run: RunRow): boolean {
+    return run.reply_message_id !== null && this.deps.channels.sendsAfterRun(run.channel);
   }
 
   /** Sends a finished run's reply on its channel (idempotent: each adapter keys its send by the message id). */
@@ -150,7 +155,7 @@ export class RunFinisher {
     const { db } = this.deps;
     const run = await this.repo.getRun(db, input.runId);
     if (!run) throw notFound('run', input.runId);
-    if (!run.reply_message_id || !this.deps.channels.sendsAfterRun(run.channel)) return;
+    if (!this.hasReplyToSend(run) || !run.reply_message_id) return;
     const [message, conversation] = await Promise.all([
       this.deps.conversations.getMessage(db, run.reply_message_id),
       this.deps.conversations.getConversation(db, run.conversation_id),

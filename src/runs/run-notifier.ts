@@ -35,7 +35,7 @@ export class RunNotifier {
   }
 
   async publish(runId: string): Promise<void> {
-    this.local.emit(runId);
+    this.notifyLocally(runId);
     if (this.deps.notifyAcrossProcesses) {
       await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
     }
