@@ -36,6 +36,7 @@ import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
+import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../messaging/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
 
 export interface ServiceDeps {
@@ -79,6 +80,11 @@ export function createServices(deps: ServiceDeps) {
   const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
+  const smsDispatcher = new SmsDispatcher({
+    db, workflows, log: deps.log,
+    onQueued: (listener) => messages.onQueued(listener),
+    options: { ...DEFAULT_SMS_DISPATCH, receiptTimeoutSeconds: config.messaging.receiptTimeoutSeconds },
+  });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
@@ -128,7 +134,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
-    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, messageDelivery, inboundSms, verifications,
+    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }
 

@@ -43,7 +43,7 @@ export async function createRuntime(input: {
   log: Logger;
   temporalAddress: string;
   workflowBundle?: { code: string };
-  /** LISTEN on the database (wakes the webhook dispatcher on other processes' commits). */
+  /** LISTEN on the database (wakes the webhook and SMS dispatchers on other processes' commits). */
   listen?: ListenFn;
 }): Promise<Runtime> {
   const { config, db, log } = input;
@@ -99,6 +99,7 @@ export async function createRuntime(input: {
       workerRun = worker.run();
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
       await services.webhookDispatcher.start({ listen: input.listen });
+      await services.smsDispatcher.start({ listen: input.listen });
       return worker;
     },
     async close() {
@@ -109,6 +110,7 @@ export async function createRuntime(input: {
       // drains (its shutdown grace), and only then do the carriers stop.
       if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
       await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
+      await services.smsDispatcher.stop();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

@@ -1,6 +1,6 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
-import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
+import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsOutboxTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { ShortLinkTable } from './tables/links';
@@ -25,6 +25,7 @@ export interface DB {
   sms_receipts: SmsReceiptTable;
   sms_consents: SmsConsentTable;
   sms_submit_attempts: SmsSubmitAttemptTable;
+  sms_outbox: SmsOutboxTable;
   phone_numbers: PhoneNumberTable;
   senders: SenderTable;
   verifications: VerificationTable;

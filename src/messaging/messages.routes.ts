@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_BODY_CHARS } from './messages.service';
 import { defineRoute } from '../http/route';
+import { responseStoreOf } from '../http/middleware/idempotency';
 import { E164Schema, HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../http/route-deps';
 import { MessageSchema, MessageStatusSchema } from './message.schemas';
@@ -31,7 +32,10 @@ export function registerMessageRoutes({ router, registry, services }: RouteDeps)
   const svc = services.messages;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/messages', summary: 'Send an SMS', tag, body: CreateBodySchema, response: MessageSchema, status: 201 },
-    ({ body, principal }) => svc.createMessage({ principal, ...body }));
+    ({ body, principal, res }) => {
+      const store = responseStoreOf(res);
+      return svc.createMessage({ principal, ...body, recordResponse: store && ((tx, message) => store(tx, 201, message)) });
+    });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/messages', summary: 'List messages, newest first', tag, query: ListQuerySchema, response: listOf(MessageSchema, 'MessageList') },
     ({ query, principal }) => {

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { countryOf, classifySender, isE164, parseRecipient, type SenderKind } from '../channels/sms/addresses';
 import { segmentSms } from '../channels/sms/segmenter';
-import { SendBatcher } from '../channels/sms/send-batcher';
 import type { Config } from '../config/env';
 import { deriveKey, sealText } from '../domain/secret-box';
 import type { PageParams } from '../db/pagination';
@@ -14,16 +13,11 @@ import type { SendersService } from '../numbers/senders.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
-import {
-  cancelMessageSignal,
-  smsBatchWorkflowContract,
-  smsBatchWorkflowId,
-  smsDeliveryWorkflowContract,
-  smsDeliveryWorkflowId,
-} from '../../workflows/shared/messaging.contracts';
+import { cancelMessageSignal, smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
 import { emitMessageUpdated } from './message-events';
 import { retryInBackground } from '../db/retry-in-background';
 import { MessageRepo } from './message.repo';
+import { SmsOutboxRepo } from './sms-outbox.repo';
 import type { ListObject } from '../domain/api-schema';
 import { toMessageObject, type MessageObject } from './message.schemas';
 import { sameScope, scopeOf, type Principal, type Scope } from '../domain/principal';
@@ -36,8 +30,6 @@ export const MAX_SCHEDULE_DAYS = 35;
 /** How long the removal of a failed request's message is tried again while the database is away. */
 const UNSENT_REMOVAL_RETRY_MS = 60_000;
 
-/** Immediate messages share a workflow start: at most this many per batch, waiting at most this long. */
-export const SEND_BATCH = { maxSize: 64, maxWaitMs: 5, workflowTaskTimeout: '60s' } as const;
 /** How many sender owners a process remembers (then it starts over). */
 const SENDER_OWNERS_CACHED = 10_000;
 
@@ -54,17 +46,24 @@ export interface CreateMessageInput {
   status_callback?: string;
   reference?: string;
   send_at?: string;
+  /** Stores the API response in the transaction that creates the message (the request's Idempotency-Key). */
+  recordResponse?: RecordResponse;
 }
+
+/** Called inside the transaction that creates the message, with the object the API answers. */
+export type RecordResponse = (tx: Transaction<DB>, message: MessageObject) => Promise<void>;
 
 /**
  * The SMS API's use cases: send (now, at send_at, or held for quiet hours), read, list and cancel, and the
- * messages the service sends itself (keyword replies, verification codes). Sending is dispatched to
- * Temporal: immediate messages in shared batch workflows, scheduled and promotional ones in a delivery
- * workflow of their own; the steps those run are in MessageDeliveryService.
+ * messages the service sends itself (keyword replies, verification codes). A message is committed `queued`
+ * with its SMS outbox row, and the dispatcher in the worker (SmsDispatcher) starts its workflow: immediate
+ * messages in shared batch workflows, scheduled and promotional ones in a delivery workflow of their own;
+ * the steps those run are in MessageDeliveryService.
  */
 export class MessagesService {
   private readonly repo = new MessageRepo();
-  private readonly batcher: SendBatcher;
+  private readonly outbox = new SmsOutboxRepo();
+  private readonly queuedListeners = new Set<() => void>();
   /** Sender (number, or sender ID lower-cased) → the account and mode it is registered to. */
   private readonly senderOwners = new Map<string, Scope>();
 
@@ -78,16 +77,6 @@ export class MessagesService {
       config: Config;
     },
   ) {
-    this.batcher = new SendBatcher(async (messageIds) => {
-      await deps.workflows.start(smsBatchWorkflowContract, {
-        workflowId: smsBatchWorkflowId(messageIds[0]!),
-        input: { messageIds },
-        memo: { messageIds: messageIds.slice(0, 10), messages: messageIds.length },
-        // A batch's sends are local activities of one workflow task: on a worker short of CPU they outlast
-        // the default 10 s, the task is given up and its sends are cut off mid-submit (left `sending`).
-        workflowTaskTimeout: SEND_BATCH.workflowTaskTimeout,
-      });
-    }, SEND_BATCH);
   }
 
   async createMessage(input: CreateMessageInput): Promise<MessageObject> {
@@ -121,7 +110,7 @@ export class MessagesService {
       statusCallback: input.status_callback ?? null,
       reference: input.reference ?? null,
       sendAt,
-    });
+    }, { recordResponse: input.recordResponse });
   }
 
   /** A message the service sends itself (keyword replies, verification codes): no sender check. */
@@ -129,7 +118,16 @@ export class MessagesService {
    * A message the service itself sends (keyword replies, verification codes). With `sealedBody`, the
    * real text is stored encrypted and `body` (a masked copy of the same length) is what rests in clear.
    */
-  async sendInternalMessage(input: Scope & { to: string; from: string; body: string; sealedBody?: string; origin: MessageOrigin; id?: string }) {
+  async sendInternalMessage(input: Scope & {
+    to: string;
+    from: string;
+    body: string;
+    sealedBody?: string;
+    origin: MessageOrigin;
+    id?: string;
+    /** The caller's transaction: the message is queued when it commits. */
+    within?: Transaction<DB>;
+  }) {
     const segmented = segmentSms(input.sealedBody ?? input.body);
     return this.enqueueMessage({
       bodySealed: input.sealedBody === undefined ? null : sealText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), input.sealedBody),
@@ -146,7 +144,7 @@ export class MessagesService {
       statusCallback: null,
       reference: null,
       sendAt: null,
-    });
+    }, { within: input.within });
   }
 
   /** Whether `recipient` opted out of SMS from `sender` (STOP to it, or STOPALL to the account). */
@@ -175,34 +173,22 @@ export class MessagesService {
     statusCallback: string | null;
     reference: string | null;
     sendAt: Date | null;
-  }): Promise<MessageObject> {
-    const { db, workflows } = this.deps;
+  }, opts: { recordResponse?: RecordResponse; within?: Transaction<DB> } = {}): Promise<MessageObject> {
+    const { recordResponse, within } = opts;
+    const db = within ?? this.deps.db;
     const id = m.id ?? newId(IdPrefix.message);
-    // Nothing stays behind for a request that failed: the caller's retry creates the message anew. When
-    // the database is what failed (the insert may have committed with its answer lost, or the removal
-    // below cannot run), the removal is tried again once it is back. A row of a fresh id that never got
-    // a workflow is only ever `queued`, and no event names it yet.
-    const removeUnsent = async () => {
-      const remove = () => this.repo.deleteQueuedMessage(db, id);
-      await remove().catch(() => {
-        // A given id (a keyword reply redone) is inserted again by its caller's retry: no late removal.
-        if (!m.id) retryInBackground(remove, { forMs: UNSENT_REMOVAL_RETRY_MS });
-      });
-    };
-    let inserted;
-    try {
-      inserted = await this.repo.insertMessage(db, {
+    const row = {
       id,
       account_id: m.accountId,
       livemode: m.livemode,
-      direction: 'outbound',
+      direction: 'outbound' as const,
       type: m.type,
       origin: m.origin,
       to: m.to,
       from: m.from,
       body: m.body,
       body_sealed: m.bodySealed ?? null,
-      status: 'queued',
+      status: 'queued' as const,
       segments: m.segments,
       encoding: m.encoding,
       country: m.country,
@@ -216,32 +202,49 @@ export class MessagesService {
       held_until: null,
       carrier: null,
       carrier_message_ids: null,
-      });
-    } catch (err) {
-      await removeUnsent();
-      throw err;
-    }
-    const row = inserted ?? (await this.repo.getMessage(db, id));
+    };
+    const ownWorkflow = hasOwnWorkflow({ send_at: m.sendAt, type: m.type });
+    let inserted: MessageObject | undefined;
     try {
-      // A repeated id (a keyword reply redone after a crash) was dispatched when it was first stored.
-      if (!hasOwnWorkflow({ send_at: m.sendAt, type: m.type })) {
-        if (inserted) await this.batcher.add(id);
-      }
-      else await workflows.start(smsDeliveryWorkflowContract, {
-        workflowId: smsDeliveryWorkflowId(id),
-        input: {
-          messageId: id,
-          sendAt: m.sendAt?.toISOString() ?? null,
-          promotional: m.type === 'promotional',
-          receiptTimeoutSeconds: this.deps.config.messaging.receiptTimeoutSeconds,
-        },
-        memo: { accountId: m.accountId, messageId: id },
-      });
+      // The message, its outbox row and (with an Idempotency-Key) the response commit together: the
+      // dispatcher in the worker starts its workflow from the outbox, and a retry of a request whose answer
+      // was lost replays this message instead of creating another.
+      const insert = async (tx: Kysely<DB>) => {
+        const stored = await this.outbox.insertQueuedMessage(tx, row, ownWorkflow);
+        const object = stored && toMessageObject(stored);
+        if (object && recordResponse) await recordResponse(tx as Transaction<DB>, object);
+        return object;
+      };
+      inserted = recordResponse && !within ? await db.transaction().execute(insert) : await insert(db);
     } catch (err) {
-      if (inserted) await removeUnsent();
+      // Without a key, a request that failed leaves nothing behind when it can help it: the insert may
+      // have committed with its answer lost, and the caller's retry creates the message anew. The removal
+      // is tried again once the database is back; a message a workflow took meanwhile (no longer
+      // `queued`) stays and goes out.
+      if (!recordResponse && !within && !m.id) {
+        const remove = () => this.repo.deleteQueuedMessage(db, id);
+        await remove().catch(() => retryInBackground(remove, { forMs: UNSENT_REMOVAL_RETRY_MS }));
+      }
       throw err;
     }
-    return toMessageObject(row!);
+    if (inserted) {
+      // Inside a caller's transaction this is early (the pump finds nothing yet); the commit's NOTIFY and
+      // the sweep wake the dispatcher again.
+      this.announceQueued();
+      return inserted;
+    }
+    // A repeated id (a keyword reply redone after a crash) was queued when it was first stored.
+    return toMessageObject((await this.repo.getMessage(db, id))!);
+  }
+
+  /** Tells the dispatcher in this process (if any) that messages were committed to the outbox. */
+  onQueued(listener: () => void): () => void {
+    this.queuedListeners.add(listener);
+    return () => this.queuedListeners.delete(listener);
+  }
+
+  private announceQueued() {
+    for (const listener of this.queuedListeners) listener();
   }
 
   /**

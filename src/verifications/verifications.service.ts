@@ -66,34 +66,39 @@ export class VerificationsService {
     const { codeLength, ttlSeconds, maxAttempts } = config.verify;
     const code = String(randomInt(0, 10 ** codeLength)).padStart(codeLength, '0');
     const id = newId(IdPrefix.verification);
-    await this.repo.insertVerification(db, {
-      id,
-      account_id: input.principal.accountId,
-      livemode: input.principal.mode === 'live',
-      to: to.number,
-      channel: input.channel ?? 'sms',
-      status: 'pending',
-      code_hash: hashCode(this.codeKey, id, code),
-      code_length: codeLength,
-      max_attempts: maxAttempts,
-      message_id: null,
-      expires_at: new Date(Date.now() + ttlSeconds * 1000),
-    });
-    const minutes = Math.max(1, Math.round(ttlSeconds / 60));
-    const message = await this.deps.messages.sendInternalMessage({
-      ...scopeOf(input.principal),
-      to: to.number,
-      from,
-      // Stored masked; the real text travels sealed (encrypted) and is dropped once the carrier has it.
-      body: codeMessage('*'.repeat(code.length), minutes),
-      sealedBody: codeMessage(code, minutes),
-      origin: 'verification',
-    });
-    await this.repo.setMessageId(db, id, message.id);
+    // The expiry timer first: with Temporal away the request fails (503) before anything is stored or
+    // sent. A timer whose verification never got stored expires nothing.
     await this.deps.workflows.start(verificationWorkflowContract, {
       workflowId: verificationWorkflowId(id),
       input: { verificationId: id, ttlSeconds },
       memo: { accountId: input.principal.accountId, verificationId: id },
+    });
+    const minutes = Math.max(1, Math.round(ttlSeconds / 60));
+    // The verification and its code SMS (queued in the SMS outbox) commit together.
+    await db.transaction().execute(async (tx) => {
+      const message = await this.deps.messages.sendInternalMessage({
+        ...scopeOf(input.principal),
+        to: to.number,
+        from,
+        // Stored masked; the real text travels sealed (encrypted) and is dropped once the carrier has it.
+        body: codeMessage('*'.repeat(code.length), minutes),
+        sealedBody: codeMessage(code, minutes),
+        origin: 'verification',
+        within: tx,
+      });
+      await this.repo.insertVerification(tx, {
+        id,
+        account_id: input.principal.accountId,
+        livemode: input.principal.mode === 'live',
+        to: to.number,
+        channel: input.channel ?? 'sms',
+        status: 'pending',
+        code_hash: hashCode(this.codeKey, id, code),
+        code_length: codeLength,
+        max_attempts: maxAttempts,
+        message_id: message.id,
+        expires_at: new Date(Date.now() + ttlSeconds * 1000),
+      });
     });
     return toVerificationObject((await this.repo.getVerification(db, id))!);
   }

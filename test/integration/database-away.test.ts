@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../src/app/container';
 import { connectPostgres, type Database } from '../../src/db/database';
-import { AppError } from '../../src/domain/errors';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
@@ -81,33 +80,31 @@ describe('the database away', () => {
     assert.equal(listed.body.data.length, 1, 'what was accepted before is still there');
   });
 
-  it('frees the Idempotency-Key (and removes the message) of a request that failed while the database was away once it is back, so the retry runs once', async () => {
-    const body = { to: '+14155550123', from: 'Away', body: 'sent once' };
+  it('frees the Idempotency-Key of a request that failed while the database was away once it is back, and stores nothing of it, so the retry runs once', async () => {
+    const body = { to: '+14155550123', channel: 'sms' };
     const headers = { 'Idempotency-Key': 'away-then-back' };
-    // The database goes away after the key is claimed and the message stored: the request fails and
-    // cannot free its key (nor remove its message) then.
+    // The database goes away after the key is claimed (when the verification's timer is started, before
+    // the verification and its code SMS are stored): the request fails and cannot free its key then.
     onWorkflowStart = async () => {
       onWorkflowStart = async () => undefined;
       await proxy.cut();
-      throw new AppError('service_unavailable', 'The workflow engine is briefly unavailable; retry the request');
     };
-    const failed = await call('POST', '/v1/messages', body, headers);
+    const failed = await call('POST', '/v1/verifications', body, headers);
     assert.equal(failed.status, 503, JSON.stringify(failed.body));
     await proxy.restore();
 
     // Without retrying the release, the key stayed in progress until the abandoned-key takeover (60 s)
     // and every retry met 409 idempotency_key_in_use meanwhile.
     await pollUntil('the key freed once the database is back', async () => {
-      const row = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', headers['Idempotency-Key']).executeTakeFirst();
+      const row = await database.db.selectFrom('idempotency_keys').select('state').where('key', '=', `test:${headers['Idempotency-Key']}`).executeTakeFirst();
       return row === undefined;
     });
-    // Nor did the failed request's message stay behind, `queued` forever beside the retry's.
-    const stored = () => database.db.selectFrom('messages').select(['id', 'status']).where('body', '=', body.body).execute();
-    await pollUntil('the failed request\'s message removed once the database is back', async () => (await stored()).length === 0);
-    const retried = await call('POST', '/v1/messages', body, headers);
+    const codes = () => database.db.selectFrom('messages').select('id').where('to', '=', body.to).where('origin', '=', 'verification').execute();
+    assert.deepEqual(await codes(), [], 'the failed request queued no code SMS');
+    const retried = await call('POST', '/v1/verifications', body, headers);
     assert.equal(retried.status, 201, JSON.stringify(retried.body));
-    assert.deepEqual((await stored()).map((r) => r.id), [retried.body.id]);
-    const replayed = await call('POST', '/v1/messages', body, headers);
+    assert.equal((await codes()).length, 1);
+    const replayed = await call('POST', '/v1/verifications', body, headers);
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
     assert.equal(replayed.body.id, retried.body.id);
   });

@@ -54,6 +54,33 @@ describe('idempotency store', () => {
     }
   });
 
+  it('commits an SMS with its Idempotency-Key response: when the response cannot be stored, no message is queued, and the retry sends one', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    await ctx.stack.services.senders.registerSender({ accountId, livemode: false, sender: 'Blink' });
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const db = ctx.stack.database.db;
+    await sql`create sequence sms_blink`.execute(db);
+    await sql`create function sms_blink() returns trigger language plpgsql as $$
+      begin if new.state = 'done' and nextval('sms_blink') = 1 then raise exception 'database blinked'; end if; return new; end $$`.execute(db);
+    await sql`create trigger sms_blink before update on idempotency_keys for each row execute function sms_blink()`.execute(db);
+    const body = { to: '+14155550199', from: 'Blink', body: 'exactly once' };
+    const queued = () => db.selectFrom('messages').innerJoin('sms_outbox', 'sms_outbox.message_id', 'messages.id').select('messages.id').where('messages.body', '=', body.body).execute();
+    try {
+      const first = await call('POST', '/v1/messages', body, { 'Idempotency-Key': 'sms-blink' });
+      assert.ok(first.status >= 500, `the failed request answered ${first.status}`);
+      // Before, the message was stored and queued while its response was not: the retry sent a second one.
+      assert.deepEqual(await queued(), [], 'nothing was queued by the failed request');
+      const retry = await call('POST', '/v1/messages', body, { 'Idempotency-Key': 'sms-blink' });
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.deepEqual((await queued()).map((m) => m.id), [retry.body.id]);
+      const replay = await call('POST', '/v1/messages', body, { 'Idempotency-Key': 'sms-blink' });
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(replay.body, retry.body);
+    } finally {
+      await sql`drop trigger sms_blink on idempotency_keys`.execute(db);
+    }
+  });
+
   it('sweeps keys older than the 24 h replay window', async () => {
     const { accountId } = await ctx.stack.newAccount();
     const db = ctx.stack.database.db;

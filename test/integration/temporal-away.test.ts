@@ -4,7 +4,8 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createServices } from '../../src/app/container';
+import { createServices, type Services } from '../../src/app/container';
+import { smsBatchWorkflowId } from '../../workflows/shared/messaging.contracts';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
@@ -19,7 +20,8 @@ import { createTimeSkippingEnv } from '../support/temporal';
 /**
  * The API over a Temporal server reached through a proxy the test cuts: a request that starts a workflow
  * answers 503 service_unavailable within the gateway's deadline (not a 500, not a hung request), changes
- * nothing, and works again once the server is back.
+ * nothing, and works again once the server is back. An SMS needs no workflow start in the request: it is
+ * accepted into the outbox, and the dispatcher starts its workflow once Temporal is back.
  */
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
@@ -27,6 +29,8 @@ let proxy: TcpProxy;
 let connection: Connection;
 let server: Server;
 let call: ApiClient;
+let smsDispatcher: Services['smsDispatcher'];
+let dispatcherStarted: Promise<void>;
 
 const RPC_DEADLINE_MS = 1500;
 
@@ -48,8 +52,12 @@ before(async () => {
   const { secret } = await services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
   await services.senders.registerSender({ accountId: account.id, livemode: false, sender: 'AwayCo' });
   call = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, secret);
+  // The SMS dispatcher (normally in the worker) starts workflows over the same cut connection.
+  smsDispatcher = services.smsDispatcher;
+  dispatcherStarted = smsDispatcher.start();
 });
 after(async () => {
+  await smsDispatcher?.stop();
   server?.closeAllConnections();
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   await connection?.close();
@@ -59,14 +67,14 @@ after(async () => {
 });
 
 describe('Temporal away', () => {
-  it('answers 503 service_unavailable within the deadline, stores nothing, and recovers', async () => {
-    const body = { to: '+14155550123', from: 'AwayCo', body: 'hello' };
-    const first = await call('POST', '/v1/messages', body);
+  it('a request that starts a workflow answers 503 service_unavailable within the deadline, stores nothing, and recovers', async () => {
+    const body = { to: '+14155550123', channel: 'sms', from: 'AwayCo' };
+    const first = await call('POST', '/v1/verifications', body);
     assert.equal(first.status, 201, JSON.stringify(first.body));
 
     await proxy.cut();
     const started = Date.now();
-    const res = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
+    const res = await call('POST', '/v1/verifications', { to: '+14155550124', channel: 'sms' }, { 'Idempotency-Key': 'away-1' });
     const took = Date.now() - started;
     assert.equal(res.status, 503, JSON.stringify(res.body));
     assert.equal(res.body.error.code, 'service_unavailable');
@@ -74,21 +82,41 @@ describe('Temporal away', () => {
     // Bounded by the deadline, not by the client's own retries (no timing threshold on the machine's speed:
     // the bound is the configured deadline plus generous slack).
     assert.ok(took < RPC_DEADLINE_MS + 10_000, `answered after ${took} ms`);
+    const codesWhileAway = await database.db.selectFrom('messages').select('to').where('origin', '=', 'verification').where('to', '=', '+14155550124').execute();
+    assert.deepEqual(codesWhileAway, [], 'no code SMS was queued for the refused request');
 
     // Back: the client's connection reconnects with its own backoff, so a client retrying as Retry-After
     // says meets 503s a little longer, then the same key runs again (never a 409 or a replayed 503).
     await proxy.restore();
     let retried: Awaited<ReturnType<typeof call>> | undefined;
     await pollUntil('the same key to be accepted once Temporal is back', async () => {
-      retried = await call('POST', '/v1/messages', { ...body, body: 'while away' }, { 'Idempotency-Key': 'away-1' });
+      retried = await call('POST', '/v1/verifications', { to: '+14155550124', channel: 'sms' }, { 'Idempotency-Key': 'away-1' });
       assert.ok(retried.status === 201 || retried.status === 503, `retry answered ${retried.status}: ${JSON.stringify(retried.body)}`);
       return retried.status === 201;
     }, { timeoutMs: 60_000, intervalMs: 1000, detail: () => JSON.stringify(retried?.body) });
-    const listed = await call('GET', '/v1/messages?limit=10');
-    assert.deepEqual(
-      listed.body.data.map((m: { body: string }) => m.body).sort(),
-      ['hello', 'while away'],
-      'the refused request left nothing behind; its retry is stored once',
-    );
+    const verifications = await database.db.selectFrom('verifications').select('to').execute();
+    assert.deepEqual(verifications.map((v) => v.to).sort(), ['+14155550123', '+14155550124'], 'the refused request left nothing behind; its retry is stored once');
+    const codes = await database.db.selectFrom('messages').select('to').where('origin', '=', 'verification').execute();
+    assert.equal(codes.length, 2, 'one code SMS per stored verification');
+  });
+
+  it('accepts SMS while Temporal is away (the outbox) and starts their workflow once it is back', async () => {
+    await dispatcherStarted;
+    await proxy.cut();
+    const res = await call('POST', '/v1/messages', { to: '+14155550125', from: 'AwayCo', body: 'while away' }, { 'Idempotency-Key': 'away-sms' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'queued');
+    await proxy.restore();
+    const handle = env.client.workflow.getHandle(smsBatchWorkflowId(res.body.id));
+    await pollUntil('the batch workflow of the accepted message to start', async () => {
+      try {
+        const d = await handle.describe();
+        return d.memo?.messages === 1;
+      } catch {
+        return false;
+      }
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    // Its outbox row is deleted once the workflow exists (as are those of the verification codes above).
+    await pollUntil('the outbox to empty', async () => (await database.db.selectFrom('sms_outbox').select('message_id').execute()).length === 0, { timeoutMs: 30_000 });
   });
 });

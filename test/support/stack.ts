@@ -72,6 +72,7 @@ export async function startTestStack(opts: {
     running = worker.run();
     await services.inboundSms.startCarriers();
     await services.webhookDispatcher.start({ listen: database.listen });
+    await services.smsDispatcher.start({ listen: database.listen });
   }
 
   return {
@@ -92,6 +93,7 @@ export async function startTestStack(opts: {
       await new Promise<void>((r) => server.close(() => r()));
       if (worker) {
         await services.webhookDispatcher.stop();
+        await services.smsDispatcher.stop();
         worker.shutdown();
         await running;
         await services.inboundSms.stopCarriers();

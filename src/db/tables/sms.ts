@@ -144,3 +144,15 @@ export interface VerificationTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** A message waiting for its workflow to be started (the SMS outbox; see the dispatcher). */
+export interface SmsOutboxTable {
+  message_id: string;
+  /** Scheduled or promotional: a delivery workflow of its own; otherwise a batch of immediate messages. */
+  own_workflow: boolean;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  /** The workflow a dispatcher put the message in (batch id, or the message id), once claimed. */
+  batch_id: string | null;
+  /** Until when the claiming dispatcher holds it; past it, another starts the same workflow again. */
+  lease_until: Date | null;
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import type { Kysely } from 'kysely';
+import type { RequestHandler, Response } from 'express';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
 import { AppError } from '../../domain/errors';
@@ -22,6 +22,20 @@ const ABANDONED_AFTER_MS = 60 * 1000;
  * a late release can never free a key another request took over meanwhile.
  */
 const RELEASE_RETRY_MS = 30 * 1000;
+
+const STORE_WITH_EFFECT = 'idempotencyStoreWithEffect';
+
+/** Stores this request's response under its Idempotency-Key, in the caller's transaction. */
+export type StoreResponseWithEffect = (tx: Transaction<DB>, status: number, body: unknown) => Promise<void>;
+
+/**
+ * For a request with an Idempotency-Key: stores the response in the transaction that makes the change it
+ * reports, so the change and its replay commit together (a retry whose first answer was lost replays it
+ * instead of doing it again). Undefined without a key. The response must then be sent as stored.
+ */
+export function responseStoreOf(res: Response): StoreResponseWithEffect | undefined {
+  return res.locals[STORE_WITH_EFFECT] as StoreResponseWithEffect | undefined;
+}
 
 /**
  * Idempotency-Key on every POST: the same key with the same method, path and body within 24 h replays the
@@ -82,6 +96,13 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       }
 
       let settled = false;
+      // The route may store its response in the transaction of the effect it reports (see responseStoreOf).
+      let storedWithEffect: { status: number; body: unknown } | undefined;
+      const storeWithEffect: StoreResponseWithEffect = async (tx, status, body) => {
+        await repo.storeResponse(tx, accountId, key, { status, body });
+        storedWithEffect = { status, body };
+      };
+      res.locals[STORE_WITH_EFFECT] = storeWithEffect;
       const releaseOnce = () => repo.releaseKey(db, accountId, key, claimed);
       const release = () => {
         const first = releaseOnce();
@@ -101,6 +122,7 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       res.json = (body: unknown) => {
         settled = true;
         const status = res.statusCode;
+        if (storedWithEffect && storedWithEffect.status === status && storedWithEffect.body === body) return json(body);
         const keep = status < 500 && status !== 429;
         // A response that cannot be stored must not leave the key blocked: release it instead.
         const write = keep ? repo.storeResponse(db, accountId, key, { status, body }).catch(() => release()) : release();

@@ -1,0 +1,227 @@
+import type { Duration } from '@temporalio/common';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
+import type { ListenFn } from '../db/database';
+import type { Logger } from '../observability/logger';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import {
+  smsBatchWorkflowContract,
+  smsBatchWorkflowId,
+  smsDeliveryWorkflowContract,
+  smsDeliveryWorkflowId,
+} from '../../workflows/shared/messaging.contracts';
+import { SMS_OUTBOX_CHANNEL, SmsOutboxRepo, type ClaimedOutboxMessage, type UnclaimedOutboxMessage } from './sms-outbox.repo';
+
+export interface SmsDispatcherOptions {
+  /** Immediate messages per batch workflow. */
+  batchSize: number;
+  /** Rows claimed at once (several batches). */
+  claimLimit: number;
+  /** Workflow starts in flight at once. */
+  startConcurrency: number;
+  /** How often the outbox is swept for rows no notification announced (or whose lease ran out). */
+  sweepMs: number;
+  /** How long a claim holds; past it another dispatcher starts the same workflows again. */
+  leaseMs: number;
+  /** After a failed start (Temporal away), the claim is tried again this much later. */
+  startRetryMs: number;
+  /** A batch's sends run as local activities of one workflow task: on a worker short of CPU they outlast the default 10 s. */
+  batchWorkflowTaskTimeout: Duration;
+  /** How long a delivery workflow waits for the handset receipt (config.messaging.receiptTimeoutSeconds). */
+  receiptTimeoutSeconds: number;
+}
+
+export const DEFAULT_SMS_DISPATCH: Omit<SmsDispatcherOptions, 'receiptTimeoutSeconds'> = {
+  batchSize: 64,
+  claimLimit: 512,
+  startConcurrency: 8,
+  sweepMs: 2_000,
+  leaseMs: 30_000,
+  startRetryMs: 5_000,
+  batchWorkflowTaskTimeout: '60s',
+};
+
+/** One workflow to start: a batch of immediate messages, or one message's delivery workflow. */
+interface Dispatch {
+  batchId: string;
+  messages: ClaimedOutboxMessage[];
+}
+
+/**
+ * The SMS outbox dispatcher (worker process): the API commits a message `queued` with its outbox row and
+ * answers; this starts the workflows. Immediate messages are grouped into batch workflows (up to
+ * `batchSize`, in the order accepted), scheduled and promotional ones get a delivery workflow each. Woken
+ * by the in-process announcement of MessagesService, by LISTEN on SMS_OUTBOX_CHANNEL (commits in other
+ * processes) and by a sweep; batches form by themselves under load (whatever waited while the previous
+ * claim was being started goes in the next).
+ *
+ * Exactly one workflow per message: a claim names each row's workflow (`batch_id`) in the claiming
+ * transaction, the workflow id derives from that name, starts reject duplicates, and a claim taken over
+ * after its lease ran out keeps the names. Rows are deleted only once their workflow exists.
+ */
+export class SmsDispatcher {
+  private readonly repo = new SmsOutboxRepo();
+  private running = false;
+  private pumping = false;
+  private again = false;
+  private current?: Promise<void>;
+  private sweepTimer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+  private unlisten?: () => Promise<void>;
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      workflows: WorkflowGateway;
+      /** In-process announcement of committed messages (the API in this process). */
+      onQueued?: (listener: () => void) => () => void;
+      log: Logger;
+      options: SmsDispatcherOptions;
+    },
+  ) {}
+
+  async start(opts: { listen?: ListenFn } = {}): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.onQueued?.(() => this.wake());
+    if (opts.listen) {
+      try {
+        this.unlisten = await opts.listen(SMS_OUTBOX_CHANNEL, () => this.wake());
+      } catch (err) {
+        this.deps.log.warn({ err }, 'LISTEN for the SMS outbox failed; relying on the sweep');
+      }
+    }
+    this.sweepTimer = setInterval(() => this.wake(true), this.deps.options.sweepMs);
+    this.sweepTimer.unref();
+    this.wake(true);
+  }
+
+  /** Stops claiming and waits for the starts in flight (their rows are deleted, or their lease runs out). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.sweepTimer);
+    this.unsubscribe?.();
+    await this.unlisten?.().catch(() => undefined);
+    await this.current;
+  }
+
+  private sweepDue = false;
+
+  private wake(sweep = false): void {
+    if (!this.running) return;
+    if (sweep) this.sweepDue = true;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    this.current = this.pump().finally(() => {
+      this.pumping = false;
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const { db } = this.deps;
+    const { claimLimit, leaseMs } = this.deps.options;
+    do {
+      this.again = false;
+      try {
+        if (this.sweepDue) {
+          this.sweepDue = false;
+          await this.dispatch(groupClaimed(await this.repo.claimExpired(db, leaseMs)));
+        }
+        const claimed = await this.repo.claimUnclaimed(db, { limit: claimLimit, leaseMs, assign: (rows) => this.assignWorkflows(rows) });
+        await this.dispatch(groupClaimed(claimed));
+        if (claimed.length === claimLimit) this.again = true;
+      } catch (err) {
+        this.deps.log.warn({ err }, 'Dispatching queued SMS failed; the sweep tries again');
+        return;
+      }
+    } while (this.again && this.running);
+  }
+
+  /** Names the workflow of each row: immediate messages in batches of `batchSize`, the others alone. */
+  private assignWorkflows(rows: UnclaimedOutboxMessage[]): Map<string, string> {
+    const names = new Map<string, string>();
+    let batch: string | undefined;
+    let inBatch = 0;
+    for (const row of rows) {
+      if (row.own_workflow) {
+        names.set(row.message_id, row.message_id);
+        continue;
+      }
+      if (!batch || inBatch >= this.deps.options.batchSize) {
+        batch = row.message_id; // a batch is named after its first message
+        inBatch = 0;
+      }
+      names.set(row.message_id, batch);
+      inBatch++;
+    }
+    return names;
+  }
+
+  /** Starts the workflows (bounded concurrency), deletes the rows of those started, postpones the others. */
+  private async dispatch(dispatches: (Dispatch & { skip: boolean })[]): Promise<void> {
+    const { db, log } = this.deps;
+    const started: string[] = [];
+    const failed: string[] = [];
+    const queue = [...dispatches];
+    const startNext = async (): Promise<void> => {
+      for (let d = queue.shift(); d; d = queue.shift()) {
+        // Every message canceled meanwhile: nothing to start.
+        if (d.skip) {
+          started.push(d.batchId);
+          continue;
+        }
+        try {
+          await this.startWorkflow(d);
+          started.push(d.batchId);
+        } catch (err) {
+          log.warn({ err, batchId: d.batchId }, 'Starting an SMS workflow failed; trying again shortly');
+          failed.push(d.batchId);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.options.startConcurrency, queue.length) }, startNext));
+    await this.repo.deleteBatches(db, started);
+    await this.repo.postpone(db, failed, this.deps.options.startRetryMs);
+  }
+
+  private async startWorkflow(d: Dispatch): Promise<void> {
+    const { workflows, options } = this.deps;
+    const first = d.messages[0]!;
+    if (first.own_workflow) {
+      await workflows.start(smsDeliveryWorkflowContract, {
+        workflowId: smsDeliveryWorkflowId(first.message_id),
+        input: {
+          messageId: first.message_id,
+          sendAt: first.send_at?.toISOString() ?? null,
+          promotional: first.type === 'promotional',
+          receiptTimeoutSeconds: options.receiptTimeoutSeconds,
+        },
+        memo: { accountId: first.account_id, messageId: first.message_id },
+      });
+      return;
+    }
+    const messageIds = d.messages.map((m) => m.message_id);
+    await workflows.start(smsBatchWorkflowContract, {
+      workflowId: smsBatchWorkflowId(d.batchId),
+      input: { messageIds },
+      memo: { messageIds: messageIds.slice(0, 10), messages: messageIds.length },
+      workflowTaskTimeout: options.batchWorkflowTaskTimeout,
+    });
+  }
+}
+
+/** Claimed rows by workflow, in claim order; a workflow whose messages are all no longer queued is skipped. */
+function groupClaimed(rows: (ClaimedOutboxMessage & { status: string })[]): (Dispatch & { skip: boolean })[] {
+  const byBatch = new Map<string, Dispatch & { skip: boolean }>();
+  for (const row of rows) {
+    let d = byBatch.get(row.batch_id);
+    if (!d) byBatch.set(row.batch_id, (d = { batchId: row.batch_id, messages: [], skip: true }));
+    d.messages.push(row);
+    if (row.status === 'queued') d.skip = false;
+  }
+  return [...byBatch.values()];
+}
