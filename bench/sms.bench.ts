@@ -43,7 +43,7 @@ async function main() {
   const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: env.address });
   const workerInput: SmsBenchWorkerInput = { temporalAddress: env.address, schema: database.schema, taskQueue, smscPort: port };
   const worker = fork(require.resolve('./sms-worker'), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
     env: { ...process.env, BENCH_SMS_WORKER: JSON.stringify(workerInput) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -70,28 +70,25 @@ export class MessageDeliveryService {
    * `afterUncertainWait`.
    */
   async sendMessage(input: { messageId: string; afterUncertainWait?: boolean }): Promise<SendMessageResult> {
-    const { db, events } = this.deps;
-    let m = await this.repo.getMessage(db, input.messageId);
-    if (!m) throw notFound('message', input.messageId);
-    if (FINAL.includes(m.status)) return { status: m.status, awaitReceipt: false };
-    if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
-
-    if (m.status === 'queued') {
-      const claimed = await events.transaction(async (tx) => {
-        const row = await this.repo.claimForSending(tx, m!.id);
-        if (row) await emitMessageUpdated(events, row, tx);
-        return row;
-      });
-      if (!claimed) return this.sendMessage(input); // canceled meanwhile: re-read
-      if (claimed.status === 'failed') return { status: 'failed', awaitReceipt: false };
-      m = claimed;
+    const { db } = this.deps;
+    // The common case first: a message still `queued` is claimed at once (no read before it).
+    let m = await this.claimQueued(input.messageId);
+    // Freshly moved from `queued`: no submit can have been journaled for it (only `sending` ones are).
+    const journalEmpty = m !== undefined;
+    if (!m) {
+      m = await this.repo.getMessage(db, input.messageId);
+      if (!m) throw notFound('message', input.messageId);
+      if (FINAL.includes(m.status)) return { status: m.status, awaitReceipt: false };
+      if (m.status === 'sent') return this.reconcileAfterSubmit(m.id, true);
+      if (m.status === 'queued') return this.sendMessage(input); // queued again after the read: claim it
     }
+    if (m.status === 'failed') return { status: 'failed', awaitReceipt: false };
 
     let decision;
     try {
       // A verification code is stored sealed (the row shows it masked): the carrier gets the real text.
       const body = m.body_sealed ? openText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
-      decision = await this.submitter.submit({ ...m, body }, { afterUncertainWait: input.afterUncertainWait });
+      decision = await this.submitter.submit({ ...m, body }, { afterUncertainWait: input.afterUncertainWait, journalEmpty });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -106,6 +103,16 @@ export class MessageDeliveryService {
     const sent = await this.recordAccepted(m, result.carrier, result.carrierMessageIds, decision.attempt);
     if (m.body_sealed) await this.repo.clearSealedBody(db, m.id); // the carrier has it: nothing to keep
     return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
+  }
+
+  /** Consent check + `queued` → `sending` (or `failed` when opted out), with message.updated; undefined when not queued. */
+  private async claimQueued(messageId: string): Promise<MessageRow | undefined> {
+    const { events } = this.deps;
+    return events.transaction(async (tx) => {
+      const row = await this.repo.claimForSending(tx, messageId);
+      if (row) await emitMessageUpdated(events, row, tx);
+      return row;
+    });
   }
 
   /**

@@ -23,10 +23,11 @@ export class MessageSubmitter {
 
   constructor(private readonly deps: { db: Kysely<DB>; carriers?: SmsCarriers }) {}
 
-  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean } = {}): Promise<SubmitDecision> {
+  /** `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message). */
+  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean; journalEmpty?: boolean } = {}): Promise<SubmitDecision> {
     const { db, carriers } = this.deps;
     if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
-    const journal = await this.attempts.listAttempts(db, m.id);
+    const journal = opts.journalEmpty ? [] : await this.attempts.listAttempts(db, m.id);
     if (journal.some((a) => a.state === 'submitting' || a.state === 'uncertain')) {
       if (!opts.afterUncertainWait) {
         await this.attempts.settleOpenAttempts(db, m.id, 'uncertain');
