@@ -1,39 +1,125 @@
-import { log, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, log, makeContinueAsNewFunc, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
-import { isActivityTimeout } from './shared/activity-failures';
-import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
-import type { SmsBatchInput, SmsBatchResult } from './shared/messaging.contracts';
+import { activityFailureCause } from './shared/activity-failures';
+import { smsBatchRoundLocalActivity } from './shared/activity-options';
+import type { SmsBatchInput, SmsBatchPendingMessage, SmsBatchResult } from './shared/messaging.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
-const { sendMessage } = proxyLocalActivities<SmsActivities>(smsSubmitLocalActivity);
-const { failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity);
+const { sendMessage, failMessage } = proxyLocalActivities<SmsActivities>(smsBatchRoundLocalActivity);
 
-/** One message of the batch; its failure never stops the others. */
-async function sendOne(messageId: string): Promise<string> {
+/** A message no carrier accepted this long after the batch's first start is failed. */
+const GIVE_UP_AFTER_MS = 72 * 3_600_000;
+/** Backoff of a message after a failed attempt: 1 s, doubling, at most 30 s (the single-message submit's). */
+const BACKOFF_INITIAL_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+/** Well under Temporal's 51,200-event limit; the server may suggest continuing as new earlier. */
+const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 10_000;
+
+const backoffMs = (failedAttempts: number) => Math.min(BACKOFF_INITIAL_MS * 2 ** (failedAttempts - 1), BACKOFF_MAX_MS);
+
+/**
+ * The message itself cannot be sent (gone: `resource_missing`), as opposed to carriers or the database
+ * being away. A local activity's failure arrives unwrapped once its (single) attempt is over, so the
+ * ApplicationFailure is checked for both its own flag and the preset's non-retryable types.
+ */
+function isPermanentFailure(err: unknown): boolean {
+  const failure = activityFailureCause(err);
+  if (!(failure instanceof ApplicationFailure)) return false;
+  return failure.nonRetryable || (smsBatchRoundLocalActivity.retry?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
+}
+
+/** What a round did with one message: settled it, found it failed retryably, or was told to wait. */
+type AttemptOutcome = { status: string } | { retry: true } | { uncertainWaitMs: number };
+
+/**
+ * One attempt at one message in a round; its failure never stops the others. Past the give-up time, a
+ * retryable failure fails the message instead (and if that cannot be recorded, the next round tries both
+ * again).
+ */
+async function attemptMessage(message: SmsBatchPendingMessage, pastGiveUp: boolean): Promise<AttemptOutcome> {
+  const { messageId } = message;
   try {
-    let sent = await sendMessage({ messageId });
+    const sent = await sendMessage(message.afterUncertainWait ? { messageId, afterUncertainWait: true } : { messageId });
     // A submit that went out unanswered: wait for its receipt before it may go again.
-    while (sent.uncertainWaitSeconds) {
-      await sleep(sent.uncertainWaitSeconds * 1000);
-      sent = await sendMessage({ messageId, afterUncertainWait: true });
-    }
-    return sent.status;
+    return sent.uncertainWaitSeconds ? { uncertainWaitMs: sent.uncertainWaitSeconds * 1000 } : { status: sent.status };
   } catch (err) {
-    if (isActivityTimeout(err)) {
-      await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
-      return 'failed';
+    if (isPermanentFailure(err)) {
+      log.error('Message send failed', { messageId, error: String(err) });
+      return { status: 'error' };
     }
-    log.error('Message send failed', { messageId, error: String(err) });
-    return 'error';
+    if (!pastGiveUp) return { retry: true };
+  }
+  try {
+    await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
+    return { status: 'failed' };
+  } catch (err) {
+    if (isPermanentFailure(err)) {
+      log.error('Message could not be failed', { messageId, error: String(err) });
+      return { status: 'error' };
+    }
+    return { retry: true };
   }
 }
 
 /**
- * Sends a batch of immediate messages: each goes through the same step as a single message (consent,
- * `sending`, submit through the router, `sent`), concurrently, each retried on its own while carriers
- * are down. Delivery receipts are then folded in by the carrier listener as they arrive.
+ * When a message is due next after a round that ended at `endedAtMs`. Counting from the round's end (not
+ * each attempt's) keeps messages with the same backoff in the same round. Before the give-up time a
+ * retry is due no later than it, so the last attempt happens at the give-up time itself.
+ */
+function nextDue(
+  message: SmsBatchPendingMessage,
+  outcome: { retry: true } | { uncertainWaitMs: number },
+  endedAtMs: number,
+  giveUpAtMs: number,
+): SmsBatchPendingMessage {
+  if ('uncertainWaitMs' in outcome) {
+    return { messageId: message.messageId, failedAttempts: 0, dueAtMs: endedAtMs + outcome.uncertainWaitMs, afterUncertainWait: true };
+  }
+  const failedAttempts = message.failedAttempts + 1;
+  const afterBackoff = endedAtMs + backoffMs(failedAttempts);
+  return { ...message, failedAttempts, dueAtMs: endedAtMs < giveUpAtMs ? Math.min(afterBackoff, giveUpAtMs) : afterBackoff };
+}
+
+/**
+ * Sends a batch of immediate messages in rounds: each round tries every message that is due, concurrently
+ * (consent, `sending`, submit through the router, `sent`, as a single message), then the workflow sleeps
+ * once until the earliest due time. A message that failed retryably (carriers or the database away) is
+ * due again after its backoff; one that went out unanswered after the uncertain wait; one no carrier took
+ * within 72 h of the batch's first start is failed. While carriers are down the history grows by about a
+ * marker per message per round, so between rounds the run continues as new (pending messages, settled
+ * statuses and the first start time carried over) before it nears Temporal's limit. Delivery receipts are
+ * folded in by the carrier listener as they arrive.
  */
 export async function smsBatchWorkflow(input: SmsBatchInput): Promise<SmsBatchResult> {
-  const results = await Promise.all(input.messageIds.map(sendOne));
-  return { statuses: Object.fromEntries(input.messageIds.map((id, i) => [id, results[i]!])) };
+  const firstStartedAtMs = input.firstStartedAtMs ?? Date.now();
+  const giveUpAtMs = firstStartedAtMs + GIVE_UP_AFTER_MS;
+  const continueAsNewAfterEvents = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
+  const settled: Record<string, string> = { ...input.settled };
+  let pending: SmsBatchPendingMessage[] =
+    input.pending ?? input.messageIds.map((messageId) => ({ messageId, failedAttempts: 0, dueAtMs: firstStartedAtMs, afterUncertainWait: false }));
+
+  while (pending.length > 0) {
+    const untilDueMs = Math.min(...pending.map((m) => m.dueAtMs)) - Date.now();
+    if (untilDueMs > 0) await sleep(untilDueMs);
+    const startedAtMs = Date.now();
+    const round = pending;
+    const outcomes = await Promise.all(round.map((m) => (m.dueAtMs <= startedAtMs ? attemptMessage(m, startedAtMs >= giveUpAtMs) : undefined)));
+    const endedAtMs = Date.now();
+    pending = [];
+    round.forEach((message, i) => {
+      const outcome = outcomes[i];
+      if (!outcome) pending.push(message);
+      else if ('status' in outcome) settled[message.messageId] = outcome.status;
+      else pending.push(nextDue(message, outcome, endedAtMs, giveUpAtMs));
+    });
+
+    const info = workflowInfo();
+    if (pending.length > 0 && (info.continueAsNewSuggested || info.historyLength >= continueAsNewAfterEvents)) {
+      log.info('SMS batch continues as new', { pending: pending.length, historyLength: info.historyLength });
+      // Passed on explicitly: every run keeps the batch's memo (the Web UI) and its task timeout.
+      const continueAsNew = makeContinueAsNewFunc<typeof smsBatchWorkflow>({ memo: info.memo, workflowTaskTimeout: info.taskTimeoutMs });
+      await continueAsNew({ ...input, pending, settled, firstStartedAtMs });
+    }
+  }
+  return { statuses: Object.fromEntries(input.messageIds.map((id) => [id, settled[id]!])) };
 }

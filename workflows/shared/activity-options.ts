@@ -49,15 +49,29 @@ export const smsStepLocalActivity: LocalActivityOptions = {
 };
 
 /**
- * Submitting an SMS through the carrier router. A retryable carrier failure (every carrier down, circuit
- * open) is retried with backoff for up to 3 days, so messages wait and go out when a carrier returns;
- * backoffs beyond 10 s become durable workflow timers.
+ * Submitting one scheduled or promotional SMS (smsDeliveryWorkflow) through the carrier router. A
+ * retryable carrier failure (every carrier down, circuit open) is retried with backoff for up to 3 days,
+ * so the message waits and goes out when a carrier returns; backoffs beyond 10 s become durable workflow
+ * timers (a few events per 30 s: fine for one message, not for a batch, see smsBatchRoundLocalActivity).
  */
 export const smsSubmitLocalActivity: LocalActivityOptions = {
   startToCloseTimeout: '60s',
   scheduleToCloseTimeout: '72h',
   localRetryThreshold: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: ['resource_missing'] },
+};
+
+/**
+ * One step of a batch round (submitting one SMS, or failing one the batch gave up on): tried once per
+ * round. The batch workflow is the retry loop: a failed message is due again after its backoff, the
+ * whole batch waits on one timer per round, and the run continues as new as its history grows. Retries
+ * here would either hold the round's workflow task (backoffs within the local retry threshold) or turn
+ * into a timer per message (past it), which is the growth the rounds replace. The 72 h give-up is the
+ * workflow's too (its own clock, carried over continue-as-new), not a schedule-to-close here.
+ */
+export const smsBatchRoundLocalActivity: LocalActivityOptions = {
+  startToCloseTimeout: '60s',
+  retry: { maximumAttempts: 1, nonRetryableErrorTypes: ['resource_missing'] },
 };
 
 /**

@@ -16,11 +16,34 @@ export interface SmsDeliveryResult {
 }
 
 export interface SmsBatchInput {
-  /** Messages to send now (no send_at, not promotional), in the order the API accepted them. */
+  /**
+   * Messages to send now (no send_at, not promotional), in the order the API accepted them. A run
+   * continued as new carries the whole batch here too, so the result lists every message in this order.
+   */
   messageIds: string[];
+  /** Set by continue-as-new: the messages still to send. Absent on the first run (every message, due now). */
+  pending?: SmsBatchPendingMessage[];
+  /** Set by continue-as-new: the final status of each message already settled (messageId → status). */
+  settled?: Record<string, string>;
+  /** Set by continue-as-new: workflow time (ms) of the batch's first start; the 72 h give-up counts from it. */
+  firstStartedAtMs?: number;
+  /** History length after which a run continues as new between rounds (default 10,000 events). */
+  continueAsNewAfterEvents?: number;
+}
+
+/** A message of a batch not sent yet, as carried from one round (and one run) to the next. */
+export interface SmsBatchPendingMessage {
+  messageId: string;
+  /** Retryable failures in a row (an uncertain submit starts the count again): sets the backoff. */
+  failedAttempts: number;
+  /** Workflow time (ms) from which the message is tried again. */
+  dueAtMs: number;
+  /** A submit may have gone out unanswered: the next call says the wait is over, so the service may resubmit. */
+  afterUncertainWait: boolean;
 }
 
 export interface SmsBatchResult {
+  /** Every message of the batch → its status when the batch let go of it (`sent`, `failed`, `error`, …). */
   statuses: Record<string, string>;
 }
 
