@@ -88,11 +88,11 @@ export class SmsOutboxRepo {
       with taken as (
         update sms_outbox set lease_until = now() + ${leaseMs} * interval '1 millisecond'
         where batch_id is not null and lease_until < now()
-        returning message_id, own_workflow, batch_id
+        returning message_id, own_workflow, batch_id, created_at
       )
       select t.message_id, t.own_workflow, t.batch_id, m.send_at, m.type, m.account_id, m.status
       from taken t join messages m on m.id = t.message_id
-      order by t.batch_id, t.message_id`.execute(db);
+      order by t.created_at, t.message_id`.execute(db);
     return result.rows;
   }
 
