@@ -6,7 +6,7 @@
  * moved for BENCH_STALL_MS) and duplicates (bodies the simulator got more than once) as JSON.
  * The API (with the load generator and the simulator) and the worker run as two processes, as deployed.
  * The API answers once the message is committed to the SMS outbox; the worker's dispatcher starts the
- * batch workflows.
+ * batch workflows. BENCH_WORKER_NODE_ARGS adds node flags to the worker process (e.g. `--cpu-prof`).
  */
 import { fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
