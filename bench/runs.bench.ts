@@ -8,24 +8,15 @@
  * awaited by the client. Prints one JSON line, with the ratios and, for the unloaded runs, where the time
  * goes (bench/runs-profile.ts: Postgres round trips per run and a run's median timeline).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
 import { ensureExampleAgent } from '../src/app/dev-examples';
-import { createRuntime } from '../src/app/runtime';
 import { silentLogger } from '../src/observability/logger';
-import { startTemporalDevServer } from '../src/temporal/dev-server';
-import { installTemporalLogging } from '../src/temporal/runtime-logging';
 import { buildTestConfig } from '../test/support/config';
-import { createTestDatabase } from '../test/support/db';
 import { apiClient, type ApiClient } from '../test/support/http';
 import type { BaselineActivities } from './baseline.workflow';
 import { instrument, startProfile, stopProfile } from './runs-profile';
-import { machineInfo, percentile, round, runPool } from './support';
-import { freePort } from '../src/platform/free-port';
+import { machineInfo, percentile, round, runPool, startBenchStack } from './support';
 
 const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);
 const LOADED = Number(process.env.BENCH_LOADED ?? 500);
@@ -72,16 +63,9 @@ const loadedFigures = (m: Measured) => ({
 
 
 async function main() {
-  installTemporalLogging(undefined, 'ERROR');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-runs-'));
   const config = buildTestConfig({ rateLimit: { perSecond: 100_000, anonymousPerSecond: 100_000 } });
-  const devServer = await startTemporalDevServer({ dataDir, grpcPort: await freePort(), uiPort: await freePort(), namespace: config.temporal.namespace });
-  const database = await createTestDatabase('bench_runs');
-  const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: devServer.address });
-  instrument(runtime);
-  await runtime.startWorker();
-  const server = await runtime.startApi(0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stack = await startBenchStack({ label: 'bench-runs', config, beforeStart: instrument });
+  const { runtime, devServer, baseUrl } = stack;
 
   const baselineConnection = await NativeConnection.connect({ address: devServer.address });
   const activities: BaselineActivities = { noop: async () => undefined };
@@ -125,7 +109,7 @@ async function main() {
     const runsUnloaded = await measure(UNLOADED, 1, openConversation, askRun, startProfile);
     const profile = stopProfile(UNLOADED);
     // The floor under every round trip: a bare `select 1` through the same pool, one at a time.
-    const ping = await measure(200, 1, async () => undefined, async () => void (await sql`select 1`.execute(database.db)));
+    const ping = await measure(200, 1, async () => undefined, async () => void (await sql`select 1`.execute(stack.db)));
     const runsLoaded = await measure(LOADED, CONCURRENCY, openConversation, askRun);
     const baseUnloaded = await measure(UNLOADED, 1, async () => undefined, runBaseline);
     const baseLoaded = await measure(LOADED, CONCURRENCY, async () => undefined, runBaseline);
@@ -157,10 +141,7 @@ async function main() {
     baselineWorker.shutdown();
     await baselineRun.catch(() => undefined);
     await baselineConnection.close();
-    await runtime.close();
-    await database.destroy();
-    await devServer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 

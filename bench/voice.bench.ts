@@ -6,22 +6,13 @@
  * Calls come in on a number whose flow connects them to the agent; each call asks five questions, one turn
  * at a time. Measures 200 turns (after 20 to warm up) and prints one JSON line: p50 / p95 turn latency.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { AgentConfigInput } from '../src/agents/agent.schemas';
 import { ensureExampleAgent } from '../src/app/dev-examples';
-import { createRuntime } from '../src/app/runtime';
 import { VOICE_WEBHOOK_PATHS } from '../src/channels/voice/voice-calls.service';
 import { silentLogger } from '../src/observability/logger';
-import { startTemporalDevServer } from '../src/temporal/dev-server';
-import { installTemporalLogging } from '../src/temporal/runtime-logging';
 import { buildTestConfig } from '../test/support/config';
-import { createTestDatabase } from '../test/support/db';
 import { fictionalNumber, newCallSid, twilioVoiceClient } from '../test/support/twilio-voice';
-import { machineInfo, percentile, round } from './support';
-import { freePort } from '../src/platform/free-port';
+import { machineInfo, percentile, round, startBenchStack } from './support';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
@@ -33,16 +24,10 @@ const QUESTIONS = ['How do I reset my password?', 'How do I track my order?', 'H
 
 
 async function main() {
-  installTemporalLogging(undefined, 'ERROR');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-voice-'));
   const base = buildTestConfig({ rateLimit: { perSecond: 100_000, anonymousPerSecond: 100_000 } });
   const config = { ...base, http: { ...base.http, publicBaseUrl: PUBLIC_BASE_URL }, voice: { twilioAuthToken: AUTH_TOKEN, turnWaitMs: 10_000 } };
-  const devServer = await startTemporalDevServer({ dataDir, grpcPort: await freePort(), uiPort: await freePort(), namespace: config.temporal.namespace });
-  const database = await createTestDatabase('bench_voice');
-  const runtime = await createRuntime({ config, db: database.db, log: silentLogger(), temporalAddress: devServer.address });
-  await runtime.startWorker();
-  const server = await runtime.startApi(0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stack = await startBenchStack({ label: 'bench-voice', config });
+  const { runtime, baseUrl } = stack;
 
   try {
     const { services } = runtime;
@@ -101,10 +86,7 @@ async function main() {
       }),
     );
   } finally {
-    await runtime.close();
-    await database.destroy();
-    await devServer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 
