@@ -86,6 +86,8 @@ export class SmscSimulator {
   private throttleRemaining = 0;
   private nextId = 0x10000;
   private readonly heldReceipts: { record: SubmitRecord; outcome: Exclude<ReceiptOutcome, 'none'> }[] = [];
+  /** Receipts sent on a session and not answered yet (deliver_sm_resp), per session. */
+  private readonly unacknowledged = new Map<smpp.Session, Set<{ record: SubmitRecord; outcome: Exclude<ReceiptOutcome, 'none'> }>>();
   private moRef = 0;
 
   constructor(options: SmscSimulatorOptions = {}) {
@@ -195,7 +197,19 @@ export class SmscSimulator {
 
   private onSession(session: smpp.Session): void {
     session.on('error', () => undefined);
-    session.on('close', () => this.bound.delete(session));
+    session.on('close', () => {
+      this.bound.delete(session);
+      // Receipts this session never acknowledged (the ESME died or the link dropped first) are sent again
+      // on the next bind, as SMSCs do with an unanswered deliver_sm.
+      const unanswered = this.unacknowledged.get(session);
+      this.unacknowledged.delete(session);
+      if (!unanswered || !this.options.redeliverReceipts) return;
+      const next = [...this.bound].at(-1);
+      for (const r of unanswered) {
+        if (next) this.sendReceipt(next, r.record, r.outcome);
+        else this.heldReceipts.push(r);
+      }
+    });
     session.on('bind_transceiver', (pdu: smpp.PDU) => {
       if (this.dropped.has(session)) return;
       if (pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
@@ -302,7 +316,11 @@ export class SmscSimulator {
     };
     if (this.options.receiptTlvs) Object.assign(params, { receipted_message_id: record.messageId, message_state: MESSAGE_STATE[outcome] });
     this.receiptsSent++;
+    const held = { record, outcome };
+    const waiting = this.unacknowledged.get(session) ?? new Set();
+    this.unacknowledged.set(session, waiting.add(held));
     session.send(new smpp.PDU('deliver_sm', params), (resp) => {
+      waiting.delete(held);
       // An ESME that could not take it (ESME_RX_T_APPN) gets it again a little later, as SMSCs do.
       if (!this.options.redeliverReceipts || resp.command_status === SMPP_STATUS.ESME_ROK) return;
       const timer = setTimeout(() => {
