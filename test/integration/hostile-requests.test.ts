@@ -42,15 +42,19 @@ describe('request bodies are read after authentication, under a small cap', () =
   });
 });
 
-describe('NUL bytes and other unstorable input answer 400, not 500', () => {
-  it('in body strings, keys, path and query; deep nesting and undecodable paths too', async () => {
+describe('NUL bytes and other unstorable input answer 4xx, not 500', () => {
+  it('in body strings and keys (422: schema-valid inside free-form objects, yet unstorable), path and query (400); deep nesting and undecodable paths (400)', async () => {
     const { apiKey } = await ctx.stack.newAccount();
     const call = apiClient(ctx.stack.baseUrl, apiKey);
     const name = await call('POST', '/v1/knowledge_bases', { name: 'a\u0000b' });
-    assert.equal(name.status, 400);
+    assert.equal(name.status, 422);
+    assert.equal(name.body.error.code, 'parameter_unprocessable');
     assert.equal(name.body.error.param, 'name');
     const meta = await call('POST', '/v1/knowledge_bases', '{"name":"n","metadata":{"k\\u0000":"v"}}');
-    assert.equal(meta.status, 400);
+    assert.equal(meta.status, 422);
+    // A tool result is free-form: a NUL in a key at any depth is valid to the schema, and unstorable.
+    const toolResult = await call('POST', '/v1/runs/run_missing/tool_results', '{"tool_call_id":"call_x","result":{"a":{"b\\u0000":1}}}');
+    assert.equal(toolResult.status, 422, JSON.stringify(toolResult.body));
     const nested = await call('POST', '/v1/knowledge_bases', `{"name":"n","metadata":{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
     assert.equal(nested.status, 400);
     for (const path of ['/v1/messages/msg_%00', '/v1/messages?starting_after=%00', '/v1/knowledge_bases/%FF', '/v1/files/%E0%A4%A']) {

@@ -19,7 +19,7 @@ function toAppError(err: unknown): AppError | undefined {
     return new AppError('parameter_invalid', e.type ? `The request body could not be read (${e.type})` : 'The request URL is not valid percent-encoded UTF-8');
   }
   if (typeof e?.code === 'string' && PG_BAD_CHARACTER.has(e.code)) {
-    return new AppError('parameter_invalid', 'The request contains characters that cannot be stored (NUL, U+0000)');
+    return new AppError('parameter_unprocessable', 'The request contains characters that cannot be stored (NUL, U+0000)');
   }
   if (isDatabaseUnavailable(err)) {
     return new AppError('service_unavailable', 'The service is briefly unavailable; retry the request', { headers: { 'Retry-After': '1' }, cause: err });

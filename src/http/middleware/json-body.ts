@@ -6,8 +6,9 @@ export const MAX_BODY_DEPTH = 64;
 
 /**
  * Where a JSON value breaks what Postgres and the service can hold: a string or key with a NUL character
- * (text and jsonb refuse U+0000) or nesting deeper than MAX_BODY_DEPTH. Iterative, so depth cannot blow
- * the stack. Returns the error for the first offender, naming its parameter.
+ * (text and jsonb refuse U+0000; 422, a rule the schema cannot state for keys and values inside free-form
+ * objects) or nesting deeper than MAX_BODY_DEPTH (400). Iterative, so depth cannot blow the stack.
+ * Returns the error for the first offender, naming its parameter.
  */
 export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppError | undefined {
   const stack: { value: unknown; path: string[] }[] = [{ value: root, path: [] }];
@@ -15,7 +16,7 @@ export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppEr
     const { value, path } = stack.pop()!;
     const param = path.join('.') || undefined;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new AppError('parameter_invalid', `Invalid ${param ?? `request ${location}`}: strings may not contain NUL (U+0000) characters`, { param });
+      if (value.includes('\u0000')) return new AppError('parameter_unprocessable', `Invalid ${param ?? `request ${location}`}: strings may not contain NUL (U+0000) characters`, { param });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -23,7 +24,7 @@ export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppEr
       return new AppError('parameter_invalid', `Invalid ${param}: the request ${location} is nested more than ${MAX_BODY_DEPTH} levels deep`, { param });
     }
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return new AppError('parameter_invalid', `Invalid request ${location}: keys may not contain NUL (U+0000) characters`);
+      if (k.includes('\u0000')) return new AppError('parameter_unprocessable', `Invalid request ${location}: keys may not contain NUL (U+0000) characters`);
       stack.push({ value: v, path: [...path, k] });
     }
   }
