@@ -20,6 +20,20 @@ async function upload(apiKey: string, key: string, content: string) {
   return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as any };
 }
 
+/**
+ * Makes the first store of a response (an update of a key to `done`) fail as if the database blinked,
+ * with a trigger named `name`; resolves with the function that removes it.
+ */
+async function failFirstResponseStore(name: string): Promise<() => Promise<void>> {
+  const db = ctx.stack.database.db;
+  await sql`create sequence ${sql.id(name)}`.execute(db);
+  await sql`create function ${sql.id(name)}() returns trigger language plpgsql as ${sql.lit(
+    `begin if new.state = 'done' and nextval('${name}') = 1 then raise exception 'database blinked'; end if; return new; end`,
+  )}`.execute(db);
+  await sql`create trigger ${sql.id(name)} before update on idempotency_keys for each row execute function ${sql.id(name)}()`.execute(db);
+  return async () => void (await sql`drop trigger ${sql.id(name)} on idempotency_keys`.execute(db));
+}
+
 describe('idempotency store', () => {
   it('hashes multipart uploads by content: the same file replays, another file is refused', async () => {
     const { apiKey } = await ctx.stack.newAccount();
@@ -37,11 +51,7 @@ describe('idempotency store', () => {
   it('does not leave a key blocked when its response could not be stored', async () => {
     const { apiKey } = await ctx.stack.newAccount();
     const call = apiClient(ctx.stack.baseUrl, apiKey);
-    const db = ctx.stack.database.db;
-    await sql`create sequence idem_blink`.execute(db);
-    await sql`create function idem_blink() returns trigger language plpgsql as $$
-      begin if new.state = 'done' and nextval('idem_blink') = 1 then raise exception 'database blinked'; end if; return new; end $$`.execute(db);
-    await sql`create trigger idem_blink before update on idempotency_keys for each row execute function idem_blink()`.execute(db);
+    const restore = await failFirstResponseStore('idem_blink');
     try {
       const body = { url: 'https://example.com/hook', events: ['message.updated'] };
       const first = await call('POST', '/v1/webhook_endpoints', body, { 'Idempotency-Key': 'blink' });
@@ -50,7 +60,7 @@ describe('idempotency store', () => {
       assert.notEqual(retry.status, 409, 'the retry is not blocked as in progress');
       assert.equal(retry.status, 201);
     } finally {
-      await sql`drop trigger idem_blink on idempotency_keys`.execute(db);
+      await restore();
     }
   });
 
@@ -59,10 +69,7 @@ describe('idempotency store', () => {
     await ctx.stack.services.senders.registerSender({ accountId, livemode: false, sender: 'Blink' });
     const call = apiClient(ctx.stack.baseUrl, apiKey);
     const db = ctx.stack.database.db;
-    await sql`create sequence sms_blink`.execute(db);
-    await sql`create function sms_blink() returns trigger language plpgsql as $$
-      begin if new.state = 'done' and nextval('sms_blink') = 1 then raise exception 'database blinked'; end if; return new; end $$`.execute(db);
-    await sql`create trigger sms_blink before update on idempotency_keys for each row execute function sms_blink()`.execute(db);
+    const restore = await failFirstResponseStore('sms_blink');
     const body = { to: '+14155550199', from: 'Blink', body: 'exactly once' };
     const queued = () => db.selectFrom('messages').innerJoin('sms_outbox', 'sms_outbox.message_id', 'messages.id').select('messages.id').where('messages.body', '=', body.body).execute();
     try {
@@ -77,7 +84,7 @@ describe('idempotency store', () => {
       assert.equal(replay.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(replay.body, retry.body);
     } finally {
-      await sql`drop trigger sms_blink on idempotency_keys`.execute(db);
+      await restore();
     }
   });
 
