@@ -64,6 +64,8 @@ export class SmsDispatcher {
   private running = false;
   private pumping = false;
   private again = false;
+  /** The next pump also takes over expired claims (set by the sweep timer). */
+  private sweepDue = false;
   private current?: Promise<void>;
   private sweepTimer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
@@ -105,8 +107,6 @@ export class SmsDispatcher {
     await this.unlisten?.().catch(() => undefined);
     await this.current;
   }
-
-  private sweepDue = false;
 
   private wake(sweep = false): void {
     if (!this.running) return;
