@@ -19,6 +19,7 @@ import { pollUntil } from '../test/support/poll';
 import { SmscSimulator } from '../test/support/smsc-simulator';
 import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
+import { countRoundTrips, resetRoundTrips, roundTrips, uncounted } from './sms-profile';
 import { machineInfo, percentile, round, runPool } from './support';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -34,6 +35,7 @@ const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 30_000);
 const WORKER_PAUSED = process.env.BENCH_WORKER_PAUSED === '1';
 
 async function main() {
+  countRoundTrips();
   const env = await createDevServerEnv();
   const database = await createTestDatabase('bench_sms');
   const smsc = new SmscSimulator();
@@ -64,6 +66,8 @@ async function main() {
     const latencies: number[] = [];
     let rejected = 0;
     if (WORKER_PAUSED) worker.kill('SIGSTOP');
+    resetRoundTrips();
+    worker.send('reset');
     const started = performance.now();
     const startedWall = Date.now();
     await runPool(MESSAGES, CONCURRENCY, async (i) => {
@@ -75,10 +79,11 @@ async function main() {
     const acceptSeconds = (performance.now() - started) / 1000;
     if (WORKER_PAUSED) worker.kill('SIGCONT');
 
-    const statusCounts = async () => {
-      const rows = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
-      return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
-    };
+    const statusCounts = () =>
+      uncounted(async () => {
+        const rows = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+        return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
+      });
     // Waits until every accepted message is `delivered`, or nothing has moved for STALL_MS.
     let statuses = await statusCounts();
     let lastChange = Date.now();
@@ -92,6 +97,20 @@ async function main() {
     const delivered = statuses.delivered ?? 0;
     const deliveredAt = (statuses.delivered ?? 0) === MESSAGES - rejected ? performance.now() : undefined;
     const allDeliveredSeconds = deliveredAt === undefined ? Number.NaN : (deliveredAt - started) / 1000;
+    // Every Postgres round trip of both processes from the first POST until the wait ended (API, dispatcher,
+    // workflows' activities, receipts, webhook dispatch and idle sweeps), per accepted message.
+    const apiRoundTrips = roundTrips();
+    const workerRoundTrips = await new Promise<number>((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m === 'object' && m !== null && 'roundTrips' in m) {
+          worker.off('message', onMessage);
+          resolve((m as { roundTrips: number }).roundTrips);
+        }
+      };
+      worker.on('message', onMessage);
+      worker.send('count');
+    });
+    const accepted = Math.max(1, MESSAGES - rejected);
 
     const texts = smsc.submits.map((s) => s.text);
     const distinct = new Set(texts).size;
@@ -112,6 +131,9 @@ async function main() {
         rejected,
         accept_seconds: round(acceptSeconds, 2),
         accepted_per_second: round((MESSAGES - rejected) / acceptSeconds),
+        delivered_per_second: deliveredAt === undefined ? null : round(delivered / allDeliveredSeconds),
+        db_round_trips_per_message: round((apiRoundTrips + workerRoundTrips) / accepted, 1),
+        db_round_trips_by_process: { api: round(apiRoundTrips / accepted, 1), worker: round(workerRoundTrips / accepted, 1) },
         accept_latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), max: round(latencies.at(-1) ?? 0) },
         delivered,
         all_delivered_seconds: deliveredAt === undefined ? null : round(allDeliveredSeconds, 2),
