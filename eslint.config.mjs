@@ -1,5 +1,15 @@
 import tseslint from 'typescript-eslint';
 
+// What a service or repo may not import (everything of an area below the HTTP layer).
+const belowHttp = [
+  { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
+  { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
+  { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
+  { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
+];
+// src/sms is a floor below src/channels: the sms conversation adapter uses the sms area, never the reverse.
+const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms never imports src/channels (channels use sms, never the reverse).' };
+
 const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
 
 export default tseslint.config(
@@ -36,14 +46,20 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
-            { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
-            { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
-            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
-          ],
+          patterns: belowHttp,
         },
       ],
     },
+  },
+  {
+    files: ['src/sms/**/*.ts'],
+    ignores: ['src/sms/**/*.routes.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...belowHttp, smsBelowChannels] }] },
+  },
+  {
+    files: ['src/sms/**/*.routes.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [smsBelowChannels] }] },
   },
 );

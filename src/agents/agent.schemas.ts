@@ -1,6 +1,7 @@
 import { z } from '../domain/api-schema';
+import { CONVERSATION_CHANNELS } from '../domain/channels';
 
-export const ChannelSchema = z.enum(['sms', 'chat', 'email', 'voice']);
+export const ChannelSchema = z.enum(CONVERSATION_CHANNELS);
 export type Channel = z.infer<typeof ChannelSchema>;
 
 const FilterValueSchema = z.union([

@@ -4,7 +4,7 @@ import { registerConversationRoutes } from '../conversations/conversations.route
 import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
-import { registerMessageRoutes } from '../messaging/messages.routes';
+import { registerMessageRoutes } from '../sms/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';

@@ -3,7 +3,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { createActivities } from '../../activities';
-import { createCarrierRouter } from '../channels/sms/carrier-registry';
+import { createCarrierRouter } from '../sms/carrier-registry';
 import type { Config } from '../config/env';
 import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';

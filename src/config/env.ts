@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AccountCarriersConfigSchema, buildSmsCarriersConfig, CarriersConfigSchema, jsonEnv, type SmsCarriersConfig } from '../channels/sms/carriers/carrier-config';
+import { AccountCarriersConfigSchema, buildSmsCarriersConfig, CarriersConfigSchema, jsonEnv, type SmsCarriersConfig } from '../sms/carriers/carrier-config';
 
 /**
  * The only reader of process.env. `loadConfig()` runs once at boot and fails fast; everything else

@@ -6,10 +6,11 @@ import { html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { runDetails } from './views/run.view';
 import { scopeOf } from '../domain/principal';
+import { CONVERSATION_CHANNELS } from '../domain/channels';
 
 const FilterSchema = z.object({
   status: z.enum(['active', 'handed_off', 'closed']).optional().catch(undefined),
-  channel: z.enum(['sms', 'chat', 'email', 'voice']).optional().catch(undefined),
+  channel: z.enum(CONVERSATION_CHANNELS).optional().catch(undefined),
   agent_id: z.string().startsWith('agt_').optional().catch(undefined),
   tag: z.string().min(1).max(100).optional().catch(undefined),
   starting_after: z.string().optional().catch(undefined),
@@ -41,7 +42,7 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
       <div class="tabs">${tab('All')}${tab('Handoff queue', 'handed_off')}${tab('Active', 'active')}${tab('Closed', 'closed')}</div>
       <form method="get" class="filters row">
         ${f.status ? html`<input type="hidden" name="status" value="${f.status}">` : ''}
-        <label>Channel <select name="channel"><option value="">any</option>${['chat', 'sms', 'email', 'voice'].map((c) => html`<option ${f.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
+        <label>Channel <select name="channel"><option value="">any</option>${CONVERSATION_CHANNELS.map((c) => html`<option ${f.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
         <label>Agent <select name="agent_id"><option value="">any</option>${agents.map((a) => html`<option value="${a.id}" ${f.agent_id === a.id ? 'selected' : ''}>${a.name}</option>`)}</select></label>
         <label>Tag <input name="tag" value="${f.tag ?? ''}" class="short"></label>
         <button class="button">Filter</button></form>

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createServices, type Services } from '../../src/app/container';
-import { smsBatchWorkflowId } from '../../workflows/shared/messaging.contracts';
+import { smsBatchWorkflowId } from '../../workflows/shared/sms.contracts';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';

@@ -1,5 +1,5 @@
-import type { Config } from '../../config/env';
-import type { Logger } from '../../observability/logger';
+import type { Config } from '../config/env';
+import type { Logger } from '../observability/logger';
 import { createCarriers, SandboxCarrier } from './carriers';
 import { SandboxCarrierConfigSchema } from './carriers/carrier-config';
 import { CarrierRouter, type CarrierRouterOptions } from './router';

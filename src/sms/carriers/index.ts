@@ -1,5 +1,5 @@
-import type { Config } from '../../../config/env';
-import type { Logger } from '../../../observability/logger';
+import type { Config } from '../../config/env';
+import type { Logger } from '../../observability/logger';
 import type { Carrier } from '../carrier';
 import type { CarrierConfig } from './carrier-config';
 import { SandboxCarrier } from './sandbox.carrier';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { deriveKey, openText } from '../domain/secret-box';
-import { CarrierError, type SmsCarriers } from '../channels/sms/carrier';
-import { priceMessage } from '../channels/sms/pricing';
-import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
+import { CarrierError, type SmsCarriers } from './carrier';
+import { priceMessage } from './pricing';
+import { quietHoursHoldUntil } from './quiet-hours';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import type { MessageStatus } from '../db/tables/sms';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from '../channels/sms/carrier';
+import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from './carrier';
 import type { DB } from '../db/schema';
 import type { MessageRow } from './message.repo';
 import { SubmitAttemptRepo } from './submit-attempt.repo';

@@ -9,7 +9,7 @@ import {
   smsBatchWorkflowId,
   smsDeliveryWorkflowContract,
   smsDeliveryWorkflowId,
-} from '../../workflows/shared/messaging.contracts';
+} from '../../workflows/shared/sms.contracts';
 import { SMS_OUTBOX_CHANNEL, SmsOutboxRepo, type ClaimedOutboxMessage, type UnclaimedOutboxMessage } from './sms-outbox.repo';
 
 export interface SmsDispatcherOptions {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import {
   CarrierError,
   type Carrier,

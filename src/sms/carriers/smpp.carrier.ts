@@ -1,5 +1,5 @@
 import * as smpp from 'smpp';
-import type { Logger } from '../../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import {
   CarrierError,
   type Carrier,
