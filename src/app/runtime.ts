@@ -10,7 +10,7 @@ import type { DB } from '../db/schema';
 import { createApp } from '../http/app';
 import { startMetricsServer } from '../http/metrics-access';
 import { startApiKeyRevocationFeed } from '../accounts/api-key-revocation-feed';
-import type { NotificationListener } from '../db/notifications';
+import type { PgListener } from '../platform/pg-listen';
 import { closeGracefully } from '../http/graceful-close';
 import { startIdempotencySweep } from '../http/middleware/idempotency';
 import type { Logger } from '../observability/logger';
@@ -53,7 +53,7 @@ export async function createRuntime(input: {
   const services = createServices({ config, db, workflows: gateway, log, metrics, smsCarriers: createCarrierRouter(config, log) });
   let server: Server | undefined;
   let metricsServer: Server | undefined;
-  let revocations: NotificationListener | undefined;
+  let revocations: PgListener | undefined;
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   let stopIdempotencySweep: (() => void) | undefined;
