@@ -10,6 +10,9 @@ const belowHttp = [
 // src/sms is a floor below src/channels: the sms conversation adapter uses the sms area, never the reverse.
 const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms never imports src/channels (channels use sms, never the reverse).' };
 
+// src/config is the lowest floor: the only reader of process.env, it depends on zod alone.
+const configZodOnly = { regex: '^(?!zod$|\\./)', message: 'src/config depends on zod only (and its own slices).' };
+
 const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
 
 export default tseslint.config(
@@ -61,5 +64,10 @@ export default tseslint.config(
     files: ['src/sms/**/*.routes.ts'],
     ...tsFiles,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [smsBelowChannels] }] },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [configZodOnly] }] },
   },
 );

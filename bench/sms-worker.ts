@@ -4,7 +4,7 @@
  * Input: BENCH_SMS_WORKER (JSON: temporalAddress, schema, taskQueue, smscPort).
  */
 import { readFileSync } from 'node:fs';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/sms/carriers/carrier-config';
+import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/config/sms-carriers';
 import { connectPostgres } from '../src/db/database';
 import { silentLogger } from '../src/observability/logger';
 import { createRuntime } from '../src/app/runtime';

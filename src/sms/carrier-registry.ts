@@ -1,7 +1,7 @@
 import type { Config } from '../config/env';
 import type { Logger } from '../observability/logger';
 import { createCarriers, SandboxCarrier } from './carriers';
-import { SandboxCarrierConfigSchema } from './carriers/carrier-config';
+import { SandboxCarrierConfigSchema } from '../config/sms-carriers';
 import { CarrierRouter, type CarrierRouterOptions } from './router';
 
 /** The carrier test-mode messages use when the configuration names no sandbox. */

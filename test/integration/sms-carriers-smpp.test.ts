@@ -9,7 +9,7 @@ import {
   type SubmitSmsResult,
 } from '../../src/sms/carrier';
 import { createCarrierRouter } from '../../src/sms/carrier-registry';
-import { SmppCarrierConfigSchema } from '../../src/sms/carriers/carrier-config';
+import { SmppCarrierConfigSchema } from '../../src/config/sms-carriers';
 import type { Clock } from '../../src/sms/carriers/rate-limiter';
 import { SmppCarrier } from '../../src/sms/carriers/smpp.carrier';
 import { loadConfig } from '../../src/config/env';

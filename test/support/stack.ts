@@ -12,7 +12,7 @@ import { createServices, type Services } from '../../src/app/container';
 import type { SmsCarriers } from '../../src/sms/carrier';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { createCarrierRouter } from '../../src/sms/carrier-registry';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/sms/carriers/carrier-config';
+import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/config/sms-carriers';
 import { buildTestConfig } from './config';
 import { pollUntil } from './poll';
 import type { SmscSimulator } from './smsc-simulator';

@@ -12,7 +12,7 @@ import {
 } from '../../src/sms/carrier';
 import { createCarrierRouter, TEST_SANDBOX_NAME } from '../../src/sms/carrier-registry';
 import { loadConfig } from '../../src/config/env';
-import { SandboxCarrierConfigSchema } from '../../src/sms/carriers/carrier-config';
+import { SandboxCarrierConfigSchema } from '../../src/config/sms-carriers';
 import { SANDBOX_MAGIC_NUMBERS, SandboxCarrier } from '../../src/sms/carriers/sandbox.carrier';
 import { CircuitBreaker } from '../../src/sms/circuit-breaker';
 import { CarrierRouter } from '../../src/sms/router';
