@@ -13,6 +13,12 @@ const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms 
 // src/config is the lowest floor: the only reader of process.env, it depends on zod alone.
 const configZodOnly = { regex: '^(?!zod$|\\./)', message: 'src/config depends on zod only (and its own slices).' };
 
+// src/http holds Express building blocks only: no composition (src/app) and no area.
+const httpBuildingBlocks = {
+  regex: '^(\\.\\./)+(app|accounts|agents|channels|console|conversations|knowledge|links|numbers|runs|sms|verifications|webhooks|temporal)(/|$)',
+  message: 'src/http never imports src/app or an area (composition is in src/app).',
+};
+
 const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
 
 export default tseslint.config(
@@ -69,5 +75,10 @@ export default tseslint.config(
     files: ['src/config/**/*.ts'],
     ...tsFiles,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [configZodOnly] }] },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [httpBuildingBlocks] }] },
   },
 );

@@ -11,7 +11,7 @@ import { registerVerificationRoutes } from '../verifications/verifications.route
 import type { Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
 import type { Config } from '../config/env';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from './route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';

@@ -7,7 +7,7 @@ import { createCarrierRouter } from '../sms/carrier-registry';
 import type { Config } from '../config/env';
 import type { ListenFn } from '../db/database';
 import type { DB } from '../db/schema';
-import { createApp } from '../http/app';
+import { createApp } from './create-app';
 import { startMetricsServer } from '../http/metrics-access';
 import { startApiKeyRevocationFeed } from '../accounts/api-key-revocation-feed';
 import type { PgListener } from '../platform/pg-listen';

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createServices, type Services } from '../../src/app/container';
 import { smsBatchWorkflowId } from '../../workflows/shared/sms.contracts';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app/create-app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { WorkflowGateway } from '../../src/temporal/workflow-gateway';

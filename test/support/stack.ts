@@ -4,7 +4,7 @@ import { after, before } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Config } from '../../src/config/env';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app/create-app';
 import { silentLogger, type Logger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { createActivities } from '../../activities';
