@@ -10,7 +10,7 @@ import { silentLogger } from '../src/observability/logger';
 import { createRuntime } from '../src/app/runtime';
 import { buildTestConfig, TEST_DATABASE_URL } from '../test/support/config';
 import { workflowBundle } from '../test/support/temporal';
-import { countRoundTrips, resetRoundTrips, roundTrips } from './sms-profile';
+import { countRoundTrips, resetRoundTrips, roundTrips, roundTripsByStatement } from './sms-profile';
 
 export interface SmsBenchWorkerInput {
   temporalAddress: string;
@@ -60,7 +60,7 @@ async function main() {
   process.on('message', async (m) => {
     // The bench's round-trip window: 'reset' when the first message is posted, 'count' once all are delivered.
     if (m === 'reset') resetRoundTrips();
-    if (m === 'count') process.send?.({ roundTrips: roundTrips() });
+    if (m === 'count') process.send?.({ roundTrips: roundTrips(), statements: roundTripsByStatement() });
     if (m !== 'stop') return;
     await runtime.close();
     await database.close();

@@ -19,7 +19,7 @@ import { pollUntil } from '../test/support/poll';
 import { SmscSimulator } from '../test/support/smsc-simulator';
 import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
-import { countRoundTrips, resetRoundTrips, roundTrips, uncounted } from './sms-profile';
+import { countRoundTrips, resetRoundTrips, roundTrips, roundTripsByStatement, uncounted } from './sms-profile';
 import { machineInfo, percentile, round, runPool } from './support';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -100,10 +100,13 @@ async function main() {
     // Every Postgres round trip of both processes from the first POST until the wait ended (API, dispatcher,
     // workflows' activities, receipts, webhook dispatch and idle sweeps), per accepted message.
     const apiRoundTrips = roundTrips();
+    const apiStatements = roundTripsByStatement();
+    let workerStatements: Record<string, number> = {};
     const workerRoundTrips = await new Promise<number>((resolve) => {
       const onMessage = (m: unknown) => {
         if (typeof m === 'object' && m !== null && 'roundTrips' in m) {
           worker.off('message', onMessage);
+          workerStatements = (m as { statements?: Record<string, number> }).statements ?? {};
           resolve((m as { roundTrips: number }).roundTrips);
         }
       };
@@ -134,6 +137,9 @@ async function main() {
         delivered_per_second: deliveredAt === undefined ? null : round(delivered / allDeliveredSeconds),
         db_round_trips_per_message: round((apiRoundTrips + workerRoundTrips) / accepted, 1),
         db_round_trips_by_process: { api: round(apiRoundTrips / accepted, 1), worker: round(workerRoundTrips / accepted, 1) },
+        ...(process.env.BENCH_PROFILE_SQL === '1'
+          ? { statements_per_message: { api: perMessage(apiStatements, accepted), worker: perMessage(workerStatements, accepted) } }
+          : {}),
         accept_latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), max: round(latencies.at(-1) ?? 0) },
         delivered,
         all_delivered_seconds: deliveredAt === undefined ? null : round(allDeliveredSeconds, 2),
@@ -160,6 +166,8 @@ async function main() {
     await env.teardown();
   }
 }
+
+const perMessage = (counts: Record<string, number>, n: number) => Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, round(v / n, 2)]));
 
 main().catch((err) => {
   console.error(err);
