@@ -82,14 +82,15 @@ export class InboundSmsService implements CarrierListener {
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
+    const stored = await this.repo.storeReceipt(db, {
+      carrier: receipt.carrier,
+      carrier_message_id: receipt.carrierMessageId,
+      status: receipt.status,
+      carrier_error_code: receipt.carrierErrorCode ?? null,
+      received_at: receipt.at,
+    });
     const m =
-      (await this.repo.storeReceipt(db, {
-        carrier: receipt.carrier,
-        carrier_message_id: receipt.carrierMessageId,
-        status: receipt.status,
-        carrier_error_code: receipt.carrierErrorCode ?? null,
-        received_at: receipt.at,
-      })) ??
+      stored?.message ??
       (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
       // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
       (await this.deps.delivery.adoptUncertainSubmit(receipt));
@@ -98,7 +99,11 @@ export class InboundSmsService implements CarrierListener {
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
     // late receipt still moves `sent` forward, never back.
     const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(m.id), deliveryReceiptSignal));
-    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m);
+    // The storing statement read the receipts of the message already: for a one-part message (this
+    // receipt is all there is) folding them in needs no second read. A concatenated message's parts may
+    // report concurrently, so it reads them again once this receipt is committed.
+    const onePart = stored !== undefined && Array.isArray(stored.message.carrier_message_ids) && stored.message.carrier_message_ids.length === 1;
+    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m, onePart ? stored.receipts : undefined);
   }
 
   /**

@@ -129,7 +129,7 @@ export class MessageDeliveryService {
     return this.repo.getMessage(this.deps.db, m.id);
   }
 
-  /** `sent` with the carrier's part ids and the charge, the journal's attempt accepted, message.updated: one transaction. */
+  /** `sent` with the carrier's part ids and the charge and the journal's attempt accepted (one statement), message.updated: one transaction. */
   private async recordAccepted(m: MessageRow, carrier: string, carrierMessageIds: string[], attempt: number) {
     const { config, events } = this.deps;
     return events.transaction(async (tx) => {
@@ -139,8 +139,7 @@ export class MessageDeliveryService {
         price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
         price_currency: config.messaging.priceCurrency,
         sent_at: new Date(),
-      });
-      await this.submitter.markAccepted(tx, m.id, attempt, carrierMessageIds);
+      }, { attempt });
       if (row) await emitMessageUpdated(events, row, tx);
       return row;
     });
@@ -170,12 +169,12 @@ export class MessageDeliveryService {
    * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
    * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
    */
-  async applyReceipts(input: { messageId: string }, known?: MessageRow): Promise<{ status: MessageStatus; final: boolean }> {
+  async applyReceipts(input: { messageId: string }, known?: MessageRow, knownReceipts?: ReceiptRow[]): Promise<{ status: MessageStatus; final: boolean }> {
     const { db } = this.deps;
     const m = known ?? (await this.repo.getMessage(db, input.messageId));
     if (!m) throw notFound('message', input.messageId);
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
-    const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
+    const receipts = knownReceipts ?? (await this.repo.listReceiptsOfMessage(db, m.id));
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
     // Some carriers confirm only the first part of a concatenated message: one delivered part is

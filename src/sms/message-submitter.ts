@@ -61,12 +61,6 @@ export class MessageSubmitter {
     }
   }
 
-  /** Marks the journaled attempt accepted with the carrier's part ids (in the caller's transaction). */
-  async markAccepted(db: Kysely<DB>, messageId: string, attempt: number, carrierMessageIds: string[]) {
-    if (attempt > 0) await this.attempts.finishAttempt(db, messageId, attempt, { state: 'accepted', accepted_ids: carrierMessageIds });
-    else await this.attempts.settleOpenAttempts(db, messageId, 'accepted', carrierMessageIds);
-  }
-
   /** The message whose unanswered submit a receipt with an unknown carrier id belongs to. */
   async findUncertain(carrier: string, handset: string) {
     return this.attempts.findUncertainAttempt(this.deps.db, carrier, handset);
