@@ -71,9 +71,7 @@ async function listenPostgres(opts: PostgresOptions, channel: string, onNotify: 
     onConnected: (reconnected) => reconnected && onNotify(),
     onDisconnected: (err) => err && opts.onError?.(err),
   });
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([listener.ready, new Promise((resolve) => (timer = setTimeout(resolve, FIRST_LISTEN_WAIT_MS)))]);
-  clearTimeout(timer);
+  await listener.readyWithin(FIRST_LISTEN_WAIT_MS);
   return () => listener.close();
 }
 

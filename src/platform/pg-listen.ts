@@ -3,6 +3,8 @@ import pg from 'pg';
 export interface PgListener {
   /** Resolves once the first subscription is established (it keeps retrying until then, or until closed). */
   readonly ready: Promise<void>;
+  /** Waits for `ready` at most `ms` (the caller goes on meanwhile, retries continue): true once subscribed. */
+  readyWithin(ms: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,12 @@ export function pgListen(opts: PgListenOptions): PgListener {
 
   return {
     ready,
+    async readyWithin(ms: number) {
+      let timer: NodeJS.Timeout | undefined;
+      const subscribed = await Promise.race([ready.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+      clearTimeout(timer);
+      return subscribed && !closed;
+    },
     async close() {
       closed = true;
       clearTimeout(timer);

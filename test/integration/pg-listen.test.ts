@@ -63,4 +63,16 @@ describe('pgListen (the one reconnecting LISTEN)', () => {
     const listening = await run('select count(*)::int as n from pg_stat_activity where query = $1', [`LISTEN "${channel}"`]);
     assert.equal(listening.rows[0].n, 0, 'no connection left listening');
   });
+
+  it('keeps trying while the server is unreachable, without holding its caller', async () => {
+    let failures = 0;
+    // Port 1 on loopback: nothing listens, every attempt is refused at once.
+    const listener = pgListen({ url: 'postgres://postgres@127.0.0.1:1/test', channel: 'unreachable', retryMs: 10, maxRetryMs: 20, onNotification: () => undefined, onDisconnected: () => failures++ });
+    try {
+      assert.equal(await listener.readyWithin(300), false);
+      assert.ok(failures >= 2, `tried again after a refusal (${failures} attempts failed)`);
+    } finally {
+      await listener.close();
+    }
+  });
 });
