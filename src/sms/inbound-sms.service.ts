@@ -103,7 +103,7 @@ export class InboundSmsService implements CarrierListener {
     // receipt is all there is) folding them in needs no second read. A concatenated message's parts may
     // report concurrently, so it reads them again once this receipt is committed.
     const onePart = stored !== undefined && Array.isArray(stored.message.carrier_message_ids) && stored.message.carrier_message_ids.length === 1;
-    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m, onePart ? stored.receipts : undefined);
+    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m, { receipts: onePart ? stored.receipts : undefined, foldOnly: true });
   }
 
   /**

@@ -169,12 +169,20 @@ export class MessageDeliveryService {
    * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
    * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
    */
-  async applyReceipts(input: { messageId: string }, known?: MessageRow, knownReceipts?: ReceiptRow[]): Promise<{ status: MessageStatus; final: boolean }> {
+  async applyReceipts(
+    input: { messageId: string },
+    known?: MessageRow,
+    /**
+     * `receipts`: the message's receipts when the caller read them already. `fold only`: the caller (the
+     * carrier listener) does not use the answer, so when nothing moved the status is not read again.
+     */
+    opts: { receipts?: ReceiptRow[]; foldOnly?: boolean } = {},
+  ): Promise<{ status: MessageStatus; final: boolean }> {
     const { db } = this.deps;
     const m = known ?? (await this.repo.getMessage(db, input.messageId));
     if (!m) throw notFound('message', input.messageId);
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
-    const receipts = knownReceipts ?? (await this.repo.listReceiptsOfMessage(db, m.id));
+    const receipts = opts.receipts ?? (await this.repo.listReceiptsOfMessage(db, m.id));
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
     // Some carriers confirm only the first part of a concatenated message: one delivered part is
@@ -195,6 +203,7 @@ export class MessageDeliveryService {
       return moved;
     });
     if (row) return { status: row.status, final: true };
+    if (opts.foldOnly) return { status: m.status, final: false };
     const now = await this.repo.getMessage(db, m.id);
     return { status: now!.status, final: FINAL.includes(now!.status) };
   }
