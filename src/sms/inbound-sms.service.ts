@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { countryOf } from './addresses';
+import { countryOf } from '../domain/phone-addresses';
 import type { CarrierListener, DeliveryReceipt, InboundSms, SmsCarriers } from './carrier';
 import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from './consent-keywords';
 import { segmentSms } from './segmenter';

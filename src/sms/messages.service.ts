@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { countryOf, classifySender, isE164, parseRecipient, type SenderKind } from './addresses';
+import { isE164 } from '../domain/channels';
+import { countryOf, classifySender, parseRecipient, type SenderKind } from '../domain/phone-addresses';
 import { segmentSms } from './segmenter';
 import type { Config } from '../config/env';
 import { deriveKey, sealText } from '../domain/secret-box';

@@ -1,6 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { classifySender, isE164, parseRecipient } from '../sms/addresses';
+import { isE164 } from '../domain/channels';
+import { classifySender, parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import { deriveKey, keyedHash } from '../domain/secret-box';
 import { VerificationRepo } from './verification.repo';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifySender, parseRecipient } from '../../src/sms/addresses';
+import { classifySender, parseRecipient } from '../../src/domain/phone-addresses';
 import { classifyKeyword } from '../../src/sms/consent-keywords';
 import { priceMessage } from '../../src/sms/pricing';
 import { isQuietTime, quietHoursHoldUntil } from '../../src/sms/quiet-hours';

@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { isE164 } from '../domain/channels';
+import { isE164 } from './channels';
 
 /**
  * Phone numbers and sender addresses. Recipients must be E.164 and valid for their country's numbering
@@ -7,8 +7,6 @@ import { isE164 } from '../domain/channels';
  * code (3–8 digits) or an E.164 number.
  */
 export type SenderKind = 'alphanumeric' | 'short_code' | 'number';
-
-export { isE164 };
 
 export function parseRecipient(value: string): { ok: true; number: string; country: string | null } | { ok: false; reason: string } {
   if (!isE164(value)) return { ok: false, reason: 'must be an E.164 phone number such as +14155550100' };
