@@ -134,7 +134,9 @@ async function main() {
         rejected,
         accept_seconds: round(acceptSeconds, 2),
         accepted_per_second: round((MESSAGES - rejected) / acceptSeconds),
-        delivered_per_second: deliveredAt === undefined ? null : round(delivered / allDeliveredSeconds),
+        // Delivered messages per second from the first POST until the last status change seen (all delivered,
+        // or the stall), so stragglers left `sent`/`sending` do not hide the rate of the others.
+        delivered_per_second: round(delivered / ((deliveredAt === undefined ? lastChange - startedWall : deliveredAt - started) / 1000)),
         db_round_trips_per_message: round((apiRoundTrips + workerRoundTrips) / accepted, 1),
         db_round_trips_by_process: { api: round(apiRoundTrips / accepted, 1), worker: round(workerRoundTrips / accepted, 1) },
         ...(process.env.BENCH_PROFILE_SQL === '1'

@@ -16,8 +16,8 @@ export const serviceConfig = z
      */
     SERVER_SECRET: z.string().min(32).optional(),
     /**
-     * The console signs a local visitor in to the development account (its test key in DATA_DIR/dev-api-key)
-     * without asking; never in production, never with a live key, only from a loopback address.
+     * `npm start` prints a one-time link signing a browser in to the development account's console (its
+     * test key in DATA_DIR/dev-api-key); never in production, never with a live key. Nothing signs in by itself.
      */
     CONSOLE_DEV_SIGN_IN: bool.optional(),
   })
