@@ -33,8 +33,8 @@ export const EnvSchema = z.object({
   /** The Temporal Web UI the console links run histories to; default http://127.0.0.1:TEMPORAL_UI_PORT (the dev server's). */
   TEMPORAL_UI_URL: z.string().url().optional(),
   /**
-   * The console signs a local visitor in to the development account (its test key in DATA_DIR/dev-api-key)
-   * without asking; never in production, never with a live key, only from a loopback address.
+   * `npm start` prints a one-time link signing a browser in to the development account's console (its
+   * test key in DATA_DIR/dev-api-key); never in production, never with a live key. Nothing signs in by itself.
    */
   CONSOLE_DEV_SIGN_IN: bool.optional(),
   /** Let outbound calls (webhooks, tools, sources) reach loopback/private addresses and plain http. */

@@ -1,9 +1,9 @@
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { KnowledgeSourceObject } from '../knowledge/knowledge-source.schemas';
 import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
-import { html } from './html';
+import { externalLink, html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { scopeOf } from '../domain/principal';
 
@@ -67,12 +67,14 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
     return { accountId: session.accountId, keyId: 'console', mode: session.mode };
   };
 
-  router.get('/knowledge', page(async (_req, res) => {
+  async function basesPage(res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const bases = await services.knowledgeBases.listBases({ ...scopeOf(session), page: { limit: 100 } });
     sendPage(res, {
       title: 'Knowledge',
       active: 'knowledge',
+      error: extra.error,
+      status: extra.status,
       body: html`<div class="page-head"><h1>Knowledge bases</h1></div>
       ${bases.data.length ? html`<table class="list"><thead><tr><th>Name</th><th>Description</th><th>Created</th></tr></thead><tbody>
       ${bases.data.map((b) => html`<tr><td><a href="/console/knowledge/${b.id}">${b.name}</a><div class="muted mono">${b.id}</div></td><td>${b.description ?? ''}</td><td>${timeAgo(b.created_at)}</td></tr>`)}</tbody></table>`
@@ -80,16 +82,23 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       <form method="post" action="/console/knowledge" class="card">${csrfField(session.csrfToken)}<h2>New knowledge base</h2>
         <label>Name <input name="name" required></label><label>Description <input name="description"></label><button class="button primary">Create</button></form>`,
     });
-  }));
+  }
+
+  router.get('/knowledge', page(async (_req, res) => basesPage(res)));
 
   router.post('/knowledge', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const body = BaseSchema.parse(req.body);
+    const parsed = BaseSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return basesPage(res, { error: issue?.path[0] === 'name' ? 'Give the knowledge base a name (1 to 200 characters).' : (issue?.message ?? 'Check the form'), status: 422 });
+    }
+    const body = parsed.data;
     const base = await services.knowledgeBases.createBase({ ...scopeOf(session), name: body.name, description: body.description || undefined });
     res.redirect(303, `/console/knowledge/${base.id}`);
   }));
 
-  router.get('/knowledge/:id', page(async (req, res) => {
+  async function basePage(req: Request, res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
@@ -111,7 +120,8 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       title: base.name,
       active: 'knowledge',
       notice: req.query.added ? 'Source added: it is indexing now (this page updates by itself).' : req.query.reindexed ? 'Re-indexing.' : undefined,
-      error: typeof req.query.error === 'string' ? req.query.error : undefined,
+      error: extra.error,
+      status: extra.status,
       body: html`<div class="page-head"><div><a href="/console/knowledge" class="muted">Knowledge</a> / <h1>${base.name}</h1><div class="muted mono">${base.id}</div></div>
         <form method="post" action="/console/knowledge/${base.id}/delete" class="inline" data-confirm="Delete this knowledge base and all its sources?">${csrfField(csrf)}<button class="button danger">Delete base</button></form></div>
       <h2>Sources</h2>
@@ -131,9 +141,11 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       <h2>Try a query</h2>
       <form method="get" class="row query"><input name="q" value="${q.q ?? ''}" placeholder="A question a customer would ask" class="grow"><button class="button">Search</button></form>
       ${queryError ? html`<p class="error-banner">${queryError}</p>` : ''}
-      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b> ${r.url ? html`<a class="muted" href="${r.url}" target="_blank" rel="noopener noreferrer">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`,
+      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b> ${r.url ? externalLink(r.url) : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`,
     });
-  }));
+  }
+
+  router.get('/knowledge/:id', page(async (req, res) => basePage(req, res)));
 
   router.get('/knowledge/:id/sources.json', page(async (req, res) => {
     const { session } = sessionOf(res);
@@ -154,7 +166,7 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return res.redirect(303, `/console/knowledge/${idOf(req)}?error=${encodeURIComponent(err.message)}`);
+      return basePage(req, res, { error: err.message, status: 422 });
     }
     return res.redirect(303, `/console/knowledge/${idOf(req)}?added=1`);
   }));

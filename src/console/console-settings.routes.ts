@@ -20,7 +20,13 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
     return { accountId: session.accountId, keyId: 'console', mode: session.mode };
   };
 
-  router.get('/numbers', page(async (req, res) => {
+  // Banners come from fixed texts chosen by a code in the query (never the query's own text).
+  const NUMBER_NOTICES = new Map([
+    ['attached', 'The number is answered by the agent now.'],
+    ['detached', 'The number has no agent now.'],
+  ]);
+
+  async function numbersPage(res: Response, extra: { notice?: string; error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
@@ -34,8 +40,9 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
     sendPage(res, {
       title: 'Numbers',
       active: 'numbers',
-      notice: typeof req.query.done === 'string' ? req.query.done : undefined,
-      error: typeof req.query.error === 'string' ? req.query.error : undefined,
+      notice: extra.notice,
+      error: extra.error,
+      status: extra.status,
       body: html`<div class="page-head"><h1>Numbers</h1></div>
       <p class="muted">Inbound messages to a number with a live agent open or continue a conversation with it, and the agent replies by SMS.</p>
       ${numbers.data.length ? html`<table class="list"><thead><tr><th>Number</th><th>Agent answering</th><th></th></tr></thead><tbody>
@@ -49,17 +56,19 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
       ${senders.data.length ? html`<table class="list"><thead><tr><th>Sender</th><th>Kind</th><th>Registered</th></tr></thead><tbody>${senders.data.map((s) => html`<tr><td class="mono">${s.sender}</td><td>${s.kind.replace('_', ' ')}</td><td>${timeAgo(s.created_at)}</td></tr>`)}</tbody></table>`
         : html`<p class="empty">No sender IDs or short codes.</p>`}`,
     });
-  }));
+  }
+
+  router.get('/numbers', page(async (req, res) => numbersPage(res, { notice: NUMBER_NOTICES.get(String(req.query.done)) })));
 
   router.post('/numbers/:id/agent', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = AttachSchema.parse(req.body);
     try {
       const n = await services.phoneNumbers.attachAgent({ ...scopeOf(session), phoneNumberId: idOf(req), agentId: body.agent_id || null });
-      res.redirect(303, `/console/numbers?done=${encodeURIComponent(n.agent_id ? `${n.number} is answered by the agent now.` : `${n.number} has no agent now.`)}`);
+      res.redirect(303, `/console/numbers?done=${n.agent_id ? 'attached' : 'detached'}`);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      res.redirect(303, `/console/numbers?error=${encodeURIComponent(err.message)}`);
+      await numbersPage(res, { error: err.message, status: 422 });
     }
   }));
 
@@ -141,7 +150,8 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
 
   async function keysPage(res: Response, secret?: Html) {
     const { session } = sessionOf(res);
-    const keys = await services.accounts.listApiKeys({ accountId: session.accountId });
+    // A session sees and manages the keys of its own mode only (a test sign-in never touches live keys).
+    const keys = await services.accounts.listApiKeys({ accountId: session.accountId, mode: session.mode });
     sendPage(res, {
       title: 'API keys',
       active: 'keys',
@@ -167,7 +177,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
 
   router.post('/keys/:id/revoke', page(async (req, res) => {
     const { session } = sessionOf(res);
-    await services.accounts.revokeApiKey({ accountId: session.accountId, keyId: idOf(req) });
+    await services.accounts.revokeApiKey({ accountId: session.accountId, mode: session.mode, keyId: idOf(req) });
     res.redirect(303, '/console/keys');
   }));
 }

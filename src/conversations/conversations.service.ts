@@ -53,6 +53,11 @@ export interface PostMessageInput {
    */
   messageId?: string;
   /**
+   * The console test chat of this agent: the conversation must be one of its own test conversations
+   * (anything else, a real customer's conversation included, is not found).
+   */
+  testChatOfAgent?: string;
+  /**
    * A channel adapter's own record of the message (an inbound email's headers), written in the message's
    * transaction, so it exists before the run starts (the reply threads under it) and a failure stores
    * neither.
@@ -167,6 +172,9 @@ export class ConversationsService {
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
     const conversation = await this.getRow(scopeOf(input), input.conversationId);
+    if (input.testChatOfAgent !== undefined && (!conversation.test || conversation.agent_id !== input.testChatOfAgent)) {
+      throw notFound('conversation', input.conversationId);
+    }
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
     const live = triggers ? await this.versionFor({ ...scopeOf(input), agentId: conversation.agent_id, test: conversation.test }) : undefined;

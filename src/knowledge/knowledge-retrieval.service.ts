@@ -276,7 +276,12 @@ export class KnowledgeRetrievalService {
    * A source that fails or times out is skipped and reported.
    */
   private async queryApiSources(input: RetrieveInput, apis: ScopeSource[], topK: number, indexed: ScopeSource[], n: number, avgLen: number) {
-    const secret = await this.deps.accounts.getSigningSecret({ accountId: input.accountId });
+    // Each source is signed with its own mode's secret (a base, and so its sources, belongs to one mode).
+    const secrets = new Map<boolean, Promise<string[]>>();
+    const secretOf = (livemode: boolean) => {
+      if (!secrets.has(livemode)) secrets.set(livemode, this.deps.accounts.getSigningSecret({ accountId: input.accountId, livemode }));
+      return secrets.get(livemode)!;
+    };
     const failures: { sourceId: string; error: string }[] = [];
     const docs: { source: ScopeSource; title: string; content: string; url: string | null }[] = [];
     await Promise.all(
@@ -284,7 +289,7 @@ export class KnowledgeRetrievalService {
         try {
           const found = await queryApiSource({
             url: source.url!,
-            secret,
+            secret: await secretOf(source.livemode),
             knowledgeBaseId: source.knowledge_base_id,
             sourceId: source.id,
             query: input.query,

@@ -249,7 +249,7 @@ export class RunStepsService {
       arguments: call.arguments,
       conversationId: run.conversation_id,
       runId: run.id,
-      signingSecret: await this.deps.accounts.getSigningSecret({ accountId: run.account_id }),
+      signingSecret: await this.deps.accounts.getSigningSecret({ accountId: run.account_id, livemode: run.livemode }),
       timeoutMs: tool.timeout_ms,
       idempotent: tool.idempotent,
       allowPrivate: this.deps.allowPrivateNetwork,

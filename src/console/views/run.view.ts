@@ -1,6 +1,6 @@
 import type { RunObject } from '../../runs/run.schemas';
 import { agentRunWorkflowId } from '../../../workflows/shared/runs.contracts';
-import { html, type Html } from '../html';
+import { externalLink, html, type Html } from '../html';
 import { statusBadge } from './layout';
 
 /** Where a run's history is in the Temporal Web UI. */
@@ -20,7 +20,7 @@ export function runDetails(run: RunObject, ui: { uiUrl: string; namespace: strin
   ${run.retrieval.length
     ? html`<details class="run-part" open><summary>Sources (${run.retrieval.length})</summary><ol class="passages">${run.retrieval.map(
         (r) => html`<li class="${r.cited ? 'cited' : ''}"><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b>${r.cited ? html` <span class="tag">cited</span>` : ''}
-        ${r.url ? html` <a href="${r.url}" target="_blank" rel="noopener noreferrer" class="muted">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`,
+        ${r.url ? html` ${externalLink(r.url)}` : ''}<div class="snippet">${r.snippet}</div></li>`,
       )}</ol></details>`
     : html`<div class="run-part muted">No passages retrieved.</div>`}
   ${run.tool_calls.length
