@@ -242,7 +242,7 @@ export class ConversationsService implements RunConversationsPort {
     });
     const waitMs = input.waitMs ?? this.deps.config.runs.waitMsDefault;
     // No wait (an inbound SMS or email, a stream): the run as created, without reading it back.
-    const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs });
+    const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs, justStarted: insertedRun !== undefined });
     return { ...object, run };
   }
 

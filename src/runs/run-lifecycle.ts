@@ -145,17 +145,18 @@ export type MovedRun = RunRow & { next_queued_run_id: string | null };
  * Moves the run (`RUN_TRANSITIONS[move]`), sets `set` and appends `events` to its stream, in one statement;
  * undefined when the run was not in a status the move starts from (a retried step, or another move won).
  * The events are numbered after the stream's last one; two writers appending at once collide on the
- * stream's key and the loser's statement fails whole (its step is retried).
+ * stream's key and the loser's statement fails whole (its step is retried). `notify`: a channel to
+ * pg_notify the run's id on when the move commits (RunNotifier wakes other processes' waiters).
  */
 export async function moveRun(
   db: Db,
   runId: string,
   move: RunMove,
-  opts: { set?: Partial<Record<keyof RunTable, unknown>>; events?: RunEventInput[] } = {},
+  opts: { set?: Partial<Record<keyof RunTable, unknown>>; events?: RunEventInput[]; notify?: string } = {},
 ): Promise<MovedRun | undefined> {
   const { from, to } = RUN_TRANSITIONS[move];
   const events = JSON.stringify(opts.events ?? []);
-  return db
+  let q = db
     .with('moved', (qb) =>
       qb
         .updateTable('runs')
@@ -178,8 +179,12 @@ export async function moveRun(
     .select(
       sql<string | null>`(select q.id from runs q where q.conversation_id = moved.conversation_id and q.status = 'queued'
         and (q.created_at, q.id) > (moved.created_at, moved.id) order by q.created_at, q.id limit 1)`.as('next_queued_run_id'),
-    )
-    .executeTakeFirst() as Promise<MovedRun | undefined>;
+    );
+  if (opts.notify) q = q.select(sql<unknown>`pg_notify(${opts.notify}, moved.id)`.as('notified'));
+  const row = (await q.executeTakeFirst()) as (MovedRun & { notified?: unknown }) | undefined;
+  if (!row) return undefined;
+  const { notified: _notified, ...moved } = row;
+  return moved;
 }
 
 /**

@@ -82,6 +82,11 @@ export class RunStepsService {
     },
   ) {}
 
+  /** Moves notify other processes' waiters in their own statement (RunNotifier's channel, when it has one). */
+  private get notifyChannel() {
+    return this.deps.notifier.acrossProcessesChannel;
+  }
+
   private async load(runId: string, opts: { earlierOpenRun?: boolean; transcript?: number } = {}) {
     const ctx = await this.repo.loadStep(this.deps.db, runId, opts);
     if (!ctx) throw notFound('run', runId);
@@ -98,8 +103,8 @@ export class RunStepsService {
     if (isTerminalRun(run.status)) return { status: run.status };
     if (run.status === 'queued') {
       if (earlierOpenRunId) return { status: 'queued' };
-      await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }] });
-      await this.deps.notifier.publish(run.id);
+      await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyChannel });
+      this.deps.notifier.notifyLocally(run.id);
     }
     const topic = matchRestrictedTopic({ text: message.content, topics: config.guardrails.restricted_topics });
     if (!topic) return { status: 'in_progress' };
@@ -270,10 +275,9 @@ export class RunStepsService {
       const moved = await moveRun(tx, input.runId, 'requireAction', {
         set: { required_action: JSON.stringify(action) },
         events: [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }],
+        notify: this.notifyChannel,
       });
-      if (!moved) return;
-      await this.emitRunEvent(tx, moved, 'run.requires_action', calls, conversation.metadata);
-      await this.deps.notifier.notifyOnCommit(tx, input.runId);
+      if (moved) await this.emitRunEvent(tx, moved, 'run.requires_action', calls, conversation.metadata);
     });
     this.deps.notifier.notifyLocally(input.runId);
   }
@@ -283,8 +287,8 @@ export class RunStepsService {
     const { db } = this.deps;
     if (input.expire) await expireToolCalls(db, input.toolCallIds);
     const calls = (await this.repo.listToolCalls(db, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
-    await moveRun(db, input.runId, 'resume', { set: { required_action: null } });
-    await this.deps.notifier.publish(input.runId);
+    await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyChannel });
+    this.deps.notifier.notifyLocally(input.runId);
     return calls.map((c) => ({ id: c.id, status: c.status }));
   }
 
@@ -338,6 +342,7 @@ export class RunStepsService {
           completed_at: new Date(),
         },
         events: stream,
+        notify: this.notifyChannel,
       });
       if (!row) return undefined;
       if (reply !== null) {
@@ -345,7 +350,6 @@ export class RunStepsService {
       }
       if (outcome.handoff) await this.deps.conversations.handOff(tx, { conversation, runId: run.id, handoff: outcome.handoff });
       await this.emitRunEvent(tx, row, 'run.completed', calls, conversation.metadata);
-      await this.deps.notifier.notifyOnCommit(tx, run.id);
       return row;
     });
     if (!moved) {
@@ -384,10 +388,9 @@ export class RunStepsService {
       const row = await moveRun(tx, runId, move, {
         set: { error: error ? JSON.stringify(error) : null, required_action: null, completed_at: new Date() },
         events: [{ type: 'run.completed', data: { run_id: runId, status } }],
+        notify: this.notifyChannel,
       });
-      if (!row) return undefined;
-      await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
-      await this.deps.notifier.notifyOnCommit(tx, row.id);
+      if (row) await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
       return row;
     });
     if (moved) await this.afterFinish(moved);

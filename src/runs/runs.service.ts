@@ -45,14 +45,20 @@ export class RunsService {
   }
 
   /** Waits up to `waitMs` for the run to complete, fail, expire or require action; returns it as it stands. */
-  async waitForRun(input: { runId: string; waitMs: number; signal?: AbortSignal }): Promise<RunObject> {
+  async waitForRun(input: { runId: string; waitMs: number; signal?: AbortSignal; justStarted?: boolean }): Promise<RunObject> {
     const deadline = Date.now() + input.waitMs;
+    // `justStarted`: the caller has just created and started the run, so it has not ended yet: the first
+    // read waits for the run's first notification (or the poll interval).
+    let read = !input.justStarted;
     for (;;) {
       const remaining = deadline - Date.now();
       // Subscribed before reading, so a change between the read and the wait is not missed.
       const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal) : undefined;
-      const view = await this.view(input.runId);
-      if (!wake || RUN_WAIT_ENDS.includes(view.run.status) || input.signal?.aborted) return present(view);
+      if (read || !wake) {
+        const view = await this.view(input.runId);
+        if (!wake || RUN_WAIT_ENDS.includes(view.run.status) || input.signal?.aborted) return present(view);
+      }
+      read = true;
       await wake;
     }
   }
