@@ -1,7 +1,8 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { paginate, type PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
-import type { ConversationMessageTable, ConversationStatus, ConversationTable } from '../db/tables/agents';
+import type { ConversationMessageTable, ConversationStatus, ConversationTable, RunTable } from '../db/tables/agents';
+import { insertRunAfter, runFromJson } from '../runs/run.repo';
 import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -81,6 +82,25 @@ export class ConversationRepo {
       .onConflict((oc) => oc.column('id').doNothing())
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * A customer message and the run answering it, in one statement (atomic without a transaction): the
+   * run is written only if the message is (a replayed post writes neither). The run row as inserted, or
+   * undefined when the message existed already.
+   */
+  async insertMessageWithRun(db: Db, message: Insertable<ConversationMessageTable>, run: Insertable<RunTable>) {
+    const runInsert = insertRunAfter(run, 'm');
+    const row = await db
+      .with('m', (qb) => qb.insertInto('conversation_messages').values(message).onConflict((oc) => oc.column('id').doNothing()).returningAll())
+      .with('r', (qb) => qb.insertInto('runs').columns(runInsert.columns).expression(runInsert.select).returningAll())
+      .selectFrom('m')
+      .selectAll('m')
+      .select(sql<unknown>`(select to_jsonb(r) from r)`.as('run_json'))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { run_json, ...inserted } = row;
+    return { message: inserted as ConversationMessageRow, run: runFromJson(run_json) };
   }
 
   async getMessage(db: Db, id: string) {

@@ -10,7 +10,7 @@ import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { RunConversationsPort, RunReplySource } from '../runs/run-conversations.port';
 import { newRunRow } from '../runs/run-lifecycle';
-import { RunRepo } from '../runs/run.repo';
+import { RunRepo, type RunRow } from '../runs/run.repo';
 import type { Handoff, RunObject } from '../runs/run.schemas';
 import type { RunsService } from '../runs/runs.service';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
@@ -195,32 +195,35 @@ export class ConversationsService implements RunConversationsPort {
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
-    let insertedRun: Awaited<ReturnType<RunRepo['insertRun']>> | undefined;
-    const inserted = await db.transaction().execute(async (tx) => {
+    let insertedRun: RunRow | undefined;
+    const messageRow = {
+      id: messageId,
+      account_id: input.accountId,
+      livemode: input.livemode,
+      conversation_id: conversation.id,
+      role: input.role,
+      channel,
+      content: redactText(input.content).text,
+      attachments: JSON.stringify(input.attachments ?? []),
+      run_id: runId,
+    };
+    const runRow = live && runId
+      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel })
+      : undefined;
+    // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
+    const write = async (tx: Kysely<DB> | Transaction<DB>) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
-      const m = await this.repo.insertMessage(tx, {
-        id: messageId,
-        account_id: input.accountId,
-        livemode: input.livemode,
-        conversation_id: conversation.id,
-        role: input.role,
-        channel,
-        content: redactText(input.content).text,
-        attachments: JSON.stringify(input.attachments ?? []),
-        run_id: runId,
-      });
+      const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
-      if (!m) return undefined;
-      if (input.recordWithMessage) await input.recordWithMessage(tx, { conversationId: conversation.id, messageId });
-      if (live && runId) {
-        insertedRun = await this.runs.insertRun(
-          tx,
-          newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel }),
-        );
-      }
-      return m;
-    });
+      if (!m?.message) return undefined;
+      insertedRun = m.run;
+      // A channel's record comes with a transaction (below): `tx` is one then.
+      if (input.recordWithMessage) await input.recordWithMessage(tx as Transaction<DB>, { conversationId: conversation.id, messageId });
+      return m.message;
+    };
+    const alone = !input.recordWithMessage && !(input.role === 'customer' && channel !== conversation.channel);
+    const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
     await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });

@@ -38,6 +38,26 @@ const dated = <T extends Record<string, unknown>>(row: T, keys: string[]): T => 
 const toolCallsOf = (json: unknown): ToolCallRow[] => ((json ?? []) as ToolCallRow[]).map((c) => dated(c, ['expires_at', 'created_at', 'updated_at']));
 const TOOL_CALLS_OF_RUN = sql<unknown>`coalesce((select jsonb_agg(t order by t.seq) from run_tool_calls t where t.run_id = r.id), '[]'::jsonb)`;
 
+/** The runs columns stored as jsonb (an Insertable carries them as JSON text). */
+const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['retrieval', 'decision', 'reply', 'handoff', 'usage', 'error', 'guardrail_notes', 'required_action']);
+
+/**
+ * SQL that inserts `row` into runs only when the CTE `after` of the same statement produced a row (a
+ * customer message and the run answering it are written by one statement: ConversationRepo).
+ */
+export function insertRunAfter(row: Insertable<RunTable>, after: string) {
+  const columns = Object.keys(row);
+  const record = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, RUN_JSON_COLUMNS.has(k) && typeof v === 'string' ? JSON.parse(v) : v]));
+  return {
+    columns: columns as (keyof RunTable & string)[],
+    select: sql`select ${sql.join(columns.map((c) => sql.ref(`p.${c}`)))} from jsonb_populate_record(null::runs, ${JSON.stringify(record)}::jsonb) p
+      where exists (select 1 from ${sql.table(after)})`,
+  };
+}
+
+/** A runs row read back as jsonb (to_jsonb), with its timestamps as Dates again. */
+export const runFromJson = (json: unknown): RunRow => dated(json as RunRow, ['created_at', 'updated_at', 'started_at', 'completed_at']);
+
 /** Runs, their tool calls and their event streams. Statuses change only through run-lifecycle.ts. */
 export class RunRepo {
   async insertRun(db: Db, row: Insertable<RunTable>) {
