@@ -18,6 +18,10 @@ export interface ConversationListFilter {
   test?: boolean;
 }
 
+/** A conversation about to take a message, with its agent's live version (so posting reads no agent row). */
+export type ConversationToPost = ConversationRow & { agent_live_version: number | null };
+const AGENT_LIVE_VERSION = sql<number | null>`(select a.live_version from agents a where a.id = conversations.agent_id)`.as('agent_live_version');
+
 export class ConversationRepo {
   async insertConversation(db: Db, row: Insertable<ConversationTable>) {
     return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
@@ -29,6 +33,10 @@ export class ConversationRepo {
 
   async getConversationById(db: Db, scope: Scope, id: string) {
     return db.selectFrom('conversations').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
+  }
+
+  async getConversationToPost(db: Db, scope: Scope, id: string): Promise<ConversationToPost | undefined> {
+    return db.selectFrom('conversations').selectAll().select(AGENT_LIVE_VERSION).where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   async listConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: ConversationListFilter) {
@@ -56,7 +64,7 @@ export class ConversationRepo {
   }
 
   /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
-  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }) {
+  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
     const keys: ReturnType<typeof sql<boolean>>[] = [];
     if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
     if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
@@ -65,6 +73,7 @@ export class ConversationRepo {
     return db
       .selectFrom('conversations')
       .selectAll()
+      .select(AGENT_LIVE_VERSION)
       .where(inScope(scope))
       .where('agent_id', '=', agentId)
       .where('test', '=', false)

@@ -17,7 +17,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
-import { ConversationRepo, type ConversationListFilter, type ConversationRow } from './conversation.repo';
+import { ConversationRepo, type ConversationListFilter, type ConversationRow, type ConversationToPost } from './conversation.repo';
 import {
   toConversationMessageObject,
   toConversationObject,
@@ -108,7 +108,7 @@ export class ConversationsService implements RunConversationsPort {
   }
 
   /** Creates the conversation; answers its row and the agent version its runs use (so a first post reads neither again). */
-  private async openConversation(input: CreateConversationInput): Promise<{ row: ConversationRow; live: AgentVersion }> {
+  private async openConversation(input: CreateConversationInput): Promise<{ row: ConversationToPost; live: AgentVersion }> {
     const live = await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
     // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
     const channel = input.test ? 'chat' : (input.channel ?? 'chat');
@@ -130,7 +130,13 @@ export class ConversationsService implements RunConversationsPort {
       closed_at: null,
       test: input.test ?? false,
     });
-    return { row, live };
+    return { row: { ...row, agent_live_version: input.test ? null : live.version }, live };
+  }
+
+  /** The version a run of the conversation uses, from the live version read with it when it has one. */
+  private runVersionOf(conversation: ConversationToPost, scope: Scope): Promise<AgentVersion> {
+    if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
+    return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
   }
 
   /** The version a run of this conversation uses: the live one, or a snapshot of the draft in a test chat. */
@@ -179,7 +185,8 @@ export class ConversationsService implements RunConversationsPort {
    * A human message on a conversation whose channel is not chat is also sent there (see deliverHumanReply).
    */
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
-    const conversation = await this.getRow(scopeOf(input), input.conversationId);
+    const conversation = await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId);
+    if (!conversation) throw notFound('conversation', input.conversationId);
     if (input.testChatOfAgent !== undefined && (!conversation.test || conversation.agent_id !== input.testChatOfAgent)) {
       throw notFound('conversation', input.conversationId);
     }
@@ -187,11 +194,11 @@ export class ConversationsService implements RunConversationsPort {
   }
 
   /** postMessage on a conversation already read (`version`: its agent version, when already resolved). */
-  private async post(conversation: ConversationRow, input: PostMessageInput & { waitMs?: number }, version?: AgentVersion): Promise<ConversationMessageObject & { run?: RunObject }> {
+  private async post(conversation: ConversationToPost, input: PostMessageInput & { waitMs?: number }, version?: AgentVersion): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? (version ?? (await this.versionFor({ ...scopeOf(input), agentId: conversation.agent_id, test: conversation.test }))) : undefined;
+    const live = triggers ? (version ?? (await this.runVersionOf(conversation, scopeOf(input)))) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
@@ -289,7 +296,7 @@ export class ConversationsService implements RunConversationsPort {
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
-      ? await this.repo.getConversationById(this.deps.db, scopeOf(input), input.conversationId)
+      ? await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId)
       : await this.repo.findOpenConversationOfCustomer(this.deps.db, scopeOf(input), input.agentId, match);
     const opened =
       known && known.status !== 'closed'
