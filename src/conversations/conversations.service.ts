@@ -233,23 +233,29 @@ export class ConversationsService implements RunConversationsPort {
     const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
-    await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
-    if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
-    if (!live || !runId || message.run_id !== runId) return object;
     // A replayed post starts its run only if the first attempt stopped before the workflow started it.
-    if (!inserted && (await this.runs.getRun(db, runId))?.status !== 'queued') return object;
-
-    await this.deps.workflows.start(agentRunWorkflowContract, {
-      workflowId: agentRunWorkflowId(runId),
-      input: {
-        runId,
-        planner: this.deps.config.planner.provider === 'local' ? 'local' : 'remote',
-        approvalTimeoutSeconds: live.config.timeouts.approval_seconds,
-        toolResultTimeoutSeconds: live.config.timeouts.tool_result_seconds,
-      },
-      memo: { accountId: input.accountId, conversationId: conversation.id, agentId: conversation.agent_id, agentVersion: live.version, messageId },
-      eager: true,
-    });
+    const startsRun = live && runId && message.run_id === runId && (inserted || (await this.runs.getRun(db, runId))?.status === 'queued');
+    const emitted = this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
+    if (!startsRun || !live || !runId) {
+      await emitted;
+      if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
+      return object;
+    }
+    // The run starts while its message's event is stored: neither waits for the other.
+    await Promise.all([
+      emitted,
+      this.deps.workflows.start(agentRunWorkflowContract, {
+        workflowId: agentRunWorkflowId(runId),
+        input: {
+          runId,
+          planner: this.deps.config.planner.provider === 'local' ? 'local' : 'remote',
+          approvalTimeoutSeconds: live.config.timeouts.approval_seconds,
+          toolResultTimeoutSeconds: live.config.timeouts.tool_result_seconds,
+        },
+        memo: { accountId: input.accountId, conversationId: conversation.id, agentId: conversation.agent_id, agentVersion: live.version, messageId },
+        eager: true,
+      }),
+    ]);
     const waitMs = input.waitMs ?? this.deps.config.runs.waitMsDefault;
     // No wait (an inbound SMS or email, a stream): the run as created, without reading it back.
     const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs, justStarted: insertedRun !== undefined });
