@@ -17,7 +17,6 @@ import { EmailReplyChannel } from '../channels/email/email-reply-channel';
 import { EmailTrackingService } from '../channels/email/email-tracking.service';
 import { InboundEmailService } from '../channels/email/inbound-email.service';
 import { SmtpSender, type SmtpSenderPort } from '../channels/email/smtp-sender';
-import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
 import { RunsService } from '../runs/runs.service';
@@ -101,7 +100,7 @@ export function createServices(deps: ServiceDeps) {
     emailReplies,
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
-  const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
+  const runs = new RunsService({ db, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
@@ -112,15 +111,14 @@ export function createServices(deps: ServiceDeps) {
   });
   const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });
   const emailAddresses = new EmailAddressesService({ db, agents });
-  const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
     agents,
     accounts,
     knowledgeRetrieval: knowledge.knowledgeRetrieval,
-    conversations: conversationRepo,
-    finisher: runFinisher,
+    conversations,
     events,
+    workflows,
     notifier: runNotifier,
     planner: createPlanner(config.planner),
     allowPrivateNetwork: config.network.allowPrivate,
