@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactText } from '../agents/guardrails/redaction';
-import type { HandoffReason, PlannerDecision } from '../agents/planner/planner.port';
+import type { HandoffReason, PlannerDecision } from '../agents/planner/port';
 import type { ReplyChannels } from '../channels/reply-channels';
 import type { ConversationRepo } from '../conversations/conversation.repo';
 import { toConversationMessageObject, toConversationObject } from '../conversations/conversation.schemas';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalPlanner } from '../../src/agents/planner/local.planner';
-import type { PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult } from '../../src/agents/planner/planner.port';
-import { splitSentences, stem, tokenize } from '../../src/agents/planner/text';
+import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
+import type { PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult } from '../../src/agents/planner/port';
+import { splitSentences, stem, tokenize } from '../../src/platform/text';
 
 const planner = new LocalPlanner();
 

@@ -1,4 +1,4 @@
-import type { Lang } from './text';
+import type { Lang } from '../../../platform/text';
 
 /** The fixed sentences the local planner writes itself, in the four languages it recognises. */
 export interface Phrases {

@@ -1,16 +1,34 @@
 import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
 import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
-import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerToolResult, PlannerUsage } from './planner.port';
-import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate } from './text';
-import { extractArguments } from './tool-arguments';
-import { matchTool } from './tool-choice';
+import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerToolResult, PlannerUsage } from '../port';
+import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate } from '../../../platform/text';
+import { extractArguments } from './tool-argument-extraction';
+import { matchTool } from './lexical-tool-match';
+import {
+  ANSWER_OVER_TOOL_CONFIDENCE,
+  ASK_CONFIDENCE_BASE,
+  ASK_CONFIDENCE_MAX,
+  ASK_CONFIDENCE_PER_MATCH,
+  EMPTY_TOOL_REPLY_CONFIDENCE,
+  FOLLOW_UP_FACTOR,
+  FOLLOW_UP_MAX_TERMS,
+  LONG_REPLY_CHARS,
+  LONG_TOOL_SUMMARY_FIELDS,
+  NO_INFORMATION_CONFIDENCE,
+  PARTIAL_FAILURE_FACTOR,
+  REASK_ARGUMENTS_CONFIDENCE,
+  SHORT_REPLY_CHARS,
+  SHORT_TOOL_SUMMARY_FIELDS,
+  SMALL_TALK_CONFIDENCE,
+  TOOL_REPLY_CONFIDENCE,
+} from './local-tuning';
 import { summariseToolResult } from './tool-result-summary';
 
 export interface LocalPlannerOptions {
-  /** Reply budget on sms and voice, in characters (default 300). */
+  /** Reply budget on sms and voice, in characters (default SHORT_REPLY_CHARS). */
   shortReplyChars?: number;
-  /** Reply budget on chat and email, in characters (default 700). */
+  /** Reply budget on chat and email, in characters (default LONG_REPLY_CHARS). */
   longReplyChars?: number;
 }
 
@@ -38,13 +56,6 @@ export class LocalPlanner implements Planner {
   }
 }
 
-/** Confidence of a reply that rests on a successful tool result with something to report. */
-const TOOL_REPLY_CONFIDENCE = 0.85;
-/** Confidence of courtesy replies (greetings, thanks): the reply is certainly appropriate. */
-const SMALL_TALK_CONFIDENCE = 0.9;
-/** Confidence of "I don't have information about that": nothing grounds it. */
-const NO_INFORMATION_CONFIDENCE = 0.1;
-
 class LocalStep {
   private readonly phrases: Phrases;
   private readonly maxChars: number;
@@ -57,7 +68,7 @@ class LocalStep {
   ) {
     this.phrases = PHRASES[detectLanguage(input.message, input.locale)];
     const short = input.channel === 'sms' || input.channel === 'voice';
-    this.maxChars = short ? (options.shortReplyChars ?? 300) : (options.longReplyChars ?? 700);
+    this.maxChars = short ? (options.shortReplyChars ?? SHORT_REPLY_CHARS) : (options.longReplyChars ?? LONG_REPLY_CHARS);
     this.customerTurns = input.transcript.filter((t) => t.role === 'customer').map((t) => t.content).reverse();
     this.inputTokens =
       approxTokens(input.instructions) +
@@ -92,9 +103,9 @@ class LocalStep {
   private answer(maxChars = this.maxChars): GroundedAnswer | null {
     const { message, passages } = this.input;
     const direct = composeAnswer({ question: message, passages, maxChars });
-    if (direct || !this.customerTurns[0] || contentTerms(message).length > 3) return direct;
+    if (direct || !this.customerTurns[0] || contentTerms(message).length > FOLLOW_UP_MAX_TERMS) return direct;
     const followUp = composeAnswer({ question: `${this.customerTurns[0]} ${message}`, passages, maxChars });
-    return followUp && { ...followUp, confidence: round3(followUp.confidence * 0.8) };
+    return followUp && { ...followUp, confidence: round3(followUp.confidence * FOLLOW_UP_FACTOR) };
   }
 
   private toolStep(): PlannerDecision | null {
@@ -117,7 +128,7 @@ class LocalStep {
       if (before.missing.length === 0 || extracted.missing.length === before.missing.length) return null;
     }
     const answer = this.answer();
-    if (answer && answer.confidence >= 0.4 && (extracted.missing.length > 0 || isHowTo(input.message))) {
+    if (answer && answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))) {
       return this.reply(answer.content, answer.citations, false, answer.confidence);
     }
     if (extracted.missing.length === 0) {
@@ -125,7 +136,7 @@ class LocalStep {
       return { type: 'tool_calls', calls, usage: this.usage(JSON.stringify(calls)) };
     }
     // A clarifying question is a safe step; how sure we are it is the right one follows the tool match.
-    const confidence = round3(Math.min(0.8, 0.5 + 0.15 * match.score));
+    const confidence = round3(Math.min(ASK_CONFIDENCE_MAX, ASK_CONFIDENCE_BASE + ASK_CONFIDENCE_PER_MATCH * match.score));
     return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence, true);
   }
 
@@ -151,13 +162,13 @@ class LocalStep {
     const failureNote = failure ? `The call to ${failure.tool} ${failure.status === 'timed_out' ? 'timed out' : `failed${failure.error ? ` (${failure.error.code}: ${failure.error.message})` : ''}`}.` : '';
 
     if (ok.length > 0) {
-      const maxFields = this.maxChars <= 300 ? 3 : 5;
+      const maxFields = this.maxChars <= SHORT_REPLY_CHARS ? SHORT_TOOL_SUMMARY_FIELDS : LONG_TOOL_SUMMARY_FIELDS;
       const summaries = ok.map((r) => ({ r, s: summariseToolResult(r.result, r, this.input.message, this.phrases, maxFields) }));
       const body = summaries.map(({ r, s }) => (ok.length > 1 ? `${this.phrases.foundFor(humaniseTool(r.tool))} ${s.text}` : s.text)).join(' ');
       const intro = summaries.some((x) => x.s.substantive && !x.s.verbatim) ? `${this.phrases.found} ` : '';
       const partly = failure ? ` ${this.phrases.toolFailedPartly(humaniseTool(failure.tool))} ${this.phrases.offerPerson}` : '';
       const substantive = summaries.some((x) => x.s.substantive);
-      const confidence = (substantive ? TOOL_REPLY_CONFIDENCE : 0.5) * (failure ? 0.8 : 1);
+      const confidence = (substantive ? TOOL_REPLY_CONFIDENCE : EMPTY_TOOL_REPLY_CONFIDENCE) * (failure ? PARTIAL_FAILURE_FACTOR : 1);
       return this.reply(truncate(`${intro}${body}${partly}`, this.maxChars), [], true, round3(confidence));
     }
 
@@ -165,13 +176,13 @@ class LocalStep {
     const tool = failure && this.input.tools.find((t) => t.name === failure.tool);
     if (failure?.status === 'error' && tool && /invalid|argument|parameter|validation|schema/i.test(failure.error?.code ?? '')) {
       const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
-      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, 0.6, true);
+      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, REASK_ARGUMENTS_CONFIDENCE, true);
     }
     const apology = this.phrases.toolFailed;
     const answer = this.answer(this.maxChars - apology.length - this.phrases.offerPerson.length - 2);
     if (answer) {
       const content = `${apology} ${answer.content} ${this.phrases.offerPerson}`;
-      return this.reply(content, answer.citations, false, round3(answer.confidence * 0.8));
+      return this.reply(content, answer.citations, false, round3(answer.confidence * PARTIAL_FAILURE_FACTOR));
     }
     return this.handoff('tool_failed', failureNote || 'A tool call failed.');
   }

@@ -1,7 +1,7 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
-import type { JsonSchema } from './planner.port';
+import type { JsonSchema } from '../port';
 import { extractDate, extractFormat, noiseSpans, overlaps, type Span } from './tool-argument-formats';
-import { canonicalTerm, foldSameLength, identifierWords, normalise, stem, STOP_WORDS, tokenSpans } from './text';
+import { canonicalTerm, foldSameLength, identifierWords, normalise, stem, STOP_WORDS, tokenSpans } from '../../../platform/text';
 
 /**
  * Arguments of a tool call read from the customer's words by JSON Schema: enum values mentioned, `pattern`

@@ -1,7 +1,7 @@
-import { AnthropicPlanner } from './anthropic.planner';
-import { LocalPlanner } from './local.planner';
-import { OpenAiPlanner } from './openai.planner';
-import type { Planner } from './planner.port';
+import { AnthropicPlanner } from './remote/anthropic.planner';
+import { LocalPlanner } from './local/local.planner';
+import { OpenAiPlanner } from './remote/openai.planner';
+import type { Planner } from './port';
 
 /** Planner settings, resolved from the service config at boot. */
 export interface PlannerConfig {
