@@ -122,7 +122,7 @@ export function createServices(deps: ServiceDeps) {
     finisher: runFinisher,
     events,
     notifier: runNotifier,
-    planner: createPlanner(config.planner),
+    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });

@@ -23,23 +23,37 @@ import {
   SMALL_TALK_CONFIDENCE,
   TOOL_REPLY_CONFIDENCE,
 } from './local-tuning';
+import { decideToolAction } from './tool-action';
 import { summariseToolResult } from './tool-result-summary';
+import { ToolRouter, type TextEmbedder } from './tool-router';
+import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
+import type { PlannerTool } from '../port';
 
 export interface LocalPlannerOptions {
   /** Reply budget on sms and voice, in characters (default SHORT_REPLY_CHARS). */
   shortReplyChars?: number;
   /** Reply budget on chat and email, in characters (default LONG_REPLY_CHARS). */
   longReplyChars?: number;
+  /**
+   * The service's embedding model: tools are then chosen by meaning (ToolRouter, calibrated). Without it,
+   * or when a call to it fails, tools are chosen by keyword match (lexical-tool-match).
+   */
+  embeddings?: TextEmbedder;
+  /** The router's calibration (default: the fit for the service's default model). */
+  toolRouting?: ToolRoutingCalibration;
 }
 
 /**
- * The `local` planner: deterministic, no network, well under a millisecond per step. In order:
+ * The `local` planner: deterministic; no network except the embedding model when it is given (tool choice).
+ * Well under a millisecond per step once the message vector is known. In order:
  * 1. the customer asks for a person → handoff customer_requested;
  * 2. tool results exist → rejected/expired approvals hand off; ok results are summarised in plain text
  *    (groundedInTools); failures apologise and answer from passages if they can, else hand off tool_failed;
  * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
  *    read from the text and context, or ask for a missing required argument, unless the passages answer a
- *    how-to question (or a question we cannot call the tool for) well;
+ *    how-to question (or a question we cannot call the tool for) well. With embeddings the tool is chosen
+ *    by meaning (ToolRouter: calibrated probability; called at callThreshold, a missing argument asked for
+ *    only at askThreshold); without them, or when they fail, by keywords;
  * 4. greetings and thanks get a short courtesy reply;
  * 5. extractive answer from the passages with citations and an honest confidence (see composeAnswer);
  * 6. nothing supports an answer → handoff no_supporting_source when retrieval is required, else a
@@ -47,13 +61,31 @@ export interface LocalPlannerOptions {
  */
 export class LocalPlanner implements Planner {
   readonly provider = 'local' as const;
+  private readonly router: ToolRouter | undefined;
 
-  constructor(private readonly options: LocalPlannerOptions = {}) {}
+  constructor(private readonly options: LocalPlannerOptions = {}) {
+    this.router = options.embeddings && new ToolRouter(options.embeddings, options.toolRouting ?? TOOL_ROUTING_CALIBRATION);
+  }
 
   async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {
     options?.signal?.throwIfAborted();
-    return new LocalStep(input, this.options).decide();
+    const step = new LocalStep(input, this.options, this.router && { router: this.router, calibration: this.options.toolRouting ?? TOOL_ROUTING_CALIBRATION, signal: options?.signal });
+    return step.decide();
   }
+}
+
+interface Routing {
+  router: ToolRouter;
+  calibration: ToolRoutingCalibration;
+  signal?: AbortSignal;
+}
+
+/** The tool a text asks for: by meaning (probability calibrated) or, without embeddings, by keywords. */
+interface ToolChoice {
+  tool: PlannerTool;
+  /** semantic: calibrated probability; lexical: the keyword score. */
+  score: number;
+  source: 'semantic' | 'lexical';
 }
 
 class LocalStep {
@@ -65,6 +97,7 @@ class LocalStep {
   constructor(
     private readonly input: PlannerInput,
     options: LocalPlannerOptions,
+    private readonly routing?: Routing,
   ) {
     this.phrases = PHRASES[detectLanguage(input.message, input.locale)];
     const short = input.channel === 'sms' || input.channel === 'voice';
@@ -80,12 +113,12 @@ class LocalStep {
       approxTokens(JSON.stringify(input.context));
   }
 
-  decide(): PlannerDecision {
+  async decide(): Promise<PlannerDecision> {
     const { input } = this;
     if (asksForHuman(input.message)) return this.handoff('customer_requested', 'The customer asked to speak to a person.');
     if (input.toolResults.length > 0) return this.fromToolResults();
 
-    const toolStep = this.toolStep();
+    const toolStep = await this.toolStep();
     if (toolStep) return toolStep;
 
     const talk = smallTalk(input.message);
@@ -108,14 +141,34 @@ class LocalStep {
     return followUp && { ...followUp, confidence: round3(followUp.confidence * FOLLOW_UP_FACTOR) };
   }
 
-  private toolStep(): PlannerDecision | null {
+  /**
+   * The tool `text` asks for. With embeddings: the best tool by calibrated probability, if it reaches the
+   * call threshold; a failing embeddings endpoint falls back to keywords for this step.
+   */
+  private async chooseTool(text: string): Promise<ToolChoice | null> {
+    const { input, routing } = this;
+    if (routing) {
+      try {
+        const ranked = await routing.router.rank({ message: text, locale: input.locale, tools: input.tools, signal: routing.signal });
+        const action = decideToolAction({ ranked, calibration: routing.calibration, extract: () => ({ arguments: {}, missing: [] }) });
+        return action.kind === 'none' ? null : { tool: action.tool, score: action.probability, source: 'semantic' };
+      } catch (err) {
+        routing.signal?.throwIfAborted();
+        void err; // the keyword path answers instead (embeddings down or slow)
+      }
+    }
+    const match = matchTool(text, input.tools, new Set());
+    return match && { tool: match.tool, score: match.score, source: 'lexical' };
+  }
+
+  private async toolStep(): Promise<PlannerDecision | null> {
     const { input } = this;
     if (input.tools.length === 0) return null;
-    let match = matchTool(input.message, input.tools, new Set());
+    let match = await this.chooseTool(input.message);
     let answering = false;
     const lastTurn = input.transcript.at(-1);
     if (!match && lastTurn && lastTurn.role !== 'customer' && lastTurn.content.trim().endsWith('?') && this.customerTurns[0]) {
-      match = matchTool(this.customerTurns[0], input.tools, new Set());
+      match = await this.chooseTool(this.customerTurns[0]);
       answering = match !== null;
     }
     if (!match) return null;
@@ -135,8 +188,12 @@ class LocalStep {
       const calls = [{ tool: match.tool.name, arguments: extracted.arguments }];
       return { type: 'tool_calls', calls, usage: this.usage(JSON.stringify(calls)) };
     }
-    // A clarifying question is a safe step; how sure we are it is the right one follows the tool match.
-    const confidence = round3(Math.min(ASK_CONFIDENCE_MAX, ASK_CONFIDENCE_BASE + ASK_CONFIDENCE_PER_MATCH * match.score));
+    // A clarifying question is a safe step, but only for a tool the customer clearly means.
+    if (match.source === 'semantic' && !answering && match.score < this.routing!.calibration.askThreshold) return null;
+    const confidence =
+      match.source === 'semantic'
+        ? round3(Math.min(ASK_CONFIDENCE_MAX, match.score))
+        : round3(Math.min(ASK_CONFIDENCE_MAX, ASK_CONFIDENCE_BASE + ASK_CONFIDENCE_PER_MATCH * match.score));
     return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence, true);
   }
 
