@@ -274,8 +274,9 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
       return [id, { split: agents.find((a) => a.id === id)!.split, precision: f.precision, recall: f.recall, messages: f.messages, needing_tool: f.needing_tool }];
     }));
     const lexHeld = figures(result.lexical.heldout);
+    // The trade-off: call threshold, asking at call + 0.1.
     const curve = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((call) => {
-      const r = evaluate(scored, { ...calibration, callThreshold: call, askThreshold: Math.max(calibration.askThreshold, call + 0.1) });
+      const r = evaluate(scored, { ...calibration, callThreshold: call, askThreshold: round(call + 0.1, 2) });
       const [f, h] = [figures(r.bySplit.fit), figures(r.bySplit.heldout)];
       return { call_threshold: call, fit: [f.precision, f.recall], heldout: [h.precision, h.recall] };
     });

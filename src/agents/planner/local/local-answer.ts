@@ -2,6 +2,7 @@ import type { PlannerPassage } from '../port';
 import { contentTerms, endSentence, splitSentences, termMatch, truncate } from '../../../platform/text';
 import {
   COVERAGE_CONFIDENCE_FLOOR,
+  CROSS_LINGUAL_FACTOR,
   FRAGMENT_SHAPE,
   JOIN_MIN_GAIN,
   JOIN_MIN_SHARE,
@@ -159,6 +160,25 @@ function analyse(p: PlannerPassage): AnalysedPassage {
   if (analysisCache.size >= ANALYSIS_CACHE_SIZE) analysisCache.delete(analysisCache.keys().next().value!);
   analysisCache.set(key, analysed);
   return analysed;
+}
+
+/**
+ * A passage written in another language than the question: the question's words cannot be matched with its
+ * sentences, so the answer is the passage's leading sentences (headings and fragments skipped), in the
+ * passage's language, up to three within `maxChars`. Retrieval found the passage by meaning (the embedding
+ * model is multilingual); confidence = its calibrated score × CROSS_LINGUAL_FACTOR, since coverage of the
+ * question cannot be checked word by word. Null when the passage has no full sentence.
+ */
+export function leadAnswer(passage: PlannerPassage, maxChars: number): GroundedAnswer | null {
+  const sentences = analyse(passage).sentences.filter((t) => t.split(' ').length >= 4 && /[.!?…]$/.test(t));
+  const chosen: string[] = [];
+  for (const t of sentences) {
+    if (chosen.length >= 3 || [...chosen, t].join(' ').length > maxChars) break;
+    chosen.push(t);
+  }
+  if (chosen.length === 0) return null;
+  const retrieval = Number.isFinite(passage.score) ? Math.min(1, Math.max(0, passage.score)) : 0;
+  return { content: chosen.join(' '), citations: [passage.ref], coverage: 0, retrieval, confidence: round3(retrieval * CROSS_LINGUAL_FACTOR) };
 }
 
 export const round3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -86,3 +86,10 @@ export const JOIN_MIN_GAIN = 0.15;
 export const JOIN_NEIGHBOUR_SHARE = 0.5;
 /** Answer confidence = retrieval × (FLOOR + (1 − FLOOR) × coverage): a relevant passage is worth something even when it answers part. */
 export const COVERAGE_CONFIDENCE_FLOOR = 0.25;
+
+// ── Cross-lingual answers ───────────────────────────────────────────────────────────────────────────────
+
+/** Confidence of an answer quoted from a passage in another language: retrieval's score, less for coverage unchecked. */
+export const CROSS_LINGUAL_FACTOR = 0.8;
+/** A passage in another language is quoted only from this calibrated score up (retrieval is more likely right than not). */
+export const CROSS_LINGUAL_MIN_SCORE = 0.5;

@@ -1,8 +1,8 @@
-import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
+import { composeAnswer, leadAnswer, round3, type GroundedAnswer } from './local-answer';
 import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
-import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerToolResult, PlannerUsage } from '../port';
-import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate } from '../../../platform/text';
+import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult, PlannerUsage } from '../port';
+import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate, type Lang } from '../../../platform/text';
 import { extractArguments } from './tool-argument-extraction';
 import { matchTool } from './lexical-tool-match';
 import {
@@ -10,6 +10,7 @@ import {
   ASK_CONFIDENCE_BASE,
   ASK_CONFIDENCE_MAX,
   ASK_CONFIDENCE_PER_MATCH,
+  CROSS_LINGUAL_MIN_SCORE,
   EMPTY_TOOL_REPLY_CONFIDENCE,
   FOLLOW_UP_FACTOR,
   FOLLOW_UP_MAX_TERMS,
@@ -27,7 +28,6 @@ import { decideToolAction } from './tool-action';
 import { summariseToolResult } from './tool-result-summary';
 import { ToolRouter, type TextEmbedder } from './tool-router';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
-import type { PlannerTool } from '../port';
 
 export interface LocalPlannerOptions {
   /** Reply budget on sms and voice, in characters (default SHORT_REPLY_CHARS). */
@@ -89,6 +89,7 @@ interface ToolChoice {
 }
 
 class LocalStep {
+  private readonly language: Lang;
   private readonly phrases: Phrases;
   private readonly maxChars: number;
   private readonly inputTokens: number;
@@ -99,7 +100,8 @@ class LocalStep {
     options: LocalPlannerOptions,
     private readonly routing?: Routing,
   ) {
-    this.phrases = PHRASES[detectLanguage(input.message, input.locale)];
+    this.language = detectLanguage(input.message, input.locale);
+    this.phrases = PHRASES[this.language];
     const short = input.channel === 'sms' || input.channel === 'voice';
     this.maxChars = short ? (options.shortReplyChars ?? SHORT_REPLY_CHARS) : (options.longReplyChars ?? LONG_REPLY_CHARS);
     this.customerTurns = input.transcript.filter((t) => t.role === 'customer').map((t) => t.content).reverse();
@@ -132,9 +134,20 @@ class LocalStep {
     return this.reply(`${this.phrases.noInformation} ${this.phrases.offerPerson}`, [], false, NO_INFORMATION_CONFIDENCE);
   }
 
-  /** The extractive answer to the message, or to a short follow-up read with the previous question. */
+  /**
+   * The extractive answer to the message, or to a short follow-up read with the previous question. When
+   * the passage it would quote is in another language than the customer's, it answers from the passage in
+   * the passage's language and says so in one short line (in the customer's language).
+   */
   private answer(maxChars = this.maxChars): GroundedAnswer | null {
     const { message, passages } = this.input;
+    const top = passages.reduce<PlannerPassage | null>((a, p) => (!a || p.score > a.score ? p : a), null);
+    const topLanguage = top && writtenIn(`${top.title} ${top.text}`);
+    if (top && topLanguage && topLanguage !== this.language && top.score >= CROSS_LINGUAL_MIN_SCORE) {
+      const note = this.phrases.answerFrom(topLanguage);
+      const lead = leadAnswer(top, maxChars - note.length - 1);
+      if (lead) return { ...lead, content: `${lead.content} ${note}` };
+    }
     const direct = composeAnswer({ question: message, passages, maxChars });
     if (direct || !this.customerTurns[0] || contentTerms(message).length > FOLLOW_UP_MAX_TERMS) return direct;
     const followUp = composeAnswer({ question: `${this.customerTurns[0]} ${message}`, passages, maxChars });
@@ -271,6 +284,12 @@ class LocalStep {
     if (done.length) parts.push(`Tool calls: ${done.join(', ')}.`);
     return truncate(parts.join(' '), 600);
   }
+}
+
+/** The language a text is written in when its own words say so (not a guess from a locale or a default). */
+function writtenIn(text: string): Lang | null {
+  const a = detectLanguage(text, 'en');
+  return a === detectLanguage(text, 'de') ? a : null;
 }
 
 const humaniseTool = (name: string) => {
