@@ -122,7 +122,7 @@ export function createServices(deps: ServiceDeps) {
     finisher: runFinisher,
     events,
     notifier: runNotifier,
-    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings }),
+    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });

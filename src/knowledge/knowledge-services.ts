@@ -47,5 +47,5 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
-  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query };
+  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
 }

@@ -20,10 +20,11 @@ const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', anthropic: 'http
 
 /**
  * The planner for `config`; throws at boot when a remote provider has no model. `embeddings` (the
- * service's query embeddings, when on) lets the local planner choose tools by meaning.
+ * service's query embeddings, when on) lets the local planner choose tools by meaning; tool texts are
+ * embedded once through `catalogueEmbeddings` (the longer-timeout port) when given.
  */
-export function createPlanner(config: PlannerConfig, deps: { embeddings?: TextEmbedder } = {}): Planner {
-  if (config.provider === 'local') return new LocalPlanner({ embeddings: deps.embeddings });
+export function createPlanner(config: PlannerConfig, deps: { embeddings?: TextEmbedder; catalogueEmbeddings?: TextEmbedder } = {}): Planner {
+  if (config.provider === 'local') return new LocalPlanner({ embeddings: deps.embeddings, catalogueEmbeddings: deps.catalogueEmbeddings });
   if (!config.model) throw new Error(`The ${config.provider} planner needs a model name`);
   if (!(config.timeoutMs > 0)) throw new Error(`The ${config.provider} planner needs a positive timeoutMs`);
   const options = {

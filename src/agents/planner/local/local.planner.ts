@@ -39,6 +39,8 @@ export interface LocalPlannerOptions {
    * or when a call to it fails, tools are chosen by keyword match (lexical-tool-match).
    */
   embeddings?: TextEmbedder;
+  /** Embeds tool descriptions and anchors, once each (default `embeddings`): a port with a longer timeout. */
+  catalogueEmbeddings?: TextEmbedder;
   /** The router's calibration (default: the fit for the service's default model). */
   toolRouting?: ToolRoutingCalibration;
 }
@@ -64,7 +66,7 @@ export class LocalPlanner implements Planner {
   private readonly router: ToolRouter | undefined;
 
   constructor(private readonly options: LocalPlannerOptions = {}) {
-    this.router = options.embeddings && new ToolRouter(options.embeddings, options.toolRouting ?? TOOL_ROUTING_CALIBRATION);
+    this.router = options.embeddings && new ToolRouter(options.embeddings, options.toolRouting ?? TOOL_ROUTING_CALIBRATION, options.catalogueEmbeddings);
   }
 
   async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {

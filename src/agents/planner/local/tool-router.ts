@@ -136,9 +136,15 @@ export class ToolRouter {
   private readonly toolVectors = new Map<string, Float32Array>();
   private anchorVectors: Promise<Float32Array[]> | null = null;
 
+  /**
+   * `embedder` embeds messages (the query port: short timeout, vectors shared with retrieval);
+   * `catalogue` embeds tool texts and anchors once each (default `embedder`; the service passes its
+   * long-timeout port so an agent version's first message is not cut short by the query timeout).
+   */
   constructor(
     private readonly embedder: TextEmbedder,
     private readonly calibration: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION,
+    private readonly catalogue: TextEmbedder = embedder,
   ) {}
 
   get model(): string {
@@ -163,7 +169,7 @@ export class ToolRouter {
   /** The no-tool anchors' vectors, embedded once (again after a failure). */
   anchors(signal?: AbortSignal): Promise<Float32Array[]> {
     if (!this.anchorVectors) {
-      this.anchorVectors = this.embedder.embed({ texts: NO_TOOL_ANCHORS, kind: 'query', signal });
+      this.anchorVectors = this.catalogue.embed({ texts: NO_TOOL_ANCHORS, kind: 'query', signal });
       this.anchorVectors.catch(() => (this.anchorVectors = null));
     }
     return this.anchorVectors;
@@ -175,7 +181,7 @@ export class ToolRouter {
     const missing = [...new Set(keys.filter((k) => !this.toolVectors.has(k)))];
     if (missing.length) {
       const texts = missing.map((k) => toolEmbeddingText(tools[keys.indexOf(k)]!));
-      const vectors = await this.embedder.embed({ texts, kind: this.calibration.toolKind, signal });
+      const vectors = await this.catalogue.embed({ texts, kind: this.calibration.toolKind, signal });
       missing.forEach((k, i) => {
         if (this.toolVectors.size >= TOOL_VECTOR_CACHE) this.toolVectors.delete(this.toolVectors.keys().next().value!);
         this.toolVectors.set(k, vectors[i]!);
