@@ -46,4 +46,28 @@ export default tseslint.config(
       ],
     },
   },
+  // The planner by role: the rest of the service sees only its port and factory; the local planner never
+  // reaches a remote provider (remote providers may reuse local pieces, not the reverse).
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/agents/planner/**'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/agents/planner/local/*', '**/agents/planner/remote/*', '**/agents/planner/local', '**/agents/planner/remote'], message: 'Use the planner through agents/planner/port (types) and agents/planner/factory.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/agents/planner/local/**/*.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../remote', '../remote/*'], message: 'The local planner does not depend on remote providers.' }] }],
+    },
+  },
 );

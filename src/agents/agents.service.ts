@@ -6,7 +6,7 @@ import { AppError, notFound } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
-import { validateToolSchema } from './guardrails/tool-arguments';
+import { validateToolSchema } from './guardrails/tool-argument-validation';
 import { AgentRepo } from './agent.repo';
 import { AgentConfigSchema, toAgentObject, type AgentConfig, type AgentConfigInput, type AgentObject } from './agent.schemas';
 

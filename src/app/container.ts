@@ -7,7 +7,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
 import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
-import { createPlanner } from '../agents/planner/planner-factory';
+import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
@@ -120,7 +120,7 @@ export function createServices(deps: ServiceDeps) {
     events,
     workflows,
     notifier: runNotifier,
-    planner: createPlanner(config.planner),
+    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });

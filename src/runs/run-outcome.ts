@@ -1,4 +1,4 @@
-import type { HandoffReason, PlannerDecision } from '../agents/planner/planner.port';
+import type { HandoffReason, PlannerDecision } from '../agents/planner/port';
 import type { AgentConfig } from '../agents/agent.schemas';
 import type { GuardrailNote, Handoff, StoredRetrievalItem } from './run.schemas';
 
