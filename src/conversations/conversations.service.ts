@@ -111,7 +111,7 @@ export class ConversationsService {
       customer: JSON.stringify(redactDeep(input.customer ?? {})),
       context: JSON.stringify(redactDeep(input.context ?? {})),
       tags: JSON.stringify(input.tags ?? []),
-      metadata: JSON.stringify(input.metadata ?? {}),
+      metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
       handoff: null,
       closed_at: null,
       test: input.test ?? false,

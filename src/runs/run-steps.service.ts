@@ -144,7 +144,8 @@ export class RunStepsService {
       .sort((a, b) => b.score - a.score)
       .slice(0, RETRIEVE_TOP_K)
       .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
-    await this.repo.updateRun(db, run.id, { retrieval: JSON.stringify(items) });
+    // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
+    await this.repo.updateRun(db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
   }
 
