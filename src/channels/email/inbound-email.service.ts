@@ -85,7 +85,9 @@ export class InboundEmailService {
     const seen = await this.repo.findByMessageIds(db, scope, [messageId]);
     if (seen) return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: seen.conversation_id, message_id: seen.conversation_message_id };
 
-    const threadKey = threadSubjectKey(email.subject);
+    // The subject is stored and matched redacted (its thread key too, so a card in it is never at rest).
+    const subject = redactText(email.subject).text;
+    const threadKey = threadSubjectKey(subject);
     // A thread belongs to one customer: a known Message-ID quoted by another sender (a CC, a forward) does
     // not let that sender into the conversation (its transcript is the planner's context).
     const named = await this.repo.findByMessageIds(db, scope, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
@@ -96,7 +98,6 @@ export class InboundEmailService {
         : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
     const thread = byHeaders ?? bySubject;
 
-    const subject = redactText(email.subject).text;
     const attachmentNote = email.attachments.length > 0 ? `\n\n[${email.attachments.length} attachment(s) not shown: ${email.attachments.map((a) => a.filename ?? a.contentType).join(', ')}]` : '';
     const content = `${email.text}${attachmentNote}`.trim() || NO_TEXT;
     const from = email.from;
