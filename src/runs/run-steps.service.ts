@@ -254,7 +254,8 @@ export class RunStepsService {
       timeoutMs: tool.timeout_ms,
       idempotent: tool.idempotent,
       allowPrivate: this.deps.allowPrivateNetwork,
-      requireHttps: false,
+      // Checked again at call time: a live run never calls a tool over plain http (whatever was saved before).
+      requireHttps: run.livemode,
       idempotencyKey: call.id,
     });
     const status: ToolCallStatus = outcome.status === 'pending' ? 'pending_result' : outcome.status;
