@@ -2,15 +2,16 @@ import { z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { defineRoute } from '../http/route';
 import type { RouteDeps } from '../http/route-deps';
-import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { E164Schema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
 import { scopeOf } from '../domain/principal';
+import { assertCustomerPhone } from './conversations.service';
 
 const CreateBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
   channel: ChannelSchema.optional().describe('default chat'),
-  customer: CustomerSchema.optional(),
+  customer: CustomerSchema.extend({ phone: E164Schema.describe('E.164 phone number (a number outside its numbering plan: 422)').optional() }).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string().min(1).max(100)).max(50).optional(),
   metadata: MetadataSchema.optional(),
@@ -42,7 +43,10 @@ export function registerConversationRoutes({ router, registry, services }: Route
   const svc = services.conversations;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201 },
-    ({ body, principal }) => svc.createConversation({ ...scopeOf(principal), ...body }));
+    ({ body, principal }) => {
+      assertCustomerPhone(body.customer?.phone);
+      return svc.createConversation({ ...scopeOf(principal), ...body });
+    });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList') },
     ({ query, principal }) => {

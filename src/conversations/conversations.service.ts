@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { ReplyChannels } from '../channels/reply-channels';
+import { parseRecipient } from '../channels/sms/addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -72,6 +73,17 @@ export interface CustomerMatch {
  * conversation answer in order, see RunStepsService.startRun). Customer text is redacted before it is
  * stored, so card numbers and national ids reach no table, log, webhook or workflow history.
  */
+/**
+ * A `customer.phone` given through the API: E.164 (the schema's rule, 400) and valid in its country's
+ * numbering plan (422, as for an SMS recipient). Channels that create conversations from what a carrier
+ * reported are not held to it (a carrier's address is stored as received).
+ */
+export function assertCustomerPhone(phone: string | undefined): void {
+  if (phone === undefined) return;
+  const parsed = parseRecipient(phone);
+  if (!parsed.ok) throw new AppError('parameter_unprocessable', `Invalid customer.phone: ${parsed.reason}`, { param: 'customer.phone' });
+}
+
 export class ConversationsService {
   private readonly repo = new ConversationRepo();
   private readonly runs = new RunRepo();

@@ -87,6 +87,25 @@ describe('lone UTF-16 surrogates answer 422 parameter_unprocessable, like NUL (L
   });
 });
 
+describe('customer.phone is an E.164 number valid in its plan (LOW)', () => {
+  it('answers 400 for a number not in E.164 form and 422 for one outside its numbering plan, before looking up the agent', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const create = (phone: string) => call('POST', '/v1/conversations', { agent_id: 'agt_missing', channel: 'sms', customer: { phone } });
+    for (const phone of ['555-0100', '+1 415 555 0100', '00447400123456', 'call me', '+0123456789']) {
+      const res = await create(phone);
+      assert.equal(res.status, 400, `${phone}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.param, 'customer.phone', phone);
+    }
+    const outside = await create('+99912345678');
+    assert.equal(outside.status, 422, JSON.stringify(outside.body));
+    assert.equal(outside.body.error.code, 'parameter_unprocessable');
+    assert.equal(outside.body.error.param, 'customer.phone');
+    // A valid number passes validation (and then finds no such agent).
+    assert.equal((await create('+447400123456')).status, 404);
+  });
+});
+
 describe('requests without a valid key are limited per client address', () => {
   it('answers 429 with Retry-After once an address spends its burst, counting failed keys', async () => {
     const anonymous = apiClient(ctx.stack.baseUrl);
