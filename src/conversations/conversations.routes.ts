@@ -33,7 +33,7 @@ const PostMessageBodySchema = z.strictObject({
 
 const PostMessageQuerySchema = z.strictObject({
   wait_ms: z.coerce.number().int().min(0).max(60_000).optional().describe('how long to wait for the run to settle (default 20000; 0 answers at once)'),
-  stream: z.enum(['true', 'false']).optional().describe('answer with the run as server-sent events'),
+  stream: z.enum(['true', 'false']).optional().describe('true: answer 200 text/event-stream with the run as server-sent events (a customer message; otherwise 201 JSON)'),
 });
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
@@ -69,6 +69,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
     method: 'post', path: '/v1/conversations/{id}/messages', tag, raw: true, status: 201, response: ConversationMessageSchema,
     summary: 'Post a message; a customer message starts a run, answered when it settles (or streamed with ?stream=true)',
     params: IdParamsSchema, query: PostMessageQuerySchema, body: PostMessageBodySchema,
+    eventStream: { status: 200, description: 'With ?stream=true and a customer message: the run it starts, as server-sent events (as GET /v1/runs/{id}/events)' },
   }, async ({ params, query, body, principal, req, res }) => {
     const stream = query.stream === 'true';
     const posted = await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs: stream ? 0 : query.wait_ms });
