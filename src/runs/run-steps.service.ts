@@ -187,7 +187,7 @@ export class RunStepsService {
     });
     const usage = { input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens };
     if (decision.type !== 'tool_calls') {
-      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(decision), usage: JSON.stringify(usage) });
+      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage: JSON.stringify(usage) });
       return { type: decision.type };
     }
     const rows = decision.calls.map((call, i) => {
@@ -262,7 +262,7 @@ export class RunStepsService {
     await this.repo.transitionToolCall(db, call.id, ['calling'], status, {
       latency_ms: Math.round(outcome.latencyMs),
       result: outcome.status === 'ok' ? JSON.stringify(redactDeep(outcome.result ?? null)) : null,
-      error: outcome.status === 'error' ? JSON.stringify(outcome.error) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
+      error: outcome.status === 'error' ? JSON.stringify(redactDeep(outcome.error)) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
     });
     return { status };
   }

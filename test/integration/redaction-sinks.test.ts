@@ -108,8 +108,22 @@ describe('redaction at every sink (M4)', () => {
       return { status: 200, body: { results: [{ title: 'Backup card 6011 1111 1111 1117', content: API_ANSWER, url: 'https://shop.example.com/cards' }] } };
     });
     const hooks = await startReceiver();
+    // A tool whose error message and a tool whose result quote a card.
+    const tool = await startReceiver((req) => {
+      const body = JSON.parse(req.rawBody.toString() || '{}');
+      if (body.tool === 'lookup_order') return { status: 200, body: { error: { code: 'card_declined', message: 'The card 4111/1111/1111/1111 on order 12345 was declined' } } };
+      return { status: 200, body: { order_id: '12345', paid_with: '3782\u00a0822463\u00a010005', status: 'shipped' } };
+    });
     try {
-      const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms', 'email'] }, [...HELP_CENTER, { title: 'Test order payments', content: CARD_PASSAGE, url: 'https://help.example.com/test-orders' }]);
+      const tools = ['lookup_order', 'track_parcel'].map((name) => ({
+        name,
+        description: name === 'lookup_order' ? 'Look up the status of an order by its order number' : 'Track the parcel of a shipment by its parcel number',
+        parameters: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['id'] },
+        endpoint: `${tool.url}/${name}`,
+        timeout_ms: 10_000,
+        idempotent: true,
+      }));
+      const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms', 'email'], tools }, [...HELP_CENTER, { title: 'Test order payments', content: CARD_PASSAGE, url: 'https://help.example.com/test-orders' }]);
       const src = await f.call('POST', `/v1/knowledge_bases/${f.knowledgeBaseId}/sources`, { type: 'api', url: `${api.url}/search`, timeout_ms: 5000 });
       assert.equal(src.status, 202, JSON.stringify(src.body));
       await waitForSource(f.call, f.knowledgeBaseId, src.body.id, 'ready');
@@ -120,6 +134,10 @@ describe('redaction at every sink (M4)', () => {
       const chat = await openConversation(f, { metadata, context: { notes: SENSITIVE.slice(40, 80).map((e) => e.text) } });
       const answered = await ask(f, chat, QUESTION);
       assert.equal(answered.run.status, 'completed', JSON.stringify(answered.run));
+      // Tools: one answers with a card in its result, one fails with a card in its error message.
+      const parcel = await ask(f, await openConversation(f), 'Track the parcel of my shipment 54321 please');
+      const lookedUp = await ask(f, await openConversation(f), 'What is the status of my order 12345?');
+      assert.deepEqual([parcel.run?.tool_calls?.[0]?.result_status, lookedUp.run?.tool_calls?.[0]?.result_status], ['ok', 'error'], JSON.stringify([parcel, lookedUp]));
       for (const text of corpusMessages()) await ask(f, chat, text);
 
       // SMS: the same question in an SMS conversation (test mode: the sandbox carrier takes the reply).
@@ -190,6 +208,7 @@ describe('redaction at every sink (M4)', () => {
     } finally {
       await api.close();
       await hooks.close();
+      await tool.close();
     }
   });
 });
