@@ -33,19 +33,21 @@ const started = performance.now();
 const results = sets.map(({ name, file }) => {
   const docs = readJsonl(file);
   let chars = 0;
-  let textsWithMatch = 0;
+  let documentsWithMatch = 0;
   const byKind: Record<string, number> = {};
   const matches: { id: string; kind: string; value: string; context: string }[] = [];
   for (const doc of docs) {
+    let matched = false;
     for (const text of [doc.title ?? '', doc.text]) {
       chars += text.length;
       const found = findSensitiveValues(text);
-      if (found.length > 0) textsWithMatch++;
+      if (found.length > 0) matched = true;
       for (const m of found) {
         byKind[m.kind] = (byKind[m.kind] ?? 0) + 1;
         matches.push({ id: doc._id, kind: m.kind, value: text.slice(m.start, m.end), context: text.slice(Math.max(0, m.start - 40), m.end + 40) });
       }
     }
+    if (matched) documentsWithMatch++;
   }
   const redactions = matches.length;
   return {
@@ -53,8 +55,8 @@ const results = sets.map(({ name, file }) => {
     documents: docs.length,
     characters: chars,
     redactions,
-    documents_with_a_redaction: textsWithMatch,
-    rate_per_1000_documents: round((1000 * textsWithMatch) / docs.length, 2),
+    documents_with_a_redaction: documentsWithMatch,
+    rate_per_1000_documents: round((1000 * documentsWithMatch) / docs.length, 2),
     by_kind: byKind,
     matches,
   };

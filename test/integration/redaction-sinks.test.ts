@@ -176,8 +176,8 @@ describe('redaction at every sink (M4)', () => {
       };
       const { schema, db } = ctx.stack.database;
       const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(db);
-      const knowledge = tables.rows.map((t) => t.table_name).filter((t) => /^(knowledge|passage|source|file)/.test(t));
-      assert.ok(knowledge.length > 0, 'the knowledge tables exist');
+      const knowledge = tables.rows.map((t) => t.table_name).filter((t) => /^knowledge_(files|sources|passages|terms|embeddings)$/.test(t));
+      assert.equal(knowledge.length, 5, 'the knowledge document tables exist');
       for (const { table_name } of tables.rows) {
         if (knowledge.includes(table_name)) continue;
         const { rows } = await sql<{ row: unknown }>`select to_jsonb(t) as row from ${sql.table(table_name)} t`.execute(db);
