@@ -75,7 +75,7 @@ export function createServices(deps: ServiceDeps) {
     db, events, deliveries: webhookDeliveries, workflows, log: deps.log, options: config.webhookDispatch,
   });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
+  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases, allowPrivateNetwork: config.network.allowPrivate });
   const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { ReplyChannels } from '../channels/reply-channels';
+import { parseRecipient } from '../channels/sms/addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -75,6 +76,17 @@ export interface CustomerMatch {
 }
 
 /**
+ * A `customer.phone` given through the API: E.164 (the schema's rule, 400) and valid in its country's
+ * numbering plan (422, as for an SMS recipient). Channels that create conversations from what a carrier
+ * reported are not held to it (a carrier's address is stored as received).
+ */
+export function assertCustomerPhone(phone: string | undefined): void {
+  if (phone === undefined) return;
+  const parsed = parseRecipient(phone);
+  if (!parsed.ok) throw new AppError('parameter_unprocessable', `Invalid customer.phone: ${parsed.reason}`, { param: 'customer.phone' });
+}
+
+/**
  * Conversations and their transcripts, and the only writer of conversation messages. A customer message
  * starts a run (a workflow per run; runs of a conversation answer in order, see RunStepsService.startRun);
  * the runs reach back through RunConversationsPort (their reply, a handoff, the reply's delivery).
@@ -125,7 +137,7 @@ export class ConversationsService implements RunConversationsPort {
       customer: JSON.stringify(redactDeep(input.customer ?? {})),
       context: JSON.stringify(redactDeep(input.context ?? {})),
       tags: JSON.stringify(input.tags ?? []),
-      metadata: JSON.stringify(input.metadata ?? {}),
+      metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
       handoff: null,
       closed_at: null,
       test: input.test ?? false,

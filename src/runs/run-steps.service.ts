@@ -160,7 +160,8 @@ export class RunStepsService {
       .sort((a, b) => b.score - a.score)
       .slice(0, RETRIEVE_TOP_K)
       .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
-    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(items) });
+    // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
+    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
   }
 
@@ -183,7 +184,7 @@ export class RunStepsService {
     });
     const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {
-      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(decision), usage });
+      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage });
       return { type: decision.type };
     }
     const rows = decision.calls.map((call, i) => {
@@ -251,14 +252,15 @@ export class RunStepsService {
       timeoutMs: tool.timeout_ms,
       idempotent: tool.idempotent,
       allowPrivate: this.deps.allowPrivateNetwork,
-      requireHttps: false,
+      // Checked again at call time: a live run never calls a tool over plain http (whatever was saved before).
+      requireHttps: run.livemode,
       idempotencyKey: call.id,
     });
     const status = outcome.status === 'pending' ? 'pending_result' : outcome.status;
     await moveToolCall(db, call.id, 'answer', status, {
       latency_ms: Math.round(outcome.latencyMs),
       result: outcome.status === 'ok' ? JSON.stringify(redactDeep(outcome.result ?? null)) : null,
-      error: outcome.status === 'error' ? JSON.stringify(outcome.error) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
+      error: outcome.status === 'error' ? JSON.stringify(redactDeep(outcome.error)) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
     });
     return { status };
   }
