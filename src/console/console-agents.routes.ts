@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { html } from './html';
 import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, versionsPage } from './views/agents.view';
 import { runDetails } from './views/run.view';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RunObject } from '../runs/run.schemas';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { runDetails } from './views/run.view';

@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { KnowledgeSourceObject } from '../knowledge/knowledge-source.schemas';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { externalLink, html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { scopeOf } from '../domain/principal';

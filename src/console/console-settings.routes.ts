@@ -1,7 +1,7 @@
 import type { Router, Response } from 'express';
 import { z } from 'zod';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { html, type Html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { scopeOf } from '../domain/principal';

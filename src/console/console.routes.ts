@@ -2,13 +2,10 @@ import path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ZodError } from 'zod';
-import type { Services } from '../app/container';
-import type { Config } from '../config/env';
 import { AppError } from '../domain/errors';
-import type { Logger } from '../observability/logger';
-import type { ConsoleSession } from './console-sessions.service';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals } from './console-page';
 import { html, type Html } from './html';
-import { layout, type NavSection } from './views/layout';
+import { layout } from './views/layout';
 import { registerConsoleAgentRoutes } from './console-agents.routes';
 import { registerConsoleInboxRoutes } from './console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
@@ -16,38 +13,6 @@ import { registerConsoleSettingsRoutes } from './console-settings.routes';
 import { scopeOf } from '../domain/principal';
 
 export const SESSION_COOKIE = 'converse_console';
-
-/** What every console route needs: the services (the same the API uses), config and log. */
-export interface ConsoleDeps {
-  services: Services;
-  config: Config;
-  log: Logger;
-}
-
-/** A signed-in request: the session and the account's name for the page frame. */
-export interface ConsoleLocals {
-  session: ConsoleSession;
-  accountName: string;
-}
-
-/** A route parameter (Express 5 types allow arrays for wildcards). */
-export const idOf = (req: Request, name = 'id') => String(req.params[name]);
-
-export const sessionOf = (res: Response) => res.locals as ConsoleLocals;
-
-/** Renders a page inside the console frame for the signed-in account. */
-export function sendPage(res: Response, input: { title: string; active?: NavSection; body: Html; notice?: string; error?: string; status?: number }) {
-  const { session, accountName } = sessionOf(res);
-  res
-    .status(input.status ?? 200)
-    .type('html')
-    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
-}
-
-/** An async handler whose errors reach the console's error page. */
-export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
-  fn(req, res).catch(next);
-};
 
 function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
