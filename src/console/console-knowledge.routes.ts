@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { KnowledgeSourceObject } from '../knowledge/knowledge-source.schemas';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { idOf, page, principalOf, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { externalLink, html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { scopeOf } from '../domain/principal';
@@ -62,11 +62,6 @@ function sourceRow(s: KnowledgeSourceObject, csrf: string) {
 
 /** Knowledge: bases, their sources (url, upload, records, api) with live status, and a query box. */
 export function registerConsoleKnowledgeRoutes(router: Router, { services, config }: ConsoleDeps) {
-  const principalOf = (res: Parameters<typeof sessionOf>[0]) => {
-    const { session } = sessionOf(res);
-    return { accountId: session.accountId, keyId: 'console', mode: session.mode };
-  };
-
   async function basesPage(res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const bases = await services.knowledgeBases.listBases({ ...scopeOf(session), page: { limit: 100 } });

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Services } from '../app/container';
 import type { Config } from '../config/env';
+import type { Principal } from '../domain/principal';
 import type { Logger } from '../observability/logger';
 import type { ConsoleSession } from './console-sessions.service';
 import type { Html } from './html';
@@ -42,4 +43,10 @@ export function sendPage(res: Response, input: { title: string; active?: NavSect
 /** An async handler whose errors reach the console's error page. */
 export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
   fn(req, res).catch(next);
+};
+
+/** The signed-in session as the principal services take for writes (the key id is `console`). */
+export const principalOf = (res: Response): Principal => {
+  const { session } = sessionOf(res);
+  return { accountId: session.accountId, keyId: 'console', mode: session.mode };
 };

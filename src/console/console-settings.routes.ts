@@ -1,7 +1,7 @@
 import type { Router, Response } from 'express';
 import { z } from 'zod';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { idOf, page, principalOf, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { html, type Html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
 import { scopeOf } from '../domain/principal';
@@ -15,11 +15,6 @@ const secretOnce = (label: string, secret: string) =>
 
 /** Numbers and senders, webhook endpoints (secrets shown once, deliveries, redeliver) and API keys. */
 export function registerConsoleSettingsRoutes(router: Router, { services }: ConsoleDeps) {
-  const principalOf = (res: Response) => {
-    const { session } = sessionOf(res);
-    return { accountId: session.accountId, keyId: 'console', mode: session.mode };
-  };
-
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const NUMBER_NOTICES = new Map([
     ['attached', 'The number is answered by the agent now.'],
