@@ -179,12 +179,14 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     void next;
     // A form that fails its schema is the sender's mistake (400), not the console's.
-    const e = err instanceof AppError ? err : err instanceof ZodError ? new AppError('parameter_invalid', err.issues[0]?.message ?? 'Invalid form') : undefined;
-    if (!e) deps.log.error({ err, path: req.path }, 'Console request failed');
-    const status = e ? (e.code === 'resource_missing' ? 404 : e.code === 'api_key_invalid' ? 401 : e.code === 'permission_denied' ? 403 : 400) : 500;
-    const message = e?.message ?? 'Something went wrong';
+    const known = err instanceof AppError ? err : err instanceof ZodError ? new AppError('parameter_invalid', err.issues[0]?.message ?? 'Invalid form') : undefined;
+    if (!known) deps.log.error({ err, path: req.path }, 'Console request failed');
+    // The status comes from the service's one error table (domain/errors.ts), as for the API.
+    const e = known ?? new AppError('internal_error', 'Something went wrong');
+    const { status, message } = e;
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     if (req.accepts(['html', 'json']) === 'json' || req.is('application/json') || !res.locals.session) {
-      res.status(status).json({ error: { code: e?.code ?? 'api_error', message, param: e?.param } });
+      res.status(status).json({ error: { code: e.code, message, param: e.param } });
       return;
     }
     sendPage(res, { title: 'Error', status, body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p class="error-banner">${message}</p><p><a href="javascript:history.back()">Go back</a></p>` });
