@@ -4,8 +4,8 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals } from './console-page';
-import { html, type Html } from './html';
-import { layout } from './views/layout';
+import { errorPage, notFoundPage } from './views/error.view';
+import { signInPage } from './views/sign-in.view';
 import { registerConsoleAgentRoutes } from './console-agents.routes';
 import { registerConsoleInboxRoutes } from './console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
@@ -66,22 +66,6 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const ASSETS = path.join(__dirname, 'assets');
-
-function signInPage(input: { error?: string; email?: string }) {
-  return layout({
-    title: 'Sign in',
-    body: html`<div class="sign-in"><h1>Sign in to the console</h1>
-    ${input.error ? html`<p class="error-banner" role="alert">${input.error}</p>` : ''}
-    <form method="post" action="/console/sign-in" class="card"><h2>With your email</h2>
-      <label>Email <input name="email" type="email" autocomplete="username" value="${input.email ?? ''}"></label>
-      <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-      <button class="button primary">Sign in</button></form>
-    <form method="post" action="/console/sign-in" class="card"><h2>With a secret key</h2>
-      <label>Secret key <span class="hint">sk_test_… (test data) or sk_live_… (live data)</span><input name="secret_key" type="password" autocomplete="off" placeholder="sk_test_…"></label>
-      <button class="button">Sign in with key</button></form>
-    <p class="muted">Running locally? <code>npm start</code> prints a test key and a one-time link that signs a browser in.</p></div>`,
-  });
-}
 
 /**
  * The support team's console under /console: server-rendered pages over the same services the API uses.
@@ -174,7 +158,7 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   registerConsoleSettingsRoutes(router, deps);
 
   router.use((req: Request, res: Response) => {
-    sendPage(res, { title: 'Not found', status: 404, body: html`<h1>Not found</h1><p>Nothing at ${req.originalUrl}. <a href="/console">Back to the console</a></p>` });
+    sendPage(res, { title: 'Not found', status: 404, body: notFoundPage(req.originalUrl) });
   });
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     void next;
@@ -189,7 +173,7 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
       res.status(status).json({ error: { code: e.code, message, param: e.param } });
       return;
     }
-    sendPage(res, { title: 'Error', status, body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p class="error-banner">${message}</p><p><a href="javascript:history.back()">Go back</a></p>` });
+    sendPage(res, { title: 'Error', status, body: errorPage(status, message) });
   });
 
   app.use('/console', router);
