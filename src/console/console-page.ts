@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Services } from '../app/container';
 import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
@@ -19,6 +19,9 @@ export interface ConsoleDeps {
   config: Config;
   log: Logger;
 }
+
+/** One console page area's routes (agents, knowledge, inbox, settings), added to the signed-in router. */
+export type ConsolePageRoutes = (router: Router, deps: ConsoleDeps) => void;
 
 /** A signed-in request: the session and the account's name for the page frame. */
 export interface ConsoleLocals {

@@ -3,13 +3,9 @@ import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals } from './console-page';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
 import { errorPage, notFoundPage } from './views/error.view';
 import { signInPage } from './views/sign-in.view';
-import { registerConsoleAgentRoutes } from './console-agents.routes';
-import { registerConsoleInboxRoutes } from './console-inbox.routes';
-import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
-import { registerConsoleSettingsRoutes } from './console-settings.routes';
 import { scopeOf } from '../domain/principal';
 
 export const SESSION_COOKIE = 'converse_console';
@@ -72,9 +68,10 @@ const ASSETS = path.join(__dirname, 'assets');
  * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https), opened only by a
  * sign-in (secret key, console user, or a one-time link `npm start` prints); every POST carries the
  * session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the browser sends one, an
- * Origin of this host (the sign-in form too: no login CSRF).
+ * Origin of this host (the sign-in form too: no login CSRF). The page areas' routes (`pages`, listed in the
+ * app's route list) are added behind the session, before the console's 404 and error pages.
  */
-export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+export function mountConsole(app: Express, deps: ConsoleDeps, pages: readonly ConsolePageRoutes[]): void {
   const { services } = deps;
   const router = express.Router();
 
@@ -152,10 +149,7 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
   }));
 
-  registerConsoleAgentRoutes(router, deps);
-  registerConsoleKnowledgeRoutes(router, deps);
-  registerConsoleInboxRoutes(router, deps);
-  registerConsoleSettingsRoutes(router, deps);
+  for (const register of pages) register(router, deps);
 
   router.use((req: Request, res: Response) => {
     sendPage(res, { title: 'Not found', status: 404, body: notFoundPage(req.originalUrl) });
