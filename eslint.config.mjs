@@ -70,4 +70,21 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['../remote', '../remote/*'], message: 'The local planner does not depend on remote providers.' }] }],
     },
   },
+  // A routes file is imported only by the app's route list (src/app, and the composition in src/http/app.ts):
+  // routes files share helpers through a module of their area (the console's console-page.ts), never through
+  // another routes file, so no import circle forms around one. knowledge.routes.ts still mounts files.routes.ts.
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['src/app/**', 'src/http/app.ts', 'src/knowledge/knowledge.routes.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['ImportDeclaration', 'ImportExpression', 'ExportNamedDeclaration', 'ExportAllDeclaration'].map((node) => ({
+          selector: `${node}[source.value=/\\.routes$/]`,
+          message: 'Only the app\'s route list (src/app/routes.ts) imports a routes file; share helpers through a module of the area.',
+        })),
+      ],
+    },
+  },
 );

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
-import { html } from './html';
-import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, versionsPage } from './views/agents.view';
-import { runDetails } from './views/run.view';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, testChatRunPanel, versionsPage } from './views/agents.view';
 import { scopeOf, type Scope } from '../domain/principal';
 
 const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).max(4000), conversation_id: z.string().startsWith('cnv_').optional(), _csrf: z.string().optional() });
@@ -137,6 +135,6 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   router.get('/runs/:id/panel', page(async (req, res) => {
     const { session } = sessionOf(res);
     const run = await services.runs.getRun({ ...scopeOf(session), runId: idOf(req) });
-    res.type('html').send(html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`.value);
+    res.type('html').send(testChatRunPanel(run, ui).value);
   }));
 }

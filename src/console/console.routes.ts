@@ -2,52 +2,13 @@ import path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ZodError } from 'zod';
-import type { Services } from '../app/container';
-import type { Config } from '../config/env';
 import { AppError } from '../domain/errors';
-import type { Logger } from '../observability/logger';
-import type { ConsoleSession } from './console-sessions.service';
-import { html, type Html } from './html';
-import { layout, type NavSection } from './views/layout';
-import { registerConsoleAgentRoutes } from './console-agents.routes';
-import { registerConsoleInboxRoutes } from './console-inbox.routes';
-import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
-import { registerConsoleSettingsRoutes } from './console-settings.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
+import { errorPage, notFoundPage } from './views/error.view';
+import { signInPage } from './views/sign-in.view';
 import { scopeOf } from '../domain/principal';
 
 export const SESSION_COOKIE = 'converse_console';
-
-/** What every console route needs: the services (the same the API uses), config and log. */
-export interface ConsoleDeps {
-  services: Services;
-  config: Config;
-  log: Logger;
-}
-
-/** A signed-in request: the session and the account's name for the page frame. */
-export interface ConsoleLocals {
-  session: ConsoleSession;
-  accountName: string;
-}
-
-/** A route parameter (Express 5 types allow arrays for wildcards). */
-export const idOf = (req: Request, name = 'id') => String(req.params[name]);
-
-export const sessionOf = (res: Response) => res.locals as ConsoleLocals;
-
-/** Renders a page inside the console frame for the signed-in account. */
-export function sendPage(res: Response, input: { title: string; active?: NavSection; body: Html; notice?: string; error?: string; status?: number }) {
-  const { session, accountName } = sessionOf(res);
-  res
-    .status(input.status ?? 200)
-    .type('html')
-    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
-}
-
-/** An async handler whose errors reach the console's error page. */
-export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
-  fn(req, res).catch(next);
-};
 
 function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -102,30 +63,15 @@ const sameToken = (a: string, b: string) => a.length === b.length && timingSafeE
 
 const ASSETS = path.join(__dirname, 'assets');
 
-function signInPage(input: { error?: string; email?: string }) {
-  return layout({
-    title: 'Sign in',
-    body: html`<div class="sign-in"><h1>Sign in to the console</h1>
-    ${input.error ? html`<p class="error-banner" role="alert">${input.error}</p>` : ''}
-    <form method="post" action="/console/sign-in" class="card"><h2>With your email</h2>
-      <label>Email <input name="email" type="email" autocomplete="username" value="${input.email ?? ''}"></label>
-      <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-      <button class="button primary">Sign in</button></form>
-    <form method="post" action="/console/sign-in" class="card"><h2>With a secret key</h2>
-      <label>Secret key <span class="hint">sk_test_… (test data) or sk_live_… (live data)</span><input name="secret_key" type="password" autocomplete="off" placeholder="sk_test_…"></label>
-      <button class="button">Sign in with key</button></form>
-    <p class="muted">Running locally? <code>npm start</code> prints a test key and a one-time link that signs a browser in.</p></div>`,
-  });
-}
-
 /**
  * The support team's console under /console: server-rendered pages over the same services the API uses.
  * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https), opened only by a
  * sign-in (secret key, console user, or a one-time link `npm start` prints); every POST carries the
  * session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the browser sends one, an
- * Origin of this host (the sign-in form too: no login CSRF).
+ * Origin of this host (the sign-in form too: no login CSRF). The page areas' routes (`pages`, listed in the
+ * app's route list) are added behind the session, before the console's 404 and error pages.
  */
-export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+export function mountConsole(app: Express, deps: ConsoleDeps, pages: readonly ConsolePageRoutes[]): void {
   const { services } = deps;
   const router = express.Router();
 
@@ -203,26 +149,25 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
   }));
 
-  registerConsoleAgentRoutes(router, deps);
-  registerConsoleKnowledgeRoutes(router, deps);
-  registerConsoleInboxRoutes(router, deps);
-  registerConsoleSettingsRoutes(router, deps);
+  for (const register of pages) register(router, deps);
 
   router.use((req: Request, res: Response) => {
-    sendPage(res, { title: 'Not found', status: 404, body: html`<h1>Not found</h1><p>Nothing at ${req.originalUrl}. <a href="/console">Back to the console</a></p>` });
+    sendPage(res, { title: 'Not found', status: 404, body: notFoundPage(req.originalUrl) });
   });
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     void next;
     // A form that fails its schema is the sender's mistake (400), not the console's.
-    const e = err instanceof AppError ? err : err instanceof ZodError ? new AppError('parameter_invalid', err.issues[0]?.message ?? 'Invalid form') : undefined;
-    if (!e) deps.log.error({ err, path: req.path }, 'Console request failed');
-    const status = e ? (e.code === 'resource_missing' ? 404 : e.code === 'api_key_invalid' ? 401 : e.code === 'permission_denied' ? 403 : 400) : 500;
-    const message = e?.message ?? 'Something went wrong';
+    const known = err instanceof AppError ? err : err instanceof ZodError ? new AppError('parameter_invalid', err.issues[0]?.message ?? 'Invalid form') : undefined;
+    if (!known) deps.log.error({ err, path: req.path }, 'Console request failed');
+    // The status comes from the service's one error table (domain/errors.ts), as for the API.
+    const e = known ?? new AppError('internal_error', 'Something went wrong');
+    const { status, message } = e;
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     if (req.accepts(['html', 'json']) === 'json' || req.is('application/json') || !res.locals.session) {
-      res.status(status).json({ error: { code: e?.code ?? 'api_error', message, param: e?.param } });
+      res.status(status).json({ error: { code: e.code, message, param: e.param } });
       return;
     }
-    sendPage(res, { title: 'Error', status, body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p class="error-banner">${message}</p><p><a href="javascript:history.back()">Go back</a></p>` });
+    sendPage(res, { title: 'Error', status, body: errorPage(status, message) });
   });
 
   app.use('/console', router);

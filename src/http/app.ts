@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/env';
-import { registerConsoleRoutes } from '../console/console.routes';
 import { registerVoiceWebhookRoutes } from '../channels/voice/voice.routes';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
@@ -15,7 +14,7 @@ import { jsonBody, rejectNulInUrl } from './middleware/json-body';
 import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { createOpenApiRegistry } from './openapi';
-import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes } from '../app/routes';
+import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from '../app/routes';
 import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
 
 export interface AppDeps {

@@ -1,7 +1,9 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { AgentForm, FieldErrors, ToolForm } from '../agent-form';
 import { html, type Html } from '../html';
+import type { RunObject } from '../../runs/run.schemas';
 import { csrfField, statusBadge, timeAgo } from './layout';
+import { runDetails } from './run.view';
 
 const err = (errors: FieldErrors, field: string) => (errors[field] ? html`<div class="field-error" data-field="${field}">${errors[field]}</div>` : '');
 const invalid = (errors: FieldErrors, field: string) => (errors[field] ? 'invalid' : '');
@@ -160,3 +162,7 @@ export function diffConfigs(a: unknown, b: unknown): { path: string; a: string; 
   const paths = [...new Set([...fa.keys(), ...fb.keys()])].sort();
   return paths.filter((p) => fa.get(p) !== fb.get(p)).map((p) => ({ path: p, a: fa.get(p) ?? '(none)', b: fb.get(p) ?? '(none)' }));
 }
+
+/** What a finished run did, as the fragment the test chat places under the reply (or instead of one). */
+export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }): Html =>
+  html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`;
