@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import * as cheerio from 'cheerio';
 import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import pino from 'pino';
@@ -23,7 +24,8 @@ import { waitForSource } from './knowledge-helpers';
  * metadata and context, an inbound email, an SMS conversation, a knowledge passage, an api source's
  * answer), and no value of it may come out in clear at any sink: the database (transcripts, runs with
  * their retrieval snippets, events, SMS, email), webhook payloads, logs, Temporal history, SMS and email
- * replies, API responses. The knowledge tables are the one exception: they hold the business's own
+ * replies, API responses, and the console pages a support agent opens (inbox, handoff queue, conversations
+ * with their run panels, run panels and event streams). The knowledge tables are the one exception: they hold the business's own
  * documents as indexed (the passage is redacted when a run stores or sends it).
  */
 const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
@@ -81,6 +83,36 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
 /** The corpus values readable in clear in any string of `value`. */
 const leaks = (value: unknown) => [...new Set(stringsOf(value).flatMap((s) => valuesInClear(s)))];
 
+/**
+ * What a support agent reads on a console page: its text (tags stripped, entities decoded, so a value split
+ * by markup is whole again) and every attribute value (links, data attributes, form values).
+ */
+function pageStrings(page: string): string[] {
+  const $ = cheerio.load(page);
+  const attributes = $('*').toArray().flatMap((el) => Object.values((el as { attribs?: Record<string, string> }).attribs ?? {}));
+  return [$.root().text(), ...attributes];
+}
+
+/** A signed-in console session (the sign-in form with the account's secret key) that GETs console pages through the app. */
+async function consoleSession(apiKey: string) {
+  const base = ctx.stack.baseUrl;
+  const signIn = await fetch(`${base}/console/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: new URLSearchParams({ secret_key: apiKey }).toString(),
+  });
+  assert.equal(signIn.status, 303, await signIn.text());
+  const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('converse_console='))?.split(';')[0];
+  assert.ok(cookie, 'a console session cookie');
+  return async (pathname: string) => {
+    const res = await fetch(`${base}${pathname}`, { redirect: 'manual', headers: { cookie } });
+    const text = await res.text();
+    assert.equal(res.status, 200, `${pathname}: ${text.slice(0, 500)}`);
+    return text;
+  };
+}
+
 const CARD_PASSAGE = 'Test orders are paid with the card on file 4242.4242.4242.4242 and refunds for test orders go to IBAN de89-3704-0044-0532-0130-00.';
 const API_ANSWER = 'The backup card for test orders is 5555\u00a05555\u200b5555\u00a04444 (valid until 12/27).';
 const QUESTION = 'Which card is on file for test orders, and where do refunds for test orders go?';
@@ -101,7 +133,7 @@ function corpusMessages(): string[] {
 }
 
 describe('redaction at every sink (M4)', () => {
-  it('lets no card, IBAN or national id of the corpus reach a stored transcript, a run record, an event, a webhook, metadata, a log line, the Temporal history, an SMS or an email', async () => {
+  it('lets no card, IBAN or national id of the corpus reach a stored transcript, a run record, an event, a webhook, metadata, a log line, the Temporal history, a console page, an SMS or an email', async () => {
     const api = await startReceiver((req) => {
       const body = JSON.parse(req.rawBody.toString() || '{}');
       if (body.probe) return { status: 200, body: { results: [] } };
@@ -204,6 +236,46 @@ describe('redaction at every sink (M4)', () => {
         note(`Temporal history of ${wf.type}`, JSON.parse(JSON.stringify(history, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v))));
       }
       assert.ok(histories >= 3, 'the runs\' histories were read');
+
+      // Console pages a support agent opens for these conversations, fetched through the app with a signed-in
+      // session: the inbox, the handoff queue, each conversation (transcript, run panels with retrieval
+      // snippets, tool calls, handoff summary), and each run's panel and event stream.
+      const consolePage = await consoleSession(f.apiKey);
+      const pages = new Map<string, string>();
+      const open = async (pathname: string) => {
+        const page = await consolePage(pathname);
+        pages.set(pathname, page);
+        note(`console page ${pathname}`, pageStrings(page));
+        return page;
+      };
+      const conversations = (await f.call('GET', '/v1/conversations?limit=100')).body.data as { id: string; status: string }[];
+      assert.ok(conversations.length >= 6, JSON.stringify(conversations));
+      const inbox = await open('/console/inbox');
+      for (const c of conversations) assert.ok(inbox.includes(c.id), `the inbox lists ${c.id}`);
+      const handedOff = conversations.filter((c) => c.status === 'handed_off');
+      assert.ok(handedOff.length > 0, 'a conversation was handed off (the handoff queue has something to show)');
+      const queue = await open('/console/inbox?status=handed_off');
+      for (const c of handedOff) assert.ok(queue.includes(c.id), `the handoff queue lists ${c.id}`);
+      for (const channel of ['chat', 'sms', 'email']) await open(`/console/inbox?channel=${channel}`);
+      for (const c of conversations) await open(`/console/inbox/${c.id}`);
+      for (const c of handedOff) assert.match(pages.get(`/console/inbox/${c.id}`)!, /class="handoff-box"/, `the handoff summary of ${c.id} is on its page`);
+      const runIds = (await sql<{ id: string }>`select id from runs`.execute(db)).rows.map((r) => r.id);
+      assert.ok(runIds.length >= 6, 'runs to open');
+      for (const id of runIds) {
+        await open(`/console/runs/${id}/panel`);
+        const run = (await f.call('GET', `/v1/runs/${id}`)).body as { status: string };
+        // The event stream ends at run.completed; a run still waiting would keep it open.
+        if (!['queued', 'in_progress', 'requires_action'].includes(run.status)) note(`console run events ${id}`, await consolePage(`/console/runs/${id}/events`));
+      }
+      // The pages show the placeholders where the values were (so nothing passes for want of content).
+      const chatPage = pages.get(`/console/inbox/${chat}`)!;
+      assert.match(chatPage, /\[card ••••4242\]/, 'the card passage\'s snippet, redacted, on the conversation page');
+      assert.match(chatPage, /\[card ••••4444\]/, 'the api source\'s answer, redacted, on the conversation page');
+      assert.match(chatPage, /\[redacted iban\]/, 'the IBAN, redacted, on the conversation page');
+      assert.match(pages.get(`/console/runs/${answered.run.id}/panel`)!, /\[card ••••4242\]/, 'the run panel\'s snippets, redacted');
+      const toolPage = pages.get(`/console/runs/${lookedUp.run.id}/panel`)!;
+      assert.match(toolPage, /card_declined/, 'the failed tool call is on its run panel');
+      assert.match(toolPage, /\[card ••••1111\]/, 'its error message, redacted');
       assert.deepEqual(found, {});
     } finally {
       await api.close();
