@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
 import { html } from './html';
 import { csrfField, statusBadge, timeAgo } from './views/layout';
+import { SCORE_LEGEND, scorePercent } from './views/run.view';
 import { scopeOf } from '../domain/principal';
 
 const BaseSchema = z.object({ name: z.string().trim().min(1).max(200), description: z.string().trim().max(2000).optional() });
@@ -131,7 +132,7 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       <h2>Try a query</h2>
       <form method="get" class="row query"><input name="q" value="${q.q ?? ''}" placeholder="A question a customer would ask" class="grow"><button class="button">Search</button></form>
       ${queryError ? html`<p class="error-banner">${queryError}</p>` : ''}
-      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b> ${r.url ? html`<a class="muted" href="${r.url}" target="_blank" rel="noopener noreferrer">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`,
+      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${scorePercent(r.score)}</span> <b>${r.title}</b> ${r.url ? html`<a class="muted" href="${r.url}" target="_blank" rel="noopener noreferrer">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol><p class="hint legend">${SCORE_LEGEND}</p>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`,
     });
   }));
 

@@ -60,27 +60,41 @@ export function calibrate(bm25: number, sumIdf: number): number {
   return x > 0 ? logistic(CALIBRATION_A * x + CALIBRATION_C) : 0;
 }
 
-/**
- * Hybrid fusion and calibration in one: a logistic model of P(relevant | x, cos) over the normalised
- * lexical score x (its real BM25 also for a passage only the dense side proposed) and the cosine of the
- * query and passage vectors, fitted on judged SciFact pairs (bench/fit-fusion.ts, docs/decisions.md).
- * Ranking by it is a convex combination of the two normalised scores (weights FUSION_LEXICAL and
- * FUSION_DENSE); the logistic turns that into the same [0, 1] scale `min_score` uses.
- */
-export const FUSION_LEXICAL = 8.87;
-export const FUSION_DENSE = 73.14;
-export const FUSION_BIAS = -68.49;
+/** One hybrid candidate as the fusion reads it: normalised BM25 (lexicalX) and the cosine with the query. */
+export interface FusionInput {
+  x: number;
+  cos: number;
+}
 
-/** The fused score's weights; cosine scales differ between models, so another model needs its own fit. */
-export interface FusionWeights {
-  lexical: number;
-  dense: number;
+/** A logistic model over FUSION_FEATURES: score = σ(bias + Σ weights[i] · feature[i]). */
+export interface FusionModel {
+  weights: readonly number[];
   bias: number;
 }
-export const DEFAULT_FUSION: FusionWeights = { lexical: FUSION_LEXICAL, dense: FUSION_DENSE, bias: FUSION_BIAS };
 
-export function calibrateFused(x: number, cos: number, w: FusionWeights = DEFAULT_FUSION): number {
-  return logistic(w.lexical * x + w.dense * cos + w.bias);
+/** PLACEHOLDER: replaced by the fitted model below. */
+export const FUSION_FEATURES = ['cos', 'x', 'cos_margin'] as const;
+
+export const DEFAULT_FUSION: FusionModel = { weights: [73.14, 8.87, 0], bias: -68.49 };
+
+/** The features of every candidate, each read against the whole candidate set (FUSION_FEATURES order). */
+export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
+  let best = -Infinity;
+  let second = -Infinity;
+  for (const c of cands) {
+    if (c.cos > best) [second, best] = [best, c.cos];
+    else if (c.cos > second) second = c.cos;
+  }
+  return cands.map((c) => {
+    const next = c.cos === best ? second : best;
+    const margin = Number.isFinite(next) ? Math.max(-0.1, Math.min(0.1, c.cos - next)) : 0.1;
+    return [c.cos, c.x, margin];
+  });
+}
+
+/** The fused, calibrated score of every candidate: P(this passage answers the question). */
+export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION): number[] {
+  return fusionFeatures(cands).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
 }
 
 /** Dot product (the cosine of two unit vectors). */
