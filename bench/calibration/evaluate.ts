@@ -6,14 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { FUSION_FEATURES, fusionFeatures, type FusionModel } from '../../src/knowledge/index/scoring';
+import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, type FusionModel } from '../../src/knowledge/index/scoring';
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
 
 /** The default confidence_floor the rates are read at. */
 export const FLOOR = 0.5;
 /** Candidates per question the fit reads: the top of each side (where the answer-or-handoff decision lies). */
-const FIT_DEPTH = 10;
+const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 10);
 const L2 = Number(process.env.BENCH_L2 ?? 0.001);
 
 type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
@@ -242,6 +242,15 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     return f;
   });
   const all = fitSets(sets, featurize);
+  // The lexical-only score (CALIBRATION_A, CALIBRATION_C): P(relevant | x) over the lexical side's top 10.
+  const lx: number[][] = [], ly: number[] = [], lw: number[] = [];
+  for (const s of sets) {
+    for (const q of s.queries) {
+      const lex = q.cands.filter((c) => c.lexical && c.x > 0).sort((a, b) => b.x - a.x).slice(0, FIT_DEPTH);
+      for (const c of lex) { lx.push([c.x]); ly.push(relevant(q, c.doc) ? 1 : 0); lw.push(1 / s.queries.length / lex.length); }
+    }
+  }
+  const lexical = fitLogistic(lx, ly, lw);
   const hc = rows.find((r) => r.set === 'help_centre');
   const faq = rows.find((r) => r.set === 'faq');
   const tools = await toolRouting();
@@ -256,6 +265,8 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     floor: FLOOR,
     sets: rows.map((r) => r.set),
     fit_all_sets: { features: FUSION_FEATURES, weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3) },
+    shipped: { weights: DEFAULT_FUSION.weights, bias: DEFAULT_FUSION.bias },
+    lexical_only_fit: { CALIBRATION_A: round(lexical.weights[0]!, 3), CALIBRATION_C: round(lexical.bias, 3) },
   });
   return lines;
 }
