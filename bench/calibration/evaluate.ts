@@ -225,9 +225,10 @@ export function figures(s: CollectedSet, model: FusionModel, featurize: Featuriz
 async function toolRouting(): Promise<{ tool_precision: number; tool_recall: number } | undefined> {
   const file = path.resolve(__dirname, '../tool-routing.ts');
   if (!fs.existsSync(file)) return undefined;
-  const mod = (await import(file)) as Record<string, unknown>;
-  const fn = Object.values(mod).find((v): v is () => Promise<{ tool_precision: number; tool_recall: number }> => typeof v === 'function');
-  if (!fn) return undefined;
+  type Measure = () => Promise<{ tool_precision: number; tool_recall: number }>;
+  const mod = (await import(file)) as { measureToolRouting?: Measure; default?: Measure };
+  const fn = mod.measureToolRouting ?? mod.default;
+  if (typeof fn !== 'function') return undefined;
   const r = await fn();
   return { tool_precision: r.tool_precision, tool_recall: r.tool_recall };
 }
@@ -242,15 +243,25 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     return f;
   });
   const all = fitSets(sets, featurize);
-  // The lexical-only score (CALIBRATION_A, CALIBRATION_C): P(relevant | x) over the lexical side's top 10.
-  const lx: number[][] = [], ly: number[] = [], lw: number[] = [];
+  // The lexical-only scores over the lexical side's top 10: LEXICAL_MODEL (x read against the other hits,
+  // as lexicalScores computes them) and, for a passage alone, CALIBRATION_A/C (x only).
+  const lx: number[][] = [], l1: number[][] = [], ly: number[] = [], lw: number[] = [];
   for (const s of sets) {
     for (const q of s.queries) {
-      const lex = q.cands.filter((c) => c.lexical && c.x > 0).sort((a, b) => b.x - a.x).slice(0, FIT_DEPTH);
-      for (const c of lex) { lx.push([c.x]); ly.push(relevant(q, c.doc) ? 1 : 0); lw.push(1 / s.queries.length / lex.length); }
+      const lex = q.cands.filter((c) => c.lexical && c.x > 0).sort((a, b) => b.x - a.x);
+      const sorted = lex.map((c) => c.x);
+      const background = Array.from({ length: 9 }, (_, i) => sorted[i + 1] ?? 0).reduce((a, b) => a + b, 0) / 9;
+      for (const c of lex.slice(0, FIT_DEPTH)) {
+        const next = c.x === sorted[0] ? (sorted[1] ?? 0) : sorted[0]!;
+        lx.push([c.x, Math.max(-0.5, Math.min(0.5, c.x - next)), c.x - background]);
+        l1.push([c.x]);
+        ly.push(relevant(q, c.doc) ? 1 : 0);
+        lw.push(1 / s.queries.length / Math.min(FIT_DEPTH, lex.length));
+      }
     }
   }
   const lexical = fitLogistic(lx, ly, lw);
+  const lexicalAlone = fitLogistic(l1, ly, lw);
   const hc = rows.find((r) => r.set === 'help_centre');
   const faq = rows.find((r) => r.set === 'faq');
   const tools = await toolRouting();
@@ -266,7 +277,10 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     sets: rows.map((r) => r.set),
     fit_all_sets: { features: FUSION_FEATURES, weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3) },
     shipped: { weights: DEFAULT_FUSION.weights, bias: DEFAULT_FUSION.bias },
-    lexical_only_fit: { CALIBRATION_A: round(lexical.weights[0]!, 3), CALIBRATION_C: round(lexical.bias, 3) },
+    lexical_only_fit: {
+      LEXICAL_MODEL: { weights: lexical.weights.map((w) => round(w, 3)), bias: round(lexical.bias, 3) },
+      CALIBRATION_A: round(lexicalAlone.weights[0]!, 3), CALIBRATION_C: round(lexicalAlone.bias, 3),
+    },
   });
   return lines;
 }

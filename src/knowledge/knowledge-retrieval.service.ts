@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
@@ -75,6 +75,8 @@ export const TOP_K_MAX = 50;
 export const RETRIEVE_MAX = 100;
 /** Candidates each side proposes to the fusion (at least; more when topK is larger). */
 export const HYBRID_CANDIDATES = 50;
+/** Hits the lexical-only score reads each one against (its background: hits 2–10). */
+export const LEXICAL_CONTEXT = 10;
 /**
  * Default of EMBEDDINGS_SCAN_MAX: the dense side scans the scope's vectors exactly (sign-bit Hamming scan,
  * then exact cosine of the nearest) when the scope holds at most this many embedded passages; above it,
@@ -188,8 +190,9 @@ export class KnowledgeRetrievalService {
     const embedded = scope.filter((s) => s.embedded_passages > 0);
     if (!embeddings || strategy === 'lexical' || embedded.length === 0) {
       if (strategy === 'semantic') return [];
-      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK, budget: POSTINGS_BUDGET, passageFilter });
-      return rows.map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK: Math.max(topK, LEXICAL_CONTEXT), budget: POSTINGS_BUDGET, passageFilter });
+      const scores = lexicalScores(rows.map((r) => lexicalX(r.s, r.sum_idf)));
+      return rows.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
     }
 
     const started = performance.now();
@@ -231,17 +234,19 @@ export class KnowledgeRetrievalService {
       const err = [q, lexVecs, den].find((r) => r.status === 'rejected') as PromiseRejectedResult;
       this.deps.log?.warn({ err: (err.reason as Error).message }, 'Dense retrieval failed; answering lexically');
       if (strategy === 'semantic') return [];
-      return lex.value.slice(0, topK).map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+      const scores = lexicalScores(lex.value.map((r) => lexicalX(r.s, r.sum_idf)));
+      return lex.value.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
     }
 
     const qv = q.value;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
     type Candidate = { sourceId: string; ordinal: number; x: number; cos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit };
     const candidates = new Map<string, Candidate>();
-    for (const h of lex.value) {
+    const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
+    for (const [i, h] of lex.value.entries()) {
       const cos = h.content_hash ? cosOf.get(`${h.source_id}:${h.content_hash.toString('hex')}`) : undefined;
       // A passage not embedded yet keeps its lexical score.
-      const score = cos === undefined ? calibrate(h.s, h.sum_idf) : 0;
+      const score = cos === undefined ? lexScores[i]! : 0;
       candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, x: lexicalX(h.s, h.sum_idf), cos, lexical: true, dense: false, score, hit: h });
     }
     const denseTop = den.value;

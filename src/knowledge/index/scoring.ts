@@ -58,6 +58,28 @@ export function lexicalX(bm25: number, sumIdf: number): number {
 
 const logistic = (z: number) => Math.round((1 / (1 + Math.exp(-z))) * 10_000) / 10_000;
 
+/**
+ * Lexical-only retrieval's score (EMBEDDINGS=off, or before a base's vectors exist): like the fused score,
+ * a logistic over x read against the query's other hits, fitted by the same bench on the lexical side's
+ * top 10 of the five sets: x, its margin over the best other hit (±0.5), and x over the mean x of hits
+ * 2–10 (absent hits count 0). A plain match in a small help centre stands out; in a large corpus it has
+ * look-alikes.
+ */
+export const LEXICAL_MODEL: FusionModel = { weights: [-0.589, 8.553, 6.285], bias: -1.926 };
+
+/** The lexical-only score of every hit of one query (features read against all of them). */
+export function lexicalScores(xs: readonly number[], model: FusionModel = LEXICAL_MODEL): number[] {
+  const sorted = [...xs].sort((a, b) => b - a);
+  const background = Array.from({ length: BACKGROUND_DEPTH - 1 }, (_, i) => sorted[i + 1] ?? 0).reduce((a, b) => a + b, 0) / (BACKGROUND_DEPTH - 1);
+  return xs.map((x) => {
+    if (!(x > 0)) return 0;
+    const next = x === sorted[0] ? (sorted[1] ?? 0) : sorted[0]!;
+    const f = [x, Math.max(-0.5, Math.min(0.5, x - next)), x - background];
+    return logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias));
+  });
+}
+
+/** A single passage's lexical score without the others (api-source results): σ(A·x + C). */
 export function calibrate(bm25: number, sumIdf: number): number {
   const x = lexicalX(bm25, sumIdf);
   return x > 0 ? logistic(CALIBRATION_A * x + CALIBRATION_C) : 0;
