@@ -160,7 +160,7 @@ export const EnvSchema = z.object({
    */
   EMBEDDINGS_FUSION: z
     .string()
-    .regex(/^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?)+\s*$/, 'numbers: one weight per fusion feature, then the bias')
+    .regex(/^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){4}\s*$/, 'five numbers: w_cos,w_x,w_margin,w_over_background,bias (the three-number format of before issue 23 is not read)')
     .optional(),
   EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
   /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
