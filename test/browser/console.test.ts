@@ -108,7 +108,7 @@ describe('console', () => {
       await visit(page, '/console/agents/new', 'agent-new');
       await page.fill('input[name=name]', 'Helpdesk');
       await page.check(`input[name=kb][value=${kb.id}]`);
-      await page.fill('input[name=confidence_floor]', '0.02');
+      await page.fill('input[name=confidence_floor]', '0.5');
       await page.click('[data-add-tool]');
       await page.fill('input[name="tools.0.name"]', 'lookup_order');
       await page.fill('input[name="tools.0.description"]', 'Look up the status of an order by its order number');
@@ -176,6 +176,10 @@ describe('console', () => {
       await page.click('button:text("Search")');
       await page.waitForSelector('.passages li .score');
       assert.match(await page.textContent('.passages') ?? '', /60 days/);
+      // Scores read as percentages, with the legend saying what they mean.
+      assert.match(await page.textContent('.passages li .score') ?? '', /^(<1|\d{1,3}) %$/);
+      assert.match(await page.textContent('.legend') ?? '', /chance that the passage answers the question/);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'knowledge-query.png'), fullPage: true });
     } finally {
       await site.close();
     }

@@ -2,6 +2,7 @@ import type { KnowledgeBaseObject, KnowledgeQueryResultObject } from '../../know
 import type { KnowledgeSourceObject } from '../../knowledge/knowledge-source.schemas';
 import { externalLink, html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
+import { SCORE_LEGEND, scorePercent } from './run.view';
 
 const sourceLabel = (s: KnowledgeSourceObject) => s.url ?? (s.type === 'record' ? `${s.record_count ?? 0} records` : s.file_id ?? s.type);
 
@@ -55,5 +56,5 @@ export function knowledgeBasePage({ base, sources, csrf, q, queryError, results,
       <h2>Try a query</h2>
       <form method="get" class="row query"><input name="q" value="${q.q ?? ''}" placeholder="A question a customer would ask" class="grow"><button class="button">Search</button></form>
       ${queryError ? html`<p class="error-banner">${queryError}</p>` : ''}
-      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b> ${r.url ? externalLink(r.url) : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`;
+      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${scorePercent(r.score)}</span> <b>${r.title}</b> ${r.url ? externalLink(r.url) : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol><p class="hint legend">${SCORE_LEGEND}</p>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`;
 }

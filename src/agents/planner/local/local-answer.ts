@@ -1,9 +1,9 @@
 import type { PlannerPassage } from '../port';
 import { contentTerms, endSentence, splitSentences, termMatch, truncate } from '../../../platform/text';
 import {
-  COVERAGE_CONFIDENCE_FLOOR,
   CROSS_LINGUAL_FACTOR,
   FRAGMENT_SHAPE,
+  FULL_COVERAGE,
   JOIN_MIN_GAIN,
   JOIN_MIN_SHARE,
   JOIN_NEIGHBOUR_SHARE,
@@ -26,7 +26,7 @@ export interface GroundedAnswer {
   coverage: number;
   /** Max calibrated score among the cited passages. */
   retrieval: number;
-  /** retrieval × (0.25 + 0.75 × coverage): never above what retrieval supports; see composeAnswer. */
+  /** The cited passage's calibrated score (P(it answers)), discounted below half coverage; see composeAnswer. */
   confidence: number;
 }
 
@@ -69,9 +69,11 @@ interface Candidate {
  * fragments are discounted. The best sentence leads; others join when they cover terms the answer lacks,
  * or continue a chosen sentence, while the character budget allows.
  *
- * Confidence = max score of the cited passages × (0.25 + 0.75 × coverage). It never exceeds retrieval's own
- * calibrated estimate, and falls when part of the question is left unanswered. Null when no sentence
- * covers at least MIN_COVERAGE of the question.
+ * Confidence = the max calibrated score of the cited passages, which is already P(the passage answers the
+ * question) (docs/decisions.md "Calibrated score"), discounted in proportion only when the chosen
+ * sentences cover less than FULL_COVERAGE of the question's words (a short paraphrase such as "what's your
+ * return window" keeps its score; a question half about something the passage never mentions does not).
+ * Null when no sentence covers at least MIN_COVERAGE of the question.
  */
 export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null {
   const qTerms = [...new Set(contentTerms(input.question))];
@@ -134,7 +136,7 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
   const coverage = covered.reduce((a, m, i) => a + m * weights[i]!, 0) / totalWeight;
   const cited = input.passages.filter((p) => citations.includes(p.ref));
   const retrieval = Math.max(...cited.map((p) => (Number.isFinite(p.score) ? Math.min(1, Math.max(0, p.score)) : 0)));
-  const confidence = round3(retrieval * (COVERAGE_CONFIDENCE_FLOOR + (1 - COVERAGE_CONFIDENCE_FLOOR) * coverage));
+  const confidence = round3(retrieval * Math.min(1, coverage / FULL_COVERAGE));
   return { content, citations, coverage: round3(coverage), retrieval, confidence };
 }
 

@@ -84,8 +84,8 @@ export const JOIN_MIN_SHARE = 0.4;
 export const JOIN_MIN_GAIN = 0.15;
 /** …or continues a chosen sentence while covering at least this share of what the best one covers. */
 export const JOIN_NEIGHBOUR_SHARE = 0.5;
-/** Answer confidence = retrieval × (FLOOR + (1 − FLOOR) × coverage): a relevant passage is worth something even when it answers part. */
-export const COVERAGE_CONFIDENCE_FLOOR = 0.25;
+/** From this coverage of the question up, the answer's confidence is its passage's calibrated score, undiscounted (below it, scaled down linearly): a short paraphrase covers few words yet is answered. */
+export const FULL_COVERAGE = 0.5;
 
 // ── Cross-lingual answers ───────────────────────────────────────────────────────────────────────────────
 
