@@ -81,4 +81,45 @@ export default tseslint.config(
     ...tsFiles,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [httpBuildingBlocks] }] },
   },
+  // The planner by role: the rest of the service sees only its port and factory; the local planner never
+  // reaches a remote provider (remote providers may reuse local pieces, not the reverse).
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/agents/planner/**'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/agents/planner/local/*', '**/agents/planner/remote/*', '**/agents/planner/local', '**/agents/planner/remote'], message: 'Use the planner through agents/planner/port (types) and agents/planner/factory.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/agents/planner/local/**/*.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../remote', '../remote/*'], message: 'The local planner does not depend on remote providers.' }] }],
+    },
+  },
+  // A routes file is imported only by the app's route list (src/app, and the composition in src/app/create-app.ts):
+  // routes files share helpers through a module of their area (the console's console-page.ts), never through
+  // another routes file, so no import circle forms around one. knowledge.routes.ts still mounts files.routes.ts.
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['src/app/**', 'src/knowledge/knowledge.routes.ts'],
+    ...tsFiles,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['ImportDeclaration', 'ImportExpression', 'ExportNamedDeclaration', 'ExportAllDeclaration'].map((node) => ({
+          selector: `${node}[source.value=/\\.routes$/]`,
+          message: 'Only the app\'s route list (src/app/routes.ts) imports a routes file; share helpers through a module of the area.',
+        })),
+      ],
+    },
+  },
 );

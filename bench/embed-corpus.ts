@@ -14,8 +14,9 @@ import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client
 import { startEmbeddingsServer } from '../src/knowledge/index/embeddings-server';
 import { freePort } from '../src/platform/free-port';
 import { EmbeddingsCache } from './embeddings-cache';
+import { benchDataDir } from './support';
 
-const DATA = path.resolve(__dirname, '../../shared/data/scifact');
+const DATA = benchDataDir('scifact');
 type Doc = { _id: string; title: string; text: string };
 
 /**

@@ -80,8 +80,11 @@ export class EmbeddingsCache {
   }
 }
 
-/** An OpenAI-compatible embeddings endpoint on a loopback port answering from `cache`, misses from `upstream`. */
-export async function serveCachedEmbeddings(cache: EmbeddingsCache, upstream: EmbeddingsPort) {
+/**
+ * An OpenAI-compatible embeddings endpoint on a loopback port answering from `cache`, misses from `upstream`;
+ * queries too with `cacheQueries` (the calibration bench, which measures scores, not latency).
+ */
+export async function serveCachedEmbeddings(cache: EmbeddingsCache, upstream: EmbeddingsPort, opts: { cacheQueries?: boolean } = {}) {
   let queue = Promise.resolve();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -93,8 +96,8 @@ export async function serveCachedEmbeddings(cache: EmbeddingsCache, upstream: Em
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string | string[]; input_type?: string };
           const texts = Array.isArray(body.input) ? body.input : [body.input];
           const kind: EmbeddingKind = body.input_type === 'query' ? 'query' : 'passage';
-          // Queries always reach the model: their embedding is part of the latency measured.
-          const vecs = kind === 'query' ? await upstream.embed({ texts, kind }) : await cache.embed(upstream, kind, texts);
+          // Queries reach the model (their embedding is part of the latency measured) unless `cacheQueries`.
+          const vecs = kind === 'query' && !opts.cacheQueries ? await upstream.embed({ texts, kind }) : await cache.embed(upstream, kind, texts);
           const out = JSON.stringify({
             object: 'list',
             model: upstream.model,

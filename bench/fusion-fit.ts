@@ -1,4 +1,7 @@
 /**
+ * (Superseded for the shipped score by `npm run bench:calibration`, bench/calibration/: the fused score is
+ * now a logistic over four features fitted across five sets. This SciFact-only study of the ranking weight
+ * is kept for BENCH_FIT=1 in the retrieval bench; its FUSION_* output is not the current model's format.)
  * Tuning the hybrid fusion on SciFact (BENCH_FIT=1 in the retrieval bench): for every test query, the
  * candidates of both sides (lexical top 100 with their normalised BM25 x; dense top 100 by exact cosine),
  * labelled by the qrels. Then (1) the ranking weight w of `x + w·cos` that maximises nDCG@10, with 2-fold

@@ -27,9 +27,9 @@ import { createDevServerEnv } from '../test/support/temporal';
 import { judgedDocIds, scifactPassageTexts } from './embed-corpus';
 import { EmbeddingsCache, serveCachedEmbeddings } from './embeddings-cache';
 import { collectCandidates, fitFusion, ndcgAt10, withExactLexical } from './fusion-fit';
-import { machineInfo, percentile, round } from './support';
+import { benchDataDir, machineInfo, percentile, round } from './support';
 
-const DATA = path.resolve(__dirname, '../../shared/data/scifact');
+const DATA = benchDataDir('scifact');
 const RECORDS_PER_SOURCE = 1000;
 const TARGET_PASSAGES = Number(process.env.BENCH_PASSAGES ?? 100_000);
 const EMBEDDINGS = process.env.BENCH_EMBEDDINGS !== 'off';

@@ -120,6 +120,8 @@ async function main() {
     console.log(
       JSON.stringify({
         bench: 'runs',
+        // Postgres round trips per chat run (API post and wait, and every step), from the unloaded runs' profile.
+        db_round_trips_per_run: profile.db_round_trips_per_run,
         unloaded,
         loaded,
         baseline,

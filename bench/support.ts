@@ -67,3 +67,9 @@ export async function startBenchStack(opts: { label: string; config: Config; bef
     },
   };
 }
+
+/**
+ * The shared dev data sets (BEIR format), beside the repository by default; BENCH_DATA points elsewhere
+ * (a git worktree, say, whose parent folder is not the repository's).
+ */
+export const benchDataDir = (set: string) => path.resolve(process.env.BENCH_DATA ?? path.resolve(__dirname, '../../shared/data'), set);

@@ -71,12 +71,17 @@ async function main() {
   }
 
   const base = config.http.publicBaseUrl;
+  // A one-time sign-in link for this start (opens nothing by itself: whoever holds it signs in, once).
+  const signInLink = config.console.devSignIn
+    ? `${base}/console/sign-in/${(await runtime.services.consoleSessions.createSignInLink({ secret: dev.apiKey })).token}`
+    : undefined;
   const lines = [
     '',
     'Converse is running',
     `  API          ${base}/v1`,
     `  API docs     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Console      ${base}/console`,
+    ...(signInLink ? [`  Sign in      ${signInLink}   (one-time link, valid 1 h: signs a browser in to the development account)`] : []),
     `  Temporal UI  ${temporalUi}`,
     `  Retrieval    ${config.embeddings.enabled ? `hybrid (embeddings: ${config.embeddings.model} at ${config.embeddings.url})` : 'lexical (EMBEDDINGS=off)'}`,
     `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,

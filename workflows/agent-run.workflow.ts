@@ -19,6 +19,18 @@ const MAX_PLANNER_STEPS = 4;
 /** A run queued behind another one re-checks this often even without the signal. */
 const QUEUED_RECHECK = '1 minute';
 
+type StartRunResult = Awaited<ReturnType<RunActivities['startRun']>>;
+/** startRun's answer as histories recorded before it spoke SPEC's run statuses hold it (they must keep replaying). */
+type RecordedStartRunResult = { state: 'ready' | 'blocked' | 'guarded' } | { state: 'finished'; status: 'completed' | 'failed' | 'expired' };
+
+/** startRun's answer in SPEC's statuses, whichever shape the history recorded. */
+function startedAs(result: StartRunResult | RecordedStartRunResult): StartRunResult {
+  if (!('state' in result)) return result;
+  if (result.state === 'finished') return { status: result.status };
+  if (result.state === 'blocked') return { status: 'queued' };
+  return result.state === 'guarded' ? { status: 'in_progress', decided: true } : { status: 'in_progress' };
+}
+
 function failureOf(err: unknown): { code: string; message: string } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure && cause.type && cause.type !== 'Error') return { code: cause.type, message: cause.message };
@@ -55,12 +67,15 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
 
   try {
     for (;;) {
-      const started = await steps.startRun({ runId });
-      if (started.state === 'finished') return { status: started.status };
-      if (started.state === 'guarded') return await finish();
-      if (started.state === 'ready') break;
-      previousFinished = false;
-      await condition(() => previousFinished, QUEUED_RECHECK);
+      const started = startedAs(await steps.startRun({ runId }));
+      if (started.status === 'queued') {
+        previousFinished = false;
+        await condition(() => previousFinished, QUEUED_RECHECK);
+        continue;
+      }
+      if (started.status !== 'in_progress') return { status: started.status };
+      if (started.decided) return await finish();
+      break;
     }
 
     await steps.retrieveKnowledge({ runId });

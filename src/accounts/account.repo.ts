@@ -7,7 +7,7 @@ import type { DB } from '../db/schema';
 type Db = Kysely<DB> | Transaction<DB>;
 
 export class AccountRepo {
-  async insertAccount(db: Db, row: { id: string; name: string; signing_secret: string }) {
+  async insertAccount(db: Db, row: { id: string; name: string; signing_secret: string; test_signing_secret: string }) {
     return db.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
@@ -15,23 +15,38 @@ export class AccountRepo {
     return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async getSigningSecrets(db: Db, id: string) {
-    return db
-      .selectFrom('accounts')
-      .select(['signing_secret', 'previous_signing_secret', 'previous_signing_secret_expires_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+  /** The signing secret of one mode (live: the `signing_secret` columns; test: `test_signing_secret`), and its rotation. */
+  async getSigningSecrets(db: Db, id: string, livemode: boolean) {
+    const q = db.selectFrom('accounts').where('id', '=', id);
+    return livemode
+      ? q.select(['signing_secret', 'previous_signing_secret', 'previous_signing_secret_expires_at']).executeTakeFirst()
+      : q
+          .select([
+            'test_signing_secret as signing_secret',
+            'test_previous_signing_secret as previous_signing_secret',
+            'test_previous_signing_secret_expires_at as previous_signing_secret_expires_at',
+          ])
+          .executeTakeFirst();
   }
 
-  /** New current secret; the old one keeps signing until `previousExpiresAt` (none when null). */
-  async rotateSigningSecret(db: Db, id: string, secret: string, previousExpiresAt: Date | null) {
+  /** New current secret of one mode; the old one keeps signing until `previousExpiresAt` (none when null). */
+  async rotateSigningSecret(db: Db, input: { id: string; livemode: boolean; secret: string; previousExpiresAt: Date | null }) {
+    const { id, secret, previousExpiresAt } = input;
     return db
       .updateTable('accounts')
-      .set((eb) => ({
-        signing_secret: secret,
-        previous_signing_secret: previousExpiresAt ? eb.ref('signing_secret') : null,
-        previous_signing_secret_expires_at: previousExpiresAt,
-      }))
+      .set((eb) =>
+        input.livemode
+          ? {
+              signing_secret: secret,
+              previous_signing_secret: previousExpiresAt ? eb.ref('signing_secret') : null,
+              previous_signing_secret_expires_at: previousExpiresAt,
+            }
+          : {
+              test_signing_secret: secret,
+              test_previous_signing_secret: previousExpiresAt ? eb.ref('test_signing_secret') : null,
+              test_previous_signing_secret_expires_at: previousExpiresAt,
+            },
+      )
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
@@ -57,18 +72,17 @@ export class AccountRepo {
       .executeTakeFirst();
   }
 
-  async listApiKeys(db: Db, accountId: string) {
-    return db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+  /** The account's keys, of one mode when `mode` is given. */
+  async listApiKeys(db: Db, accountId: string, mode?: 'test' | 'live') {
+    let q = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);
+    if (mode) q = q.where('mode', '=', mode);
+    return q.orderBy('created_at').execute();
   }
 
-  async revokeApiKey(db: Db, accountId: string, id: string) {
-    return db
-      .updateTable('api_keys')
-      .set({ revoked_at: new Date() })
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+  async revokeApiKey(db: Db, input: { accountId: string; id: string; mode?: 'test' | 'live' }) {
+    let q = db.updateTable('api_keys').set({ revoked_at: new Date() }).where('account_id', '=', input.accountId).where('id', '=', input.id);
+    if (input.mode) q = q.where('mode', '=', input.mode);
+    return q.returningAll().executeTakeFirst();
   }
 
   /** Tells every process listening on API_KEY_REVOKED_CHANNEL (delivered when the transaction commits). */

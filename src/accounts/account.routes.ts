@@ -3,14 +3,18 @@ import { AccountSchema, toAccountObject } from './account.schemas';
 import { defineRoute } from '../http/route';
 import type { RouteDeps } from '../app/route-deps';
 import { RotateSecretBodySchema } from '../http/schemas';
+import { scopeOf } from '../domain/principal';
 
 export function registerAccountRoutes({ router, registry, services }: RouteDeps) {
   defineRoute(router, registry, { method: 'get', path: '/v1/account', summary: 'The account of the API key', tag: 'Account', response: AccountSchema },
-    async ({ principal }) => toAccountObject(await services.accounts.getAccount({ accountId: principal.accountId })));
+    async ({ principal }) => toAccountObject(await services.accounts.getAccount({ accountId: principal.accountId }), principal.mode));
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/account/rotate_signing_secret', tag: 'Account', body: RotateSecretBodySchema, response: AccountSchema,
-    summary: 'Replace the account signing secret; the old one keeps signing beside it for the grace period',
+    summary: "Replace the signing secret of the key's mode; the old one keeps signing beside it for the grace period",
   }, async ({ principal, body }) =>
-    toAccountObject(await services.accounts.rotateSigningSecret({ accountId: principal.accountId, gracePeriodSeconds: body.grace_period_seconds })));
+    toAccountObject(
+      await services.accounts.rotateSigningSecret({ ...scopeOf(principal), gracePeriodSeconds: body.grace_period_seconds }),
+      principal.mode,
+    ));
 }

@@ -8,7 +8,9 @@ export const AccountSchema = z
     id: z.string(),
     object: z.literal('account'),
     name: z.string(),
-    signing_secret: z.string().describe('Signs status callbacks and tool calls (same scheme as webhooks)'),
+    signing_secret: z
+      .string()
+      .describe("The secret of the key's mode (test and live have one each): signs that mode's status callbacks, tool calls and api-source queries (same scheme as webhooks)"),
     previous_signing_secret_expires_at: z
       .string()
       .nullable()
@@ -19,12 +21,15 @@ export const AccountSchema = z
 
 export type AccountObject = z.infer<typeof AccountSchema>;
 
-export const toAccountObject = (a: Selectable<AccountTable>): AccountObject => ({
-  id: a.id,
-  object: 'account',
-  name: a.name,
-  signing_secret: a.signing_secret,
-  previous_signing_secret_expires_at:
-    a.previous_signing_secret_expires_at && a.previous_signing_secret_expires_at > new Date() ? a.previous_signing_secret_expires_at.toISOString() : null,
-  created_at: a.created_at.toISOString(),
-});
+/** The account as a key of one mode sees it: that mode's signing secret only. */
+export const toAccountObject = (a: Selectable<AccountTable>, mode: 'test' | 'live'): AccountObject => {
+  const expiresAt = mode === 'live' ? a.previous_signing_secret_expires_at : a.test_previous_signing_secret_expires_at;
+  return {
+    id: a.id,
+    object: 'account',
+    name: a.name,
+    signing_secret: mode === 'live' ? a.signing_secret : a.test_signing_secret,
+    previous_signing_secret_expires_at: expiresAt && expiresAt > new Date() ? expiresAt.toISOString() : null,
+    created_at: a.created_at.toISOString(),
+  };
+};

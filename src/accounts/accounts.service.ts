@@ -33,6 +33,7 @@ export class AccountsService {
       id: newId(IdPrefix.account),
       name: input.name,
       signing_secret: newSigningSecret(),
+      test_signing_secret: newSigningSecret(),
     });
   }
 
@@ -43,23 +44,25 @@ export class AccountsService {
   }
 
   /**
-   * The secrets that sign the account's tool calls, api-source queries and status callbacks: the current
-   * one, then the one it replaced while that is within its grace period (both sign meanwhile).
+   * The secrets that sign the account's tool calls, api-source queries and status callbacks in one mode
+   * (test and live have a secret each): the current one, then the one it replaced while that is within
+   * its grace period (both sign meanwhile).
    */
-  async getSigningSecret(input: { accountId: string }): Promise<string[]> {
-    const row = await this.repo.getSigningSecrets(this.deps.db, input.accountId);
+  async getSigningSecret(input: { accountId: string; livemode: boolean }): Promise<string[]> {
+    const row = await this.repo.getSigningSecrets(this.deps.db, input.accountId, input.livemode);
     if (!row) throw notFound('account', input.accountId);
     return activeSigningSecrets(row);
   }
 
   /**
-   * Replaces the account's signing secret. The old one keeps signing beside the new one for
-   * `gracePeriodSeconds` (0 to 24 h, default 24 h), so receivers can switch without dropping a call.
+   * Replaces the signing secret of one mode (the other mode's is untouched). The old one keeps signing
+   * beside the new one for `gracePeriodSeconds` (0 to 24 h, default 24 h), so receivers can switch
+   * without dropping a call.
    */
-  async rotateSigningSecret(input: { accountId: string; gracePeriodSeconds?: number }) {
+  async rotateSigningSecret(input: { accountId: string; livemode: boolean; gracePeriodSeconds?: number }) {
     const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
     const until = grace > 0 ? new Date(Date.now() + grace * 1000) : null;
-    const row = await this.repo.rotateSigningSecret(this.deps.db, input.accountId, newSigningSecret(), until);
+    const row = await this.repo.rotateSigningSecret(this.deps.db, { id: input.accountId, livemode: input.livemode, secret: newSigningSecret(), previousExpiresAt: until });
     if (!row) throw notFound('account', input.accountId);
     return row;
   }
@@ -82,14 +85,18 @@ export class AccountsService {
     return { key: row, secret };
   }
 
-  /** The account's keys (never their secrets: only the last four characters are kept in the clear). */
-  async listApiKeys(input: { accountId: string }) {
-    return this.repo.listApiKeys(this.deps.db, input.accountId);
+  /**
+   * The account's keys (never their secrets: only the last four characters are kept in the clear); with
+   * `mode`, only that mode's (a console session sees the keys of its own mode).
+   */
+  async listApiKeys(input: { accountId: string; mode?: 'test' | 'live' }) {
+    return this.repo.listApiKeys(this.deps.db, input.accountId, input.mode);
   }
 
-  async revokeApiKey(input: { accountId: string; keyId: string }) {
+  /** Revokes a key (with `mode`, only a key of that mode: another mode's is not found). */
+  async revokeApiKey(input: { accountId: string; keyId: string; mode?: 'test' | 'live' }) {
     const row = await this.deps.db.transaction().execute(async (trx) => {
-      const revoked = await this.repo.revokeApiKey(trx, input.accountId, input.keyId);
+      const revoked = await this.repo.revokeApiKey(trx, { accountId: input.accountId, id: input.keyId, mode: input.mode });
       if (revoked) await this.repo.notifyApiKeyRevoked(trx, revoked.id);
       return revoked;
     });

@@ -1,6 +1,12 @@
 import { z } from '../domain/api-schema';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
 
+/**
+ * Default `guardrails.confidence_floor`. Scores are calibrated probabilities (docs/decisions.md "Calibrated
+ * score"): below 0.5 the agent is less than 50 % sure the passage it quotes answers the question.
+ */
+export const DEFAULT_CONFIDENCE_FLOOR = 0.5;
+
 export const ChannelSchema = z.enum(CONVERSATION_CHANNELS);
 export type Channel = z.infer<typeof ChannelSchema>;
 
@@ -46,9 +52,10 @@ export const AgentConfigSchema = z.strictObject({
       restricted_topics: z.array(z.string().min(2).max(200)).max(100).default([]),
       /** What a restricted topic does: hand off to a human, or refuse politely and stay with the agent. */
       restricted_topic_action: z.enum(['handoff', 'refuse']).default('handoff'),
-      confidence_floor: z.number().min(0).max(1).default(0.35),
+      /** A probability: below it, the agent is less than this sure that the passage it quotes answers. */
+      confidence_floor: z.number().min(0).max(1).default(DEFAULT_CONFIDENCE_FLOOR),
     })
-    .default({ requires_approval: [], restricted_topics: [], restricted_topic_action: 'handoff', confidence_floor: 0.35 }),
+    .default({ requires_approval: [], restricted_topics: [], restricted_topic_action: 'handoff', confidence_floor: DEFAULT_CONFIDENCE_FLOOR }),
   handoff: z
     .strictObject({ default_queue: z.string().min(1).max(120).default('support'), on_low_confidence: z.boolean().default(true) })
     .default({ default_queue: 'support', on_low_confidence: true }),

@@ -25,7 +25,7 @@ export function buildAgentsCommandServices(input: { config: Config; db: Kysely<D
   const retrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs });
   const sources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
   const knowledgeBases = new KnowledgeBasesService({ db, sources, retrieval });
-  return { accounts, knowledgeBases, agents: new AgentsService({ db, knowledgeBases }) };
+  return { accounts, knowledgeBases, agents: new AgentsService({ db, knowledgeBases, allowPrivateNetwork }) };
 }
 
 export type AgentsCommandServices = ReturnType<typeof buildAgentsCommandServices>;

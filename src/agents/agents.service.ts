@@ -6,8 +6,9 @@ import { AppError, notFound } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
-import { validateToolSchema } from './guardrails/tool-arguments';
+import { validateToolSchema } from './guardrails/tool-argument-validation';
 import { AgentRepo } from './agent.repo';
+import { assertOutboundUrl } from '../platform/outbound-http';
 import { AgentConfigSchema, toAgentObject, type AgentConfig, type AgentConfigInput, type AgentObject } from './agent.schemas';
 
 /** A published version as a run uses it. */
@@ -33,7 +34,14 @@ export class AgentsService {
   /** Published versions never change: each is read from Postgres once per process (bounded). */
   private readonly versions = new Map<string, AgentVersion>();
 
-  constructor(private readonly deps: { db: Kysely<DB>; knowledgeBases: KnowledgeBasesService }) {}
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      knowledgeBases: KnowledgeBasesService;
+      /** Tool endpoints may point at private or loopback addresses (ALLOW_PRIVATE_NETWORK). */
+      allowPrivateNetwork: boolean;
+    },
+  ) {}
 
   /** Parses and checks a config: schema, tool schemas, approval names, knowledge bases of this account. */
   async validateConfig(input: Scope & { config: unknown }): Promise<AgentConfig> {
@@ -50,6 +58,9 @@ export class AgentsService {
       names.add(tool.name);
       const problem = validateToolSchema(tool.parameters);
       if (problem) throw configError(['tools', i, 'parameters'], problem);
+      // A live agent's tools are called over https only; test mode may use http. Private and loopback
+      // addresses only where the operator allows them. 422 url_not_allowed otherwise (as webhooks, sources).
+      assertOutboundUrl(tool.endpoint, { allowPrivate: this.deps.allowPrivateNetwork, requireHttps: input.livemode }, `tools.${i}.endpoint`);
     });
     config.guardrails.requires_approval.forEach((name, i) => {
       if (!names.has(name)) throw configError(['guardrails', 'requires_approval', i], `no tool named '${name}'`);

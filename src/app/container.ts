@@ -7,7 +7,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
 import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
-import { createPlanner } from '../agents/planner/planner-factory';
+import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../channels/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
@@ -17,7 +17,6 @@ import { EmailReplyChannel } from '../channels/email/email-reply-channel';
 import { EmailTrackingService } from '../channels/email/email-tracking.service';
 import { InboundEmailService } from '../channels/email/inbound-email.service';
 import { SmtpSender, type SmtpSenderPort } from '../channels/email/smtp-sender';
-import { RunFinisher } from '../runs/run-finisher';
 import { RunNotifier } from '../runs/run-notifier';
 import { RunStepsService } from '../runs/run-steps.service';
 import { RunsService } from '../runs/runs.service';
@@ -76,7 +75,7 @@ export function createServices(deps: ServiceDeps) {
     db, events, deliveries: webhookDeliveries, workflows, log: deps.log, options: config.webhookDispatch,
   });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
-  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases });
+  const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases, allowPrivateNetwork: config.network.allowPrivate });
   const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
@@ -101,7 +100,7 @@ export function createServices(deps: ServiceDeps) {
     emailReplies,
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
-  const runs = new RunsService({ db, conversations: conversationRepo, workflows, notifier: runNotifier });
+  const runs = new RunsService({ db, workflows, notifier: runNotifier });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
@@ -112,17 +111,16 @@ export function createServices(deps: ServiceDeps) {
   });
   const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });
   const emailAddresses = new EmailAddressesService({ db, agents });
-  const runFinisher = new RunFinisher({ db, agents, conversations: conversationRepo, events, workflows, notifier: runNotifier, channels: replyChannels });
   const runSteps = new RunStepsService({
     db,
     agents,
     accounts,
     knowledgeRetrieval: knowledge.knowledgeRetrieval,
-    conversations: conversationRepo,
-    finisher: runFinisher,
+    conversations,
     events,
+    workflows,
     notifier: runNotifier,
-    planner: createPlanner(config.planner),
+    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
   });

@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/env';
-import { registerConsoleRoutes } from '../console/console.routes';
 import { registerVoiceWebhookRoutes } from '../channels/voice/voice.routes';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
@@ -15,7 +14,7 @@ import { jsonBody, rejectNulInUrl } from '../http/middleware/json-body';
 import { clientAddressLimit, rateLimit } from '../http/middleware/rate-limit';
 import { requestId } from '../http/middleware/request-id';
 import { createOpenApiRegistry } from '../http/openapi';
-import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes } from './routes';
+import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from './routes';
 import { registerSystemRoutes, type ReadinessCheck } from '../http/system.routes';
 
 export interface AppDeps {

@@ -49,16 +49,6 @@ export const EXAMPLE_FAQ: KnowledgeRecordInput[] = [
   },
 ];
 
-/**
- * Calibrated retrieval scores of small knowledge bases are low (the calibration was fitted on a large
- * corpus), and the local planner's confidence is bounded by the best cited score. Measured on this help
- * center with the local planner: each FAQ topic asked plainly ("When will I get my refund?", "How do I
- * reset my password?", "What are your opening hours?", …) scores 0.021–0.94, loose matches ("Do you ship to
- * Canada?", "How long do refunds take?") 0.002–0.016, and questions it does not cover hand off with
- * no_supporting_source. 0.02 answers the former and hands the loose matches to a person.
- */
-export const EXAMPLE_CONFIDENCE_FLOOR = 0.02;
-
 export interface ExampleAgent {
   agentId: string;
   knowledgeBaseId: string;
@@ -90,7 +80,8 @@ export async function ensureExampleAgent(input: { services: Services; accountId:
       instructions: 'An example agent created by `npm start`: it answers from the example Acme help center and cites its sources. Edit or delete it freely.',
       knowledge_bases: [{ id: knowledgeBaseId }],
       retrieval_required: true,
-      guardrails: { confidence_floor: EXAMPLE_CONFIDENCE_FLOOR, restricted_topics: ['legal advice'] },
+      // The default confidence floor (0.5): scores are calibrated probabilities, on small bases too.
+      guardrails: { restricted_topics: ['legal advice'] },
       handoff: { default_queue: 'support', on_low_confidence: true },
     },
   });

@@ -8,8 +8,14 @@ import { registerMessageRoutes } from '../sms/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
-import type { Router } from 'express';
+import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
+import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
+import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
+import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
+import type { ConsoleDeps } from '../console/console-page';
+import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
+import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from './route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
@@ -38,9 +44,17 @@ export function registerApiRoutes(deps: RouteDeps): void {
  * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
  * OpenAPI document): a customer's phone following a short link, mail relays and mail clients. Each
  * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
- * function here (voice webhooks are mounted before the per-address limiter, in src/http/app.ts).
+ * function here (voice webhooks are mounted before the per-address limiter, in src/app/create-app.ts).
  */
 export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
   registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });
   registerEmailRoutes(router, deps);
+}
+
+/**
+ * The support team's console under /console: its frame (sign-in, session, CSRF, 404 and error pages, in
+ * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
+ */
+export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes]);
 }

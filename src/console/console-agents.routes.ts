@@ -3,10 +3,8 @@ import { z } from 'zod';
 import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
-import { html } from './html';
-import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, versionsPage } from './views/agents.view';
-import { runDetails } from './views/run.view';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, testChatRunPanel, versionsPage } from './views/agents.view';
 import { scopeOf, type Scope } from '../domain/principal';
 
 const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).max(4000), conversation_id: z.string().startsWith('cnv_').optional(), _csrf: z.string().optional() });
@@ -19,7 +17,11 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
 
   const bases = async (scope: Scope) => (await services.knowledgeBases.listBases({ ...scope, page: { limit: 100 } })).data.map((b) => ({ id: b.id, name: b.name }));
 
-  async function renderAgent(res: Parameters<typeof sendPage>[0], agentId: string, opts: { form?: AgentForm; errors?: FieldErrors; notice?: string; status?: number } = {}) {
+  async function renderAgent(
+    res: Parameters<typeof sendPage>[0],
+    agentId: string,
+    opts: { form?: AgentForm; errors?: FieldErrors; notice?: string; published?: boolean; status?: number } = {},
+  ) {
     const { session } = sessionOf(res);
     const { agent, draft, liveVersion } = await services.agents.getDraft({ ...scopeOf(session), agentId });
     const live = liveVersion ? (await services.agents.getVersion({ agentId, version: liveVersion })).config : undefined;
@@ -34,7 +36,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
     sendPage(res, {
       title: agent.name,
       active: 'agents',
-      notice: opts.notice,
+      // The published version named from the agent itself, never from the query.
+      notice: opts.published && liveVersion ? `Published: version ${liveVersion} is live.` : opts.notice,
       status: opts.status,
       body: agentPage({ agent, liveVersion, draftChanged: !live || canonical(live) !== canonical(draft), editor, csrf: session.csrfToken }),
     });
@@ -69,8 +72,7 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   }));
 
   router.get('/agents/:id', page(async (req, res) => {
-    const notice = req.query.saved ? 'Draft saved.' : typeof req.query.published === 'string' ? `Published: version ${req.query.published} is live.` : undefined;
-    await renderAgent(res, idOf(req), { notice });
+    await renderAgent(res, idOf(req), { notice: req.query.saved ? 'Draft saved.' : undefined, published: req.query.published !== undefined });
   }));
 
   router.post('/agents/:id', page(async (req, res) => {
@@ -117,7 +119,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
     const conversationId =
       body.conversation_id ??
       (await services.conversations.createConversation({ ...scopeOf(session), agent_id: idOf(req), test: true, metadata: { console_test: 'true' } })).id;
-    const message = await services.conversations.postMessage({ ...scopeOf(session), conversationId, role: 'customer', content: body.content, waitMs: 0 });
+    // Only into this agent's own test conversations: never a real customer's (an SMS would go out).
+    const message = await services.conversations.postMessage({ ...scopeOf(session), conversationId, testChatOfAgent: idOf(req), role: 'customer', content: body.content, waitMs: 0 });
     res.json({ conversation_id: conversationId, message_id: message.id, run_id: message.run?.id ?? null });
   }));
 
@@ -132,6 +135,6 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   router.get('/runs/:id/panel', page(async (req, res) => {
     const { session } = sessionOf(res);
     const run = await services.runs.getRun({ ...scopeOf(session), runId: idOf(req) });
-    res.type('html').send(html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`.value);
+    res.type('html').send(testChatRunPanel(run, ui).value);
   }));
 }

@@ -1,10 +1,8 @@
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { KnowledgeSourceObject } from '../knowledge/knowledge-source.schemas';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console.routes';
-import { html } from './html';
-import { csrfField, statusBadge, timeAgo } from './views/layout';
+import { idOf, page, principalOf, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { knowledgeBasePage, knowledgeBasesPage, sourceRow } from './views/knowledge.view';
 import { scopeOf } from '../domain/principal';
 
 const BaseSchema = z.object({ name: z.string().trim().min(1).max(200), description: z.string().trim().max(2000).optional() });
@@ -48,48 +46,35 @@ function parseRecords(text: string | undefined) {
   });
 }
 
-const sourceLabel = (s: KnowledgeSourceObject) => s.url ?? (s.type === 'record' ? `${s.record_count ?? 0} records` : s.file_id ?? s.type);
-
-function sourceRow(s: KnowledgeSourceObject, csrf: string) {
-  return html`<tr data-source-id="${s.id}" data-status="${s.status}"><td><span class="tag">${s.type}</span> ${sourceLabel(s)}<div class="muted mono">${s.id}</div>
-    ${Object.entries(s.metadata).map(([k, v]) => html`<span class="tag">${k}=${v}</span> `)}</td>
-    <td data-source-status>${statusBadge(s.status)}${s.status === 'indexing' ? html` <span class="spinner" aria-hidden="true"></span>` : ''}${s.error ? html`<div class="field-error">${s.error.code}: ${s.error.message}</div>` : ''}</td>
-    <td>${s.passage_count} passages${s.embedded_passages < s.passage_count && s.status === 'ready' ? html`<div class="muted">${s.embedded_passages} with vectors</div>` : ''}</td>
-    <td>${s.refresh}<div class="muted">synced ${timeAgo(s.last_synced_at)}</div></td>
-    <td><form method="post" action="/console/knowledge/${s.knowledge_base_id}/sources/${s.id}/reindex" class="inline">${csrfField(csrf)}<button class="link">Reindex</button></form>
-    <form method="post" action="/console/knowledge/${s.knowledge_base_id}/sources/${s.id}/delete" class="inline" data-confirm="Delete this source and its passages?">${csrfField(csrf)}<button class="link danger">Delete</button></form></td></tr>`;
-}
-
 /** Knowledge: bases, their sources (url, upload, records, api) with live status, and a query box. */
 export function registerConsoleKnowledgeRoutes(router: Router, { services, config }: ConsoleDeps) {
-  const principalOf = (res: Parameters<typeof sessionOf>[0]) => {
-    const { session } = sessionOf(res);
-    return { accountId: session.accountId, keyId: 'console', mode: session.mode };
-  };
-
-  router.get('/knowledge', page(async (_req, res) => {
+  async function basesPage(res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const bases = await services.knowledgeBases.listBases({ ...scopeOf(session), page: { limit: 100 } });
     sendPage(res, {
       title: 'Knowledge',
       active: 'knowledge',
-      body: html`<div class="page-head"><h1>Knowledge bases</h1></div>
-      ${bases.data.length ? html`<table class="list"><thead><tr><th>Name</th><th>Description</th><th>Created</th></tr></thead><tbody>
-      ${bases.data.map((b) => html`<tr><td><a href="/console/knowledge/${b.id}">${b.name}</a><div class="muted mono">${b.id}</div></td><td>${b.description ?? ''}</td><td>${timeAgo(b.created_at)}</td></tr>`)}</tbody></table>`
-        : html`<p class="empty">No knowledge bases yet. A knowledge base holds the pages, documents and records your agents answer from.</p>`}
-      <form method="post" action="/console/knowledge" class="card">${csrfField(session.csrfToken)}<h2>New knowledge base</h2>
-        <label>Name <input name="name" required></label><label>Description <input name="description"></label><button class="button primary">Create</button></form>`,
+      error: extra.error,
+      status: extra.status,
+      body: knowledgeBasesPage({ bases: bases.data, csrf: session.csrfToken }),
     });
-  }));
+  }
+
+  router.get('/knowledge', page(async (_req, res) => basesPage(res)));
 
   router.post('/knowledge', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const body = BaseSchema.parse(req.body);
+    const parsed = BaseSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return basesPage(res, { error: issue?.path[0] === 'name' ? 'Give the knowledge base a name (1 to 200 characters).' : (issue?.message ?? 'Check the form'), status: 422 });
+    }
+    const body = parsed.data;
     const base = await services.knowledgeBases.createBase({ ...scopeOf(session), name: body.name, description: body.description || undefined });
     res.redirect(303, `/console/knowledge/${base.id}`);
   }));
 
-  router.get('/knowledge/:id', page(async (req, res) => {
+  async function basePage(req: Request, res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
@@ -111,29 +96,13 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       title: base.name,
       active: 'knowledge',
       notice: req.query.added ? 'Source added: it is indexing now (this page updates by itself).' : req.query.reindexed ? 'Re-indexing.' : undefined,
-      error: typeof req.query.error === 'string' ? req.query.error : undefined,
-      body: html`<div class="page-head"><div><a href="/console/knowledge" class="muted">Knowledge</a> / <h1>${base.name}</h1><div class="muted mono">${base.id}</div></div>
-        <form method="post" action="/console/knowledge/${base.id}/delete" class="inline" data-confirm="Delete this knowledge base and all its sources?">${csrfField(csrf)}<button class="button danger">Delete base</button></form></div>
-      <h2>Sources</h2>
-      ${sources.data.length ? html`<table class="list sources" data-live-sources="${base.id}"><thead><tr><th>Source</th><th>Status</th><th>Passages</th><th>Refresh</th><th></th></tr></thead><tbody>${sources.data.map((s) => sourceRow(s, csrf))}</tbody></table>`
-        : html`<p class="empty">No sources yet: add a web page, a document, records or a live endpoint below.</p>`}
-      <div class="grid2">
-      <form method="post" action="/console/knowledge/${base.id}/sources" class="card">${csrfField(csrf)}<h3>Add a source</h3>
-        <label>Type <select name="type" data-source-type><option value="url">Web page (crawled within its path)</option><option value="record">Records (pasted)</option><option value="api">Live API endpoint (queried at answer time)</option></select></label>
-        <label data-for="url api">URL <input name="url" placeholder="https://help.example.com/faq"></label>
-        <label data-for="record" hidden>Records <span class="hint">one "title | content" per line, or a JSON array of {title, content, url}</span><textarea name="records" rows="4"></textarea></label>
-        <label>Refresh <select name="refresh"><option value="weekly">weekly</option><option value="daily">daily</option><option value="manual">manual</option></select></label>
-        <label>Metadata <span class="hint">key=value, comma-separated (used by agents' filters)</span><input name="metadata" placeholder="locale=en"></label>
-        <button class="button primary">Add source</button></form>
-      <form class="card" data-upload="${base.id}"><h3>Upload a document</h3><p class="hint">PDF, DOCX, HTML, Markdown or text, up to ${Math.round(config.knowledge.maxFileBytes / 1e6)} MB</p>
-        <input type="file" name="file" required><label>Metadata <input name="metadata" placeholder="locale=en"></label><button class="button primary">Upload and index</button><p class="field-error" data-upload-error></p></form>
-      </div>
-      <h2>Try a query</h2>
-      <form method="get" class="row query"><input name="q" value="${q.q ?? ''}" placeholder="A question a customer would ask" class="grow"><button class="button">Search</button></form>
-      ${queryError ? html`<p class="error-banner">${queryError}</p>` : ''}
-      ${results ? results.results.length ? html`<ol class="passages">${results.results.map((r) => html`<li><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b> ${r.url ? html`<a class="muted" href="${r.url}" target="_blank" rel="noopener noreferrer">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`)}</ol>` : html`<p class="muted">Nothing relevant found.</p>` : ''}`,
+      error: extra.error,
+      status: extra.status,
+      body: knowledgeBasePage({ base, sources: sources.data, csrf, q, queryError, results, maxFileBytes: config.knowledge.maxFileBytes }),
     });
-  }));
+  }
+
+  router.get('/knowledge/:id', page(async (req, res) => basePage(req, res)));
 
   router.get('/knowledge/:id/sources.json', page(async (req, res) => {
     const { session } = sessionOf(res);
@@ -154,7 +123,7 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
       });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return res.redirect(303, `/console/knowledge/${idOf(req)}?error=${encodeURIComponent(err.message)}`);
+      return basePage(req, res, { error: err.message, status: 422 });
     }
     return res.redirect(303, `/console/knowledge/${idOf(req)}?added=1`);
   }));

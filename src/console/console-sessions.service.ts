@@ -13,6 +13,8 @@ export interface ConsoleSession {
   accountId: string;
   mode: 'test' | 'live';
   userId: string | null;
+  /** The key a key sign-in used (the session ends when it is revoked); null for a console user. */
+  keyId: string | null;
   csrfToken: string;
   expiresAt: Date;
 }
@@ -34,9 +36,14 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
 
 const invalidSignIn = () => new AppError('api_key_invalid', 'Wrong email or password, or an unknown secret key');
 
+/** How long a one-time sign-in link printed by `npm start` may wait to be opened. */
+export const SIGN_IN_LINK_TTL_MS = 3600_000;
+
 /**
  * Console sign-ins. A session is a random token in an HttpOnly cookie; Postgres keeps only its SHA-256,
- * the account and mode it signs in to, its CSRF token and its expiry (sliding: used sessions are extended).
+ * the account and mode it signs in to, what opened it (the API key, or the console user), its CSRF token
+ * and its expiry (sliding: used sessions are extended). A session lives only as long as what opened it:
+ * revoking the key or disabling the user ends it on its next request.
  */
 export class ConsoleSessionsService {
   constructor(private readonly deps: { db: Kysely<DB>; accounts: AccountsService; ttlMs?: number }) {}
@@ -53,7 +60,7 @@ export class ConsoleSessionsService {
     } catch {
       throw invalidSignIn();
     }
-    return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null });
+    return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null, keyId: principal.keyId });
   }
 
   /** Signs in a console user (email and password); users work in the account's test data unless `mode`. */
@@ -62,11 +69,12 @@ export class ConsoleSessionsService {
       .selectFrom('console_users')
       .selectAll()
       .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.trim().toLowerCase()))
+      .where('disabled_at', 'is', null)
       .executeTakeFirst();
     // A missing user still costs one scrypt, so timing does not tell which emails exist.
     const ok = await verifyPassword(input.password, user?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
     if (!user || !ok) throw invalidSignIn();
-    return this.open({ accountId: user.account_id, mode: input.mode ?? 'test', userId: user.id });
+    return this.open({ accountId: user.account_id, mode: input.mode ?? 'test', userId: user.id, keyId: null });
   }
 
   async createUser(input: { accountId: string; email: string; password: string }) {
@@ -85,20 +93,76 @@ export class ConsoleSessionsService {
     return { id, accountId: input.accountId, email: input.email.trim() };
   }
 
-  /** The development account's session (first run after `npm start`); test mode only. */
-  async signInDevelopment(input: { secret: string }): Promise<{ token: string; session: ConsoleSession } | undefined> {
-    if (!input.secret.startsWith('sk_test_')) return undefined;
-    try {
-      return await this.signInWithKey(input);
-    } catch {
-      return undefined;
-    }
+  /**
+   * Disables a console user: they can no longer sign in, and their sessions end at once (deleted here;
+   * a session of a disabled user is refused anyway).
+   */
+  async disableUser(input: { accountId: string; userId: string }): Promise<void> {
+    const row = await this.deps.db
+      .updateTable('console_users')
+      .set({ disabled_at: new Date() })
+      .where('id', '=', input.userId)
+      .where('account_id', '=', input.accountId)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw new AppError('resource_missing', `No such console user: '${input.userId}'`);
+    await this.deps.db.deleteFrom('console_sessions').where('user_id', '=', input.userId).execute();
   }
 
-  /** The session a cookie token opens, or undefined when unknown or expired. Extends a session in use. */
+  /**
+   * A one-time sign-in link token for a test key (`npm start` prints one for the development account):
+   * opening `/console/sign-in/<token>` within SIGN_IN_LINK_TTL_MS signs that browser in with the key,
+   * once. Nothing signs in by itself: whoever holds the printed link does.
+   */
+  async createSignInLink(input: { secret: string }): Promise<{ token: string; expiresAt: Date }> {
+    const principal = await this.deps.accounts.authenticate(input.secret.trim());
+    if (principal.mode !== 'test') throw new AppError('parameter_invalid', 'Sign-in links are made for test keys only');
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + SIGN_IN_LINK_TTL_MS);
+    await this.deps.db.deleteFrom('console_sign_in_links').where('expires_at', '<', new Date()).execute();
+    await this.deps.db.insertInto('console_sign_in_links').values({ token_hash: hashToken(token), key_id: principal.keyId, expires_at: expiresAt }).execute();
+    return { token, expiresAt };
+  }
+
+  /** Opens the session of a sign-in link and spends the link; undefined when unknown, used, expired or its key revoked. */
+  async signInWithLink(input: { token: string }): Promise<{ token: string; session: ConsoleSession } | undefined> {
+    const link = await this.deps.db
+      .deleteFrom('console_sign_in_links')
+      .where('token_hash', '=', hashToken(input.token))
+      .returning(['key_id', 'expires_at'])
+      .executeTakeFirst();
+    if (!link || link.expires_at <= new Date()) return undefined;
+    const key = await this.deps.db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'mode'])
+      .where('id', '=', link.key_id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!key) return undefined;
+    return this.open({ accountId: key.account_id, mode: key.mode, userId: null, keyId: key.id });
+  }
+
+  /**
+   * The session a cookie token opens, or undefined when unknown or expired, or when what opened it is
+   * gone: its key revoked (or no longer of the session's account and mode), its console user disabled.
+   * Extends a session in use.
+   */
   async getSession(input: { token: string }): Promise<ConsoleSession | undefined> {
     const hash = hashToken(input.token);
-    const row = await this.deps.db.selectFrom('console_sessions').selectAll().where('token_hash', '=', hash).where('expires_at', '>', new Date()).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('console_sessions as s')
+      .leftJoin('api_keys as k', 'k.id', 's.key_id')
+      .leftJoin('console_users as u', 'u.id', 's.user_id')
+      .selectAll('s')
+      .where('s.token_hash', '=', hash)
+      .where('s.expires_at', '>', new Date())
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('s.key_id', 'is not', null), eb('k.revoked_at', 'is', null), eb('k.account_id', '=', eb.ref('s.account_id')), eb('k.mode', '=', eb.ref('s.mode'))]),
+          eb.and([eb('s.key_id', 'is', null), eb('s.user_id', 'is not', null), eb('u.disabled_at', 'is', null), eb('u.account_id', '=', eb.ref('s.account_id'))]),
+        ]),
+      )
+      .executeTakeFirst();
     if (!row) return undefined;
     let expiresAt = row.expires_at;
     // Sliding expiry, written at most once every few minutes.
@@ -106,21 +170,21 @@ export class ConsoleSessionsService {
       expiresAt = new Date(Date.now() + this.ttlMs);
       await this.deps.db.updateTable('console_sessions').set({ expires_at: expiresAt }).where('token_hash', '=', hash).execute();
     }
-    return { accountId: row.account_id, mode: row.mode, userId: row.user_id, csrfToken: row.csrf_token, expiresAt };
+    return { accountId: row.account_id, mode: row.mode, userId: row.user_id, keyId: row.key_id, csrfToken: row.csrf_token, expiresAt };
   }
 
   async signOut(input: { token: string }): Promise<void> {
     await this.deps.db.deleteFrom('console_sessions').where('token_hash', '=', hashToken(input.token)).execute();
   }
 
-  private async open(input: { accountId: string; mode: 'test' | 'live'; userId: string | null }) {
+  private async open(input: { accountId: string; mode: 'test' | 'live'; userId: string | null; keyId: string | null }) {
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.ttlMs);
     await this.deps.db.deleteFrom('console_sessions').where('expires_at', '<', new Date()).execute();
     await this.deps.db
       .insertInto('console_sessions')
-      .values({ token_hash: hashToken(token), account_id: input.accountId, mode: input.mode, user_id: input.userId, csrf_token: csrfToken, expires_at: expiresAt })
+      .values({ token_hash: hashToken(token), account_id: input.accountId, mode: input.mode, user_id: input.userId, key_id: input.keyId, csrf_token: csrfToken, expires_at: expiresAt })
       .execute();
     return { token, session: { ...input, csrfToken, expiresAt } };
   }

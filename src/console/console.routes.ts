@@ -1,53 +1,14 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { Services } from '../app/container';
-import type { Config } from '../config/env';
+import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
-import type { Logger } from '../observability/logger';
-import type { ConsoleSession } from './console-sessions.service';
-import { html, type Html } from './html';
-import { layout, type NavSection } from './views/layout';
-import { registerConsoleAgentRoutes } from './console-agents.routes';
-import { registerConsoleInboxRoutes } from './console-inbox.routes';
-import { registerConsoleKnowledgeRoutes } from './console-knowledge.routes';
-import { registerConsoleSettingsRoutes } from './console-settings.routes';
+import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
+import { errorPage, notFoundPage } from './views/error.view';
+import { signInPage } from './views/sign-in.view';
 import { scopeOf } from '../domain/principal';
 
 export const SESSION_COOKIE = 'converse_console';
-
-/** What every console route needs: the services (the same the API uses), config and log. */
-export interface ConsoleDeps {
-  services: Services;
-  config: Config;
-  log: Logger;
-}
-
-/** A signed-in request: the session and the account's name for the page frame. */
-export interface ConsoleLocals {
-  session: ConsoleSession;
-  accountName: string;
-}
-
-/** A route parameter (Express 5 types allow arrays for wildcards). */
-export const idOf = (req: Request, name = 'id') => String(req.params[name]);
-
-export const sessionOf = (res: Response) => res.locals as ConsoleLocals;
-
-/** Renders a page inside the console frame for the signed-in account. */
-export function sendPage(res: Response, input: { title: string; active?: NavSection; body: Html; notice?: string; error?: string; status?: number }) {
-  const { session, accountName } = sessionOf(res);
-  res
-    .status(input.status ?? 200)
-    .type('html')
-    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
-}
-
-/** An async handler whose errors reach the console's error page. */
-export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
-  fn(req, res).catch(next);
-};
 
 function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -61,42 +22,60 @@ function setSessionCookie(req: Request, res: Response, token: string, expires: D
   res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/console', expires });
 }
 
-const isLoopback = (req: Request) => {
-  const a = req.socket.remoteAddress ?? '';
-  return (a === '127.0.0.1' || a === '::1' || a === '::ffff:127.0.0.1') && !req.headers['x-forwarded-for'];
+/** The host an Origin header names, or undefined when it is `null`, malformed or not http(s). */
+function originHost(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a browser request sent from another site: an Origin naming another host (or a malformed one),
+ * or `Sec-Fetch-Site: cross-site`. `null` origins are refused unless `allowNull` (a form behind the
+ * session's CSRF token). A request with neither header (curl, a script) passes.
+ */
+function refuseCrossSite(req: Request, opts: { allowNull: boolean }) {
+  const origin = req.header('origin');
+  const refused = () => new AppError('permission_denied', 'Cross-site request refused');
+  if (req.header('sec-fetch-site') === 'cross-site') throw refused();
+  if (origin === undefined || (origin === 'null' && opts.allowNull)) return;
+  if (originHost(origin) !== req.headers.host) throw refused();
+}
+
+/**
+ * Headers of every console response: never framed (clickjacking), no content sniffing, and the referrer
+ * stays on this origin (sign-in link tokens and ids never leak to the sites pages link to).
+ */
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': "frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+  });
+  next();
 };
 
 const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const ASSETS = path.join(__dirname, 'assets');
 
-function signInPage(input: { error?: string; email?: string }) {
-  return layout({
-    title: 'Sign in',
-    body: html`<div class="sign-in"><h1>Sign in to the console</h1>
-    ${input.error ? html`<p class="error-banner" role="alert">${input.error}</p>` : ''}
-    <form method="post" action="/console/sign-in" class="card"><h2>With your email</h2>
-      <label>Email <input name="email" type="email" autocomplete="username" value="${input.email ?? ''}"></label>
-      <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-      <button class="button primary">Sign in</button></form>
-    <form method="post" action="/console/sign-in" class="card"><h2>With a secret key</h2>
-      <label>Secret key <span class="hint">sk_test_… (test data) or sk_live_… (live data)</span><input name="secret_key" type="password" autocomplete="off" placeholder="sk_test_…"></label>
-      <button class="button">Sign in with key</button></form>
-    <p class="muted">Running locally? <code>npm start</code> prints a test key and signs this browser in by itself.</p></div>`,
-  });
-}
-
 /**
  * The support team's console under /console: server-rendered pages over the same services the API uses.
- * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https); every POST carries
- * the session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the browser sends one,
- * an Origin of this host.
+ * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https), opened only by a
+ * sign-in (secret key, console user, or a one-time link `npm start` prints); every POST carries the
+ * session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the browser sends one, an
+ * Origin of this host (the sign-in form too: no login CSRF). The page areas' routes (`pages`, listed in the
+ * app's route list) are added behind the session, before the console's 404 and error pages.
  */
-export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
-  const { services, config } = deps;
+export function mountConsole(app: Express, deps: ConsoleDeps, pages: readonly ConsolePageRoutes[]): void {
+  const { services } = deps;
   const router = express.Router();
-  const devKeyFile = path.join(config.dataDir, 'dev-api-key');
 
+  router.use(securityHeaders);
   router.use('/assets', express.static(ASSETS, { maxAge: '1h', fallthrough: false }));
   router.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
   router.use(express.json({ limit: '2mb' }));
@@ -106,6 +85,12 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
   });
   router.post('/sign-in', page(async (req, res) => {
     const body = req.body as Record<string, string | undefined>;
+    try {
+      refuseCrossSite(req, { allowNull: false });
+    } catch {
+      res.status(403).type('html').send(signInPage({ error: 'Sign in from this console\'s own sign-in page.' }));
+      return;
+    }
     try {
       const { token, session } = body.secret_key
         ? await services.consoleSessions.signInWithKey({ secret: body.secret_key })
@@ -118,33 +103,29 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     }
   }));
 
-  // Everything below needs a session.
+  // The one-time link `npm start` prints: signs this browser in with the development account's test key, once.
+  router.get('/sign-in/:token', page(async (req, res) => {
+    const opened = await services.consoleSessions.signInWithLink({ token: idOf(req, 'token') });
+    if (!opened) {
+      res.status(410).type('html').send(signInPage({ error: 'That sign-in link was used already or has expired: restart npm start for a new one, or sign in with the test key.' }));
+      return;
+    }
+    setSessionCookie(req, res, opened.token, opened.session.expiresAt);
+    res.redirect(303, '/console');
+  }));
+
+  // Everything below needs a session (no request opens one by itself).
   router.use((req, res, next) => void (async () => {
     const token = readCookie(req, SESSION_COOKIE);
-    let session = token ? await services.consoleSessions.getSession({ token }) : undefined;
-    if (!session && config.console.devSignIn && req.method === 'GET' && isLoopback(req)) {
-      // First run after `npm start`: the development account's test key signs a local browser in.
-      let secret = '';
-      try {
-        secret = readFileSync(devKeyFile, 'utf8').trim();
-      } catch {
-        // No development account here.
-      }
-      const opened = secret ? await services.consoleSessions.signInDevelopment({ secret }) : undefined;
-      if (opened) {
-        setSessionCookie(req, res, opened.token, opened.session.expiresAt);
-        session = opened.session;
-      }
-    }
+    const session = token ? await services.consoleSessions.getSession({ token }) : undefined;
     if (!session) {
       if (req.method === 'GET' && !req.path.endsWith('.json') && !req.path.endsWith('/events')) return res.redirect(303, '/console/sign-in');
       throw new AppError('api_key_invalid', 'Sign in to the console first');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       const sent = (req.body as Record<string, unknown> | undefined)?._csrf ?? req.header('x-csrf-token');
-      const origin = req.header('origin');
       if (typeof sent !== 'string' || !sameToken(sent, session.csrfToken)) throw new AppError('permission_denied', 'The form expired or did not come from the console: reload the page and try again');
-      if (origin && origin !== 'null' && new URL(origin).host !== req.headers.host) throw new AppError('permission_denied', 'Cross-site request refused');
+      refuseCrossSite(req, { allowNull: true });
     }
     const account = await services.accounts.getAccount({ accountId: session.accountId });
     Object.assign(res.locals, { session, accountName: account.name } satisfies ConsoleLocals);
@@ -168,25 +149,25 @@ export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
     res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
   }));
 
-  registerConsoleAgentRoutes(router, deps);
-  registerConsoleKnowledgeRoutes(router, deps);
-  registerConsoleInboxRoutes(router, deps);
-  registerConsoleSettingsRoutes(router, deps);
+  for (const register of pages) register(router, deps);
 
   router.use((req: Request, res: Response) => {
-    sendPage(res, { title: 'Not found', status: 404, body: html`<h1>Not found</h1><p>Nothing at ${req.originalUrl}. <a href="/console">Back to the console</a></p>` });
+    sendPage(res, { title: 'Not found', status: 404, body: notFoundPage(req.originalUrl) });
   });
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     void next;
-    const e = err instanceof AppError ? err : undefined;
-    if (!e) deps.log.error({ err, path: req.path }, 'Console request failed');
-    const status = e ? (e.code === 'resource_missing' ? 404 : e.code === 'api_key_invalid' ? 401 : e.code === 'permission_denied' ? 403 : 400) : 500;
-    const message = e?.message ?? 'Something went wrong';
+    // A form that fails its schema is the sender's mistake (400), not the console's.
+    const known = err instanceof AppError ? err : err instanceof ZodError ? new AppError('parameter_invalid', err.issues[0]?.message ?? 'Invalid form') : undefined;
+    if (!known) deps.log.error({ err, path: req.path }, 'Console request failed');
+    // The status comes from the service's one error table (domain/errors.ts), as for the API.
+    const e = known ?? new AppError('internal_error', 'Something went wrong');
+    const { status, message } = e;
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     if (req.accepts(['html', 'json']) === 'json' || req.is('application/json') || !res.locals.session) {
-      res.status(status).json({ error: { code: e?.code ?? 'api_error', message, param: e?.param } });
+      res.status(status).json({ error: { code: e.code, message, param: e.param } });
       return;
     }
-    sendPage(res, { title: 'Error', status, body: html`<h1>${status === 404 ? 'Not found' : 'That did not work'}</h1><p class="error-banner">${message}</p><p><a href="javascript:history.back()">Go back</a></p>` });
+    sendPage(res, { title: 'Error', status, body: errorPage(status, message) });
   });
 
   app.use('/console', router);

@@ -27,3 +27,19 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 
 /** Trusted markup as it is (constants only). */
 export const raw = (s: string) => new Html(s);
+
+/** Whether a URL may become a link: http(s) only (a `javascript:` or `data:` URL from a source stays text). */
+export function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A URL from outside (a source's passage, an api answer) as a link opening in a new tab, or as text when it is not http(s). */
+export const externalLink = (url: string, className = 'muted'): Html =>
+  isHttpUrl(url)
+    ? html`<a href="${url}" target="_blank" rel="noopener noreferrer" class="${className}">${url}</a>`
+    : html`<span class="${className}">${url}</span>`;

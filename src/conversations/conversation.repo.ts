@@ -1,7 +1,8 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { paginate, type PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
-import type { ConversationMessageTable, ConversationStatus, ConversationTable } from '../db/tables/agents';
+import type { ConversationMessageTable, ConversationStatus, ConversationTable, RunTable } from '../db/tables/agents';
+import { insertRunAfter, runFromJson } from '../runs/run.repo';
 import { inScope, type Scope } from '../db/scope';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -17,6 +18,10 @@ export interface ConversationListFilter {
   test?: boolean;
 }
 
+/** A conversation about to take a message, with its agent's live version (so posting reads no agent row). */
+export type ConversationToPost = ConversationRow & { agent_live_version: number | null };
+const AGENT_LIVE_VERSION = sql<number | null>`(select a.live_version from agents a where a.id = conversations.agent_id)`.as('agent_live_version');
+
 export class ConversationRepo {
   async insertConversation(db: Db, row: Insertable<ConversationTable>) {
     return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
@@ -28,6 +33,10 @@ export class ConversationRepo {
 
   async getConversationById(db: Db, scope: Scope, id: string) {
     return db.selectFrom('conversations').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
+  }
+
+  async getConversationToPost(db: Db, scope: Scope, id: string): Promise<ConversationToPost | undefined> {
+    return db.selectFrom('conversations').selectAll().select(AGENT_LIVE_VERSION).where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
   async listConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: ConversationListFilter) {
@@ -55,7 +64,7 @@ export class ConversationRepo {
   }
 
   /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
-  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }) {
+  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
     const keys: ReturnType<typeof sql<boolean>>[] = [];
     if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
     if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
@@ -64,6 +73,7 @@ export class ConversationRepo {
     return db
       .selectFrom('conversations')
       .selectAll()
+      .select(AGENT_LIVE_VERSION)
       .where(inScope(scope))
       .where('agent_id', '=', agentId)
       .where('test', '=', false)
@@ -81,6 +91,25 @@ export class ConversationRepo {
       .onConflict((oc) => oc.column('id').doNothing())
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * A customer message and the run answering it, in one statement (atomic without a transaction): the
+   * run is written only if the message is (a replayed post writes neither). The run row as inserted, or
+   * undefined when the message existed already.
+   */
+  async insertMessageWithRun(db: Db, message: Insertable<ConversationMessageTable>, run: Insertable<RunTable>) {
+    const runInsert = insertRunAfter(run, 'm');
+    const row = await db
+      .with('m', (qb) => qb.insertInto('conversation_messages').values(message).onConflict((oc) => oc.column('id').doNothing()).returningAll())
+      .with('r', (qb) => qb.insertInto('runs').columns(runInsert.columns).expression(runInsert.select).returningAll())
+      .selectFrom('m')
+      .selectAll('m')
+      .select(sql<unknown>`(select to_jsonb(r) from r)`.as('run_json'))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { run_json, ...inserted } = row;
+    return { message: inserted as ConversationMessageRow, run: runFromJson(run_json) };
   }
 
   async getMessage(db: Db, id: string) {

@@ -2,15 +2,16 @@ import { z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { defineRoute } from '../http/route';
 import type { RouteDeps } from '../app/route-deps';
-import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { E164Schema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
 import { scopeOf } from '../domain/principal';
+import { assertCustomerPhone } from './conversations.service';
 
 const CreateBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
   channel: ChannelSchema.optional().describe('default chat'),
-  customer: CustomerSchema.optional(),
+  customer: CustomerSchema.extend({ phone: E164Schema.describe('E.164 phone number (a number outside its numbering plan: 422)').optional() }).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string().min(1).max(100)).max(50).optional(),
   metadata: MetadataSchema.optional(),
@@ -32,7 +33,7 @@ const PostMessageBodySchema = z.strictObject({
 
 const PostMessageQuerySchema = z.strictObject({
   wait_ms: z.coerce.number().int().min(0).max(60_000).optional().describe('how long to wait for the run to settle (default 20000; 0 answers at once)'),
-  stream: z.enum(['true', 'false']).optional().describe('answer with the run as server-sent events'),
+  stream: z.enum(['true', 'false']).optional().describe('true: answer 200 text/event-stream with the run as server-sent events (a customer message; otherwise 201 JSON)'),
 });
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
@@ -42,7 +43,10 @@ export function registerConversationRoutes({ router, registry, services }: Route
   const svc = services.conversations;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201 },
-    ({ body, principal }) => svc.createConversation({ ...scopeOf(principal), ...body }));
+    ({ body, principal }) => {
+      assertCustomerPhone(body.customer?.phone);
+      return svc.createConversation({ ...scopeOf(principal), ...body });
+    });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList') },
     ({ query, principal }) => {
@@ -65,6 +69,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
     method: 'post', path: '/v1/conversations/{id}/messages', tag, raw: true, status: 201, response: ConversationMessageSchema,
     summary: 'Post a message; a customer message starts a run, answered when it settles (or streamed with ?stream=true)',
     params: IdParamsSchema, query: PostMessageQuerySchema, body: PostMessageBodySchema,
+    eventStream: { status: 200, description: 'With ?stream=true and a customer message: the run it starts, as server-sent events (as GET /v1/runs/{id}/events)' },
   }, async ({ params, query, body, principal, req, res }) => {
     const stream = query.stream === 'true';
     const posted = await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs: stream ? 0 : query.wait_ms });

@@ -1,21 +1,24 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AgentsService } from '../agents/agents.service';
+import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { ReplyChannels } from '../channels/reply-channels';
+import { parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import type { ConversationChannel, ConversationStatus } from '../db/tables/agents';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
-import { RunRepo } from '../runs/run.repo';
-import type { RunObject } from '../runs/run.schemas';
+import type { RunConversationsPort, RunReplySource } from '../runs/run-conversations.port';
+import { newRunRow } from '../runs/run-lifecycle';
+import { RunRepo, type RunRow } from '../runs/run.repo';
+import type { Handoff, RunObject } from '../runs/run.schemas';
 import type { RunsService } from '../runs/runs.service';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
-import { ConversationRepo, type ConversationListFilter, type ConversationRow } from './conversation.repo';
+import { ConversationRepo, type ConversationListFilter, type ConversationRow, type ConversationToPost } from './conversation.repo';
 import {
   toConversationMessageObject,
   toConversationObject,
@@ -53,6 +56,11 @@ export interface PostMessageInput {
    */
   messageId?: string;
   /**
+   * The console test chat of this agent: the conversation must be one of its own test conversations
+   * (anything else, a real customer's conversation included, is not found).
+   */
+  testChatOfAgent?: string;
+  /**
    * A channel adapter's own record of the message (an inbound email's headers), written in the message's
    * transaction, so it exists before the run starts (the reply threads under it) and a failure stores
    * neither.
@@ -68,11 +76,24 @@ export interface CustomerMatch {
 }
 
 /**
- * Conversations and their transcripts. A customer message starts a run (a workflow per run; runs of a
- * conversation answer in order, see RunStepsService.startRun). Customer text is redacted before it is
- * stored, so card numbers and national ids reach no table, log, webhook or workflow history.
+ * A `customer.phone` given through the API: E.164 (the schema's rule, 400) and valid in its country's
+ * numbering plan (422, as for an SMS recipient). Channels that create conversations from what a carrier
+ * reported are not held to it (a carrier's address is stored as received).
  */
-export class ConversationsService {
+export function assertCustomerPhone(phone: string | undefined): void {
+  if (phone === undefined) return;
+  const parsed = parseRecipient(phone);
+  if (!parsed.ok) throw new AppError('parameter_unprocessable', `Invalid customer.phone: ${parsed.reason}`, { param: 'customer.phone' });
+}
+
+/**
+ * Conversations and their transcripts, and the only writer of conversation messages. A customer message
+ * starts a run (a workflow per run; runs of a conversation answer in order, see RunStepsService.startRun);
+ * the runs reach back through RunConversationsPort (their reply, a handoff, the reply's delivery).
+ * Customer text is redacted before it is stored, so card numbers and national ids reach no table, log,
+ * webhook or workflow history.
+ */
+export class ConversationsService implements RunConversationsPort {
   private readonly repo = new ConversationRepo();
   private readonly runs = new RunRepo();
 
@@ -95,6 +116,11 @@ export class ConversationsService {
   }
 
   async createConversation(input: CreateConversationInput): Promise<ConversationObject> {
+    return toConversationObject((await this.openConversation(input)).row);
+  }
+
+  /** Creates the conversation; answers its row and the agent version its runs use (so a first post reads neither again). */
+  private async openConversation(input: CreateConversationInput): Promise<{ row: ConversationToPost; live: AgentVersion }> {
     const live = await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
     // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
     const channel = input.test ? 'chat' : (input.channel ?? 'chat');
@@ -111,12 +137,18 @@ export class ConversationsService {
       customer: JSON.stringify(redactDeep(input.customer ?? {})),
       context: JSON.stringify(redactDeep(input.context ?? {})),
       tags: JSON.stringify(input.tags ?? []),
-      metadata: JSON.stringify(input.metadata ?? {}),
+      metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
       handoff: null,
       closed_at: null,
       test: input.test ?? false,
     });
-    return toConversationObject(row);
+    return { row: { ...row, agent_live_version: input.test ? null : live.version }, live };
+  }
+
+  /** The version a run of the conversation uses, from the live version read with it when it has one. */
+  private runVersionOf(conversation: ConversationToPost, scope: Scope): Promise<AgentVersion> {
+    if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
+    return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
   }
 
   /** The version a run of this conversation uses: the live one, or a snapshot of the draft in a test chat. */
@@ -165,78 +197,80 @@ export class ConversationsService {
    * A human message on a conversation whose channel is not chat is also sent there (see deliverHumanReply).
    */
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
+    const conversation = await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId);
+    if (!conversation) throw notFound('conversation', input.conversationId);
+    if (input.testChatOfAgent !== undefined && (!conversation.test || conversation.agent_id !== input.testChatOfAgent)) {
+      throw notFound('conversation', input.conversationId);
+    }
+    return this.post(conversation, input);
+  }
+
+  /** postMessage on a conversation already read (`version`: its agent version, when already resolved). */
+  private async post(conversation: ConversationToPost, input: PostMessageInput & { waitMs?: number }, version?: AgentVersion): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
-    const conversation = await this.getRow(scopeOf(input), input.conversationId);
     if (conversation.status === 'closed') throw closedError(conversation.id);
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? await this.versionFor({ ...scopeOf(input), agentId: conversation.agent_id, test: conversation.test }) : undefined;
+    const live = triggers ? (version ?? (await this.runVersionOf(conversation, scopeOf(input)))) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
-    const inserted = await db.transaction().execute(async (tx) => {
+    let insertedRun: RunRow | undefined;
+    const messageRow = {
+      id: messageId,
+      account_id: input.accountId,
+      livemode: input.livemode,
+      conversation_id: conversation.id,
+      role: input.role,
+      channel,
+      content: redactText(input.content).text,
+      attachments: JSON.stringify(input.attachments ?? []),
+      run_id: runId,
+    };
+    const runRow = live && runId
+      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel })
+      : undefined;
+    // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
+    const write = async (tx: Kysely<DB> | Transaction<DB>) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
-      const m = await this.repo.insertMessage(tx, {
-        id: messageId,
-        account_id: input.accountId,
-        livemode: input.livemode,
-        conversation_id: conversation.id,
-        role: input.role,
-        channel,
-        content: redactText(input.content).text,
-        attachments: JSON.stringify(input.attachments ?? []),
-        run_id: runId,
-      });
+      const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
-      if (!m) return undefined;
-      if (input.recordWithMessage) await input.recordWithMessage(tx, { conversationId: conversation.id, messageId });
-      if (live && runId) {
-        await this.runs.insertRun(tx, {
-          id: runId,
-          account_id: input.accountId,
-          livemode: input.livemode,
-          conversation_id: conversation.id,
-          message_id: messageId,
-          agent_id: conversation.agent_id,
-          agent_version: live.version,
-          channel,
-          status: 'queued',
-          confidence: null,
-          retrieval: JSON.stringify([]),
-          decision: null,
-          reply: null,
-          handoff: null,
-          usage: JSON.stringify({ input_tokens: 0, output_tokens: 0 }),
-          error: null,
-          guardrail_notes: JSON.stringify([]),
-          required_action: null,
-          reply_message_id: null,
-          started_at: null,
-          completed_at: null,
-        });
-      }
-      return m;
-    });
+      if (!m?.message) return undefined;
+      insertedRun = m.run;
+      // A channel's record comes with a transaction (below): `tx` is one then.
+      if (input.recordWithMessage) await input.recordWithMessage(tx as Transaction<DB>, { conversationId: conversation.id, messageId });
+      return m.message;
+    };
+    const alone = !input.recordWithMessage && !(input.role === 'customer' && channel !== conversation.channel);
+    const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
-    await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
-    if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
-    if (!live || !runId || message.run_id !== runId) return object;
     // A replayed post starts its run only if the first attempt stopped before the workflow started it.
-    if (!inserted && (await this.runs.getRun(db, runId))?.status !== 'queued') return object;
-
-    await this.deps.workflows.start(agentRunWorkflowContract, {
-      workflowId: agentRunWorkflowId(runId),
-      input: {
-        runId,
-        planner: this.deps.config.planner.provider === 'local' ? 'local' : 'remote',
-        approvalTimeoutSeconds: live.config.timeouts.approval_seconds,
-        toolResultTimeoutSeconds: live.config.timeouts.tool_result_seconds,
-      },
-      memo: { accountId: input.accountId, conversationId: conversation.id, agentId: conversation.agent_id, agentVersion: live.version, messageId },
-      eager: true,
-    });
-    const run = await this.deps.runsService.waitForRun({ runId, waitMs: input.waitMs ?? this.deps.config.runs.waitMsDefault });
+    const startsRun = live && runId && message.run_id === runId && (inserted || (await this.runs.getRun(db, runId))?.status === 'queued');
+    const emitted = this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
+    if (!startsRun || !live || !runId) {
+      await emitted;
+      if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
+      return object;
+    }
+    // The run starts while its message's event is stored: neither waits for the other.
+    await Promise.all([
+      emitted,
+      this.deps.workflows.start(agentRunWorkflowContract, {
+        workflowId: agentRunWorkflowId(runId),
+        input: {
+          runId,
+          planner: this.deps.config.planner.provider === 'local' ? 'local' : 'remote',
+          approvalTimeoutSeconds: live.config.timeouts.approval_seconds,
+          toolResultTimeoutSeconds: live.config.timeouts.tool_result_seconds,
+        },
+        memo: { accountId: input.accountId, conversationId: conversation.id, agentId: conversation.agent_id, agentVersion: live.version, messageId },
+        eager: true,
+      }),
+    ]);
+    const waitMs = input.waitMs ?? this.deps.config.runs.waitMsDefault;
+    // No wait (an inbound SMS or email, a stream): the run as created, without reading it back.
+    const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs, justStarted: insertedRun !== undefined });
     return { ...object, run };
   }
 
@@ -280,19 +314,20 @@ export class ConversationsService {
   }): Promise<{ conversation: ConversationObject; message: ConversationMessageObject & { run?: RunObject } }> {
     const match: CustomerMatch = { phone: input.customer.phone, email: input.customer.email, id: input.customer.id };
     const known = input.conversationId
-      ? await this.repo.getConversationById(this.deps.db, scopeOf(input), input.conversationId)
+      ? await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId)
       : await this.repo.findOpenConversationOfCustomer(this.deps.db, scopeOf(input), input.agentId, match);
-    const conversation =
+    const opened =
       known && known.status !== 'closed'
-        ? toConversationObject(known)
-        : await this.createConversation({
+        ? { row: known, live: undefined }
+        : await this.openConversation({
             ...scopeOf(input),
             agent_id: input.agentId,
             channel: input.channel,
             customer: Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined)),
             metadata: input.metadata,
           });
-    const message = await this.postMessage({
+    const conversation = toConversationObject(opened.row);
+    const message = await this.post(opened.row, {
       ...scopeOf(input),
       conversationId: conversation.id,
       role: 'customer',
@@ -303,7 +338,7 @@ export class ConversationsService {
       trigger_run: input.triggerRun,
       waitMs: input.waitMs ?? 0,
       recordWithMessage: input.recordWithMessage,
-    });
+    }, opened.live);
     return { conversation, message };
   }
 
@@ -323,24 +358,80 @@ export class ConversationsService {
     attachments?: string[];
   }): Promise<ConversationMessageObject> {
     const conversation = await this.getRow(scopeOf(input), input.conversationId);
-    const inserted = await this.repo.insertMessage(this.deps.db, {
+    const written = await this.writeAgentMessage(conversation, { ...input, content: redactText(input.content).text, attachments: input.attachments ?? [] });
+    const row = written ?? (await this.repo.getMessage(this.deps.db, input.messageId));
+    if (!row) throw notFound('message', input.messageId);
+    return toConversationMessageObject(row, conversation.metadata);
+  }
+
+  /**
+   * The one writer of agent turns: the message (idempotent by its id) and, when it is new, its
+   * conversation.message event, both in `tx` when given (a run's finishing transaction commits them with
+   * the run). Undefined when the message was written before.
+   */
+  private async writeAgentMessage(
+    conversation: ConversationRow,
+    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null },
+    tx?: Transaction<DB>,
+  ) {
+    const row = await this.repo.insertMessage(tx ?? this.deps.db, {
       id: input.messageId,
-      account_id: input.accountId,
-      livemode: input.livemode,
+      account_id: conversation.account_id,
+      livemode: conversation.livemode,
       conversation_id: conversation.id,
       role: 'agent',
       channel: input.channel,
-      content: redactText(input.content).text,
-      attachments: JSON.stringify(input.attachments ?? []),
+      content: input.content,
+      attachments: JSON.stringify(input.attachments),
       run_id: input.runId,
     });
-    const row = inserted ?? (await this.repo.getMessage(this.deps.db, input.messageId));
-    if (!row) throw notFound('message', input.messageId);
+    if (!row) return undefined;
     const object = toConversationMessageObject(row, conversation.metadata);
-    if (inserted) {
-      await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') });
-    }
-    return object;
+    await this.deps.events.emit(
+      { accountId: conversation.account_id, livemode: conversation.livemode, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') },
+      { tx },
+    );
+    return row;
+  }
+
+  // ── RunConversationsPort: what a run needs from its conversation ─────────
+  async shapeRunReply(input: { channel: ConversationChannel; accountId: string; conversation: ConversationRow; runId: string; text: string; sources: RunReplySource[] }) {
+    const { channel, ...toShape } = input;
+    const content = await this.deps.channels.shapeReply(channel, toShape);
+    return { content, attachments: this.deps.channels.replyAttachments(channel, toShape) };
+  }
+
+  sendsAfterRun(channel: ConversationChannel): boolean {
+    return this.deps.channels.sendsAfterRun(channel);
+  }
+
+  async appendRunReply(
+    tx: Transaction<DB>,
+    input: { conversation: ConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
+  ): Promise<void> {
+    await this.writeAgentMessage(input.conversation, input, tx);
+  }
+
+  async handOff(tx: Transaction<DB>, input: { conversation: ConversationRow; runId: string; handoff: Handoff }): Promise<void> {
+    const { conversation } = input;
+    const row = await this.repo.setStatus(tx, conversation.id, 'handed_off', { handoff: JSON.stringify(input.handoff) });
+    if (!row) return;
+    await this.deps.events.emit(
+      {
+        accountId: conversation.account_id,
+        livemode: conversation.livemode,
+        type: 'conversation.handoff',
+        data: { ...toConversationObject(row), run_id: input.runId },
+        eventId: derivedId(IdPrefix.event, input.runId, 'conversation.handoff'),
+      },
+      { tx },
+    );
+  }
+
+  async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {
+    const [message, conversation] = await Promise.all([this.repo.getMessage(this.deps.db, input.messageId), this.repo.getConversation(this.deps.db, input.conversationId)]);
+    if (!message || !conversation) return;
+    await this.deps.channels.deliverReply(input.channel, { conversation, message: toConversationMessageObject(message, conversation.metadata), runId: input.runId });
   }
 
   async listMessages(input: Scope & { conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {

@@ -4,7 +4,7 @@ import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable,
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { ShortLinkTable } from './tables/links';
-import type { ConsoleSessionTable, ConsoleUserTable } from './tables/console';
+import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
 import type { EmailAddressTable, EmailMessageTable } from './tables/email';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
@@ -45,6 +45,7 @@ export interface DB {
   short_links: ShortLinkTable;
   console_users: ConsoleUserTable;
   console_sessions: ConsoleSessionTable;
+  console_sign_in_links: ConsoleSignInLinkTable;
   calls: CallTable;
   email_addresses: EmailAddressTable;
   email_messages: EmailMessageTable;

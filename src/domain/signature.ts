@@ -33,6 +33,19 @@ export function signatureHeader(secrets: SigningSecrets, rawBody: string | Buffe
   return [`t=${timestamp}`, ...list.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',');
 }
 
+/**
+ * What a receiver can check before reading the body: the header has a timestamp no more than `tolerance`
+ * seconds away and at least one `v1=` entry of the right length (64 hex digits). A request failing this
+ * cannot verify, whatever its body.
+ */
+export function signatureHeaderPlausible(header: string, opts: { toleranceSeconds?: number; nowSeconds?: number } = {}): boolean {
+  const t = Number(/(?:^|,)\s*t=(\d{1,12})\s*(?:,|$)/.exec(header)?.[1]);
+  if (!Number.isInteger(t)) return false;
+  const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS)) return false;
+  return /(?:^|,)\s*v1=[0-9a-fA-F]{64}\s*(?:,|$)/.test(header);
+}
+
 /** Receiver side: constant-time comparison and a timestamp no more than `tolerance` seconds away. */
 export function verifySignatureHeader(
   secret: string,

@@ -44,6 +44,8 @@ export interface RouteSpec<B, Q, P, R extends z.ZodType | undefined = undefined,
   raw?: Raw;
   /** Public route (no API key). */
   public?: boolean;
+  /** Documents a `text/event-stream` answer a raw handler may write (SSE), with its status. */
+  eventStream?: { status: number; description: string };
   /** Documents a multipart/form-data body that a raw handler reads itself (uploads). */
   multipartBody?: z.ZodType;
   description?: string;
@@ -121,6 +123,17 @@ export function defineRoute<
         description: 'Success',
         ...(spec.response ? { content: { 'application/json': { schema: spec.response } } } : {}),
       },
+      ...(spec.eventStream
+        ? {
+            [spec.eventStream.status]: {
+              description: spec.eventStream.description,
+              content: {
+                ...(spec.eventStream.status === status && spec.response ? { 'application/json': { schema: spec.response } } : {}),
+                'text/event-stream': { schema: { type: 'string', description: 'Server-sent events: `id`, `event` and a JSON `data` line per event' } },
+              },
+            },
+          }
+        : {}),
       default: { description: 'Error', content: { 'application/json': { schema: ErrorResponseSchema } } },
     },
   };

@@ -26,8 +26,15 @@ function receiveFile(upload: multer.Multer, maxBytes: number, req: Request, res:
       const fields = (req.body as Record<string, unknown> | undefined) ?? {};
       const extra = Object.keys(fields).find((k) => k !== 'purpose');
       if (extra) return reject(new AppError('parameter_unknown', `Received unknown parameter: ${extra}`, { param: extra }));
+      if (fields.purpose !== undefined && typeof fields.purpose !== 'string') {
+        return reject(new AppError('parameter_invalid', 'Invalid purpose: one text field', { param: 'purpose' }));
+      }
       if (typeof fields.purpose === 'string' && fields.purpose.length > 100) {
         return reject(new AppError('parameter_invalid', 'Invalid purpose: at most 100 characters', { param: 'purpose' }));
+      }
+      // Ignored, yet held to the rule of every string the API takes (as in JSON bodies: NUL is 422).
+      if (typeof fields.purpose === 'string' && fields.purpose.includes('\u0000')) {
+        return reject(new AppError('parameter_unprocessable', 'Invalid purpose: strings may not contain NUL (U+0000) characters', { param: 'purpose' }));
       }
       if (!req.file) return reject(new AppError('parameter_missing', 'Missing required parameter: file (multipart/form-data field)', { param: 'file' }));
       const name = req.file.originalname ?? '';

@@ -39,7 +39,20 @@ export const KnowledgeQueryResultSchema = z
     knowledge_base_id: z.string(),
     query: z.string(),
     results: z.array(
-      z.object({ source_id: z.string(), title: z.string(), snippet: z.string(), url: z.string().nullable(), score: z.number().min(0).max(1) }),
+      z.object({
+        source_id: z.string(),
+        title: z.string(),
+        snippet: z.string(),
+        url: z.string().nullable(),
+        score: z
+          .number()
+          .min(0)
+          .max(1)
+          .describe(
+            'Calibrated probability that this passage answers the query (0.8: about 8 in 10 passages scored 0.8 do). ' +
+              'The same scale across queries and knowledge bases of any size: `min_score` and agents\' `confidence_floor` read it.',
+          ),
+      }),
     ),
   })
   .openapi('KnowledgeQueryResult');

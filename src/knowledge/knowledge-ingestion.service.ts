@@ -120,8 +120,8 @@ export class KnowledgeIngestionService {
   }
 
   /** An api source is indexed by nothing: its sync checks that the endpoint answers a signed probe. */
-  private async probeApiSource(source: { id: string; account_id: string; knowledge_base_id: string; url: string | null; timeout_ms: number | null }) {
-    const secret = await this.deps.accounts.getSigningSecret({ accountId: source.account_id });
+  private async probeApiSource(source: { id: string; account_id: string; livemode: boolean; knowledge_base_id: string; url: string | null; timeout_ms: number | null }) {
+    const secret = await this.deps.accounts.getSigningSecret({ accountId: source.account_id, livemode: source.livemode });
     try {
       await queryApiSource({
         url: source.url!,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, calibrateFused, dot, idf, lexicalX, makeSnippet, type FusionWeights } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
@@ -29,6 +29,21 @@ export interface RetrieveInput {
    * scope has vectors, lexical otherwise.
    */
   strategy?: 'hybrid' | 'lexical' | 'semantic';
+  /** Evaluation only (the calibration bench): also return every hybrid candidate with its raw features. */
+  explain?: boolean;
+}
+
+/** A hybrid candidate as the fusion saw it (evaluation only). */
+export interface ExplainedCandidate {
+  sourceId: string;
+  ordinal: number;
+  url: string | null;
+  /** Normalised BM25 (lexicalX) and cosine; which side proposed it. */
+  x: number;
+  cos: number;
+  lexical: boolean;
+  dense: boolean;
+  score: number;
 }
 
 export interface RetrievedPassage {
@@ -50,6 +65,8 @@ export interface RetrieveResult {
   results: RetrievedPassage[];
   /** Api sources that did not answer in time or answered badly; their results are missing. */
   apiFailures: { sourceId: string; error: string }[];
+  /** With `explain`: the hybrid candidates of the indexed sources, best first. */
+  candidates?: ExplainedCandidate[];
 }
 
 export const TOP_K_DEFAULT = 5;
@@ -58,6 +75,8 @@ export const TOP_K_MAX = 50;
 export const RETRIEVE_MAX = 100;
 /** Candidates each side proposes to the fusion (at least; more when topK is larger). */
 export const HYBRID_CANDIDATES = 50;
+/** Hits the lexical-only score reads each one against (its background: hits 2–10). */
+export const LEXICAL_CONTEXT = 10;
 /**
  * Default of EMBEDDINGS_SCAN_MAX: the dense side scans the scope's vectors exactly (sign-bit Hamming scan,
  * then exact cosine of the nearest) when the scope holds at most this many embedded passages; above it,
@@ -108,7 +127,7 @@ export class KnowledgeRetrievalService {
       /** Semantic side; absent (EMBEDDINGS=off) retrieval is lexical. */
       embeddings?: EmbeddingsPort;
       /** The fused score's weights for this model (default: the fit for multilingual-e5-small). */
-      fusion?: FusionWeights;
+      fusion?: FusionModel;
       /** Largest scope (embedded passages) the dense side scans exactly (default DENSE_SCAN_MAX). */
       denseScanMax?: number;
       log?: Logger;
@@ -141,15 +160,16 @@ export class KnowledgeRetrievalService {
     const n = indexed.reduce((a, s) => a + s.passage_count, 0);
     const avgLen = n > 0 ? Math.max(1, indexed.reduce((a, s) => a + s.total_length, 0) / n) : 1;
 
+    const explained: ExplainedCandidate[] | undefined = input.explain ? [] : undefined;
     const [lexical, external] = await Promise.all([
-      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter) : Promise.resolve([]),
+      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter, explained) : Promise.resolve([]),
       apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
     const results = [...lexical, ...external.results]
       .filter((r) => r.score > 0 && r.score >= minScore)
       .sort((a, b) => b.score - a.score)
       .slice(0, topK);
-    return { results, apiFailures: external.failures };
+    return { results, apiFailures: external.failures, ...(explained ? { candidates: explained } : {}) };
   }
 
   /**
@@ -159,7 +179,9 @@ export class KnowledgeRetrievalService {
    * the union is ranked by the fused, calibrated score. Passages not embedded yet keep their lexical score,
    * and an embeddings endpoint that fails leaves the query lexical (logged).
    */
-  private async searchIndex(input: RetrieveInput, scope: ScopeSource[], n: number, topK: number, passageFilter?: PassageFilter): Promise<RetrievedPassage[]> {
+  private async searchIndex(
+    input: RetrieveInput, scope: ScopeSource[], n: number, topK: number, passageFilter?: PassageFilter, explained?: ExplainedCandidate[],
+  ): Promise<RetrievedPassage[]> {
     const { db, embeddings } = this.deps;
     const sources = new Map(scope.map((s) => [s.id, s]));
     const toPassage = (r: Parameters<KnowledgeRetrievalService['toPassage']>[0], score: number) =>
@@ -168,8 +190,9 @@ export class KnowledgeRetrievalService {
     const embedded = scope.filter((s) => s.embedded_passages > 0);
     if (!embeddings || strategy === 'lexical' || embedded.length === 0) {
       if (strategy === 'semantic') return [];
-      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK, budget: POSTINGS_BUDGET, passageFilter });
-      return rows.map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+      const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK: Math.max(topK, LEXICAL_CONTEXT), budget: POSTINGS_BUDGET, passageFilter });
+      const scores = lexicalScores(rows.map((r) => lexicalX(r.s, r.sum_idf)));
+      return rows.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
     }
 
     const started = performance.now();
@@ -211,31 +234,47 @@ export class KnowledgeRetrievalService {
       const err = [q, lexVecs, den].find((r) => r.status === 'rejected') as PromiseRejectedResult;
       this.deps.log?.warn({ err: (err.reason as Error).message }, 'Dense retrieval failed; answering lexically');
       if (strategy === 'semantic') return [];
-      return lex.value.slice(0, topK).map((r) => toPassage(r, calibrate(r.s, r.sum_idf)));
+      const scores = lexicalScores(lex.value.map((r) => lexicalX(r.s, r.sum_idf)));
+      return lex.value.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
     }
 
     const qv = q.value;
-    const fusion = this.deps.fusion ?? DEFAULT_FUSION;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
-    type Candidate = { sourceId: string; ordinal: number; score: number; hit?: LexicalHit };
+    type Candidate = { sourceId: string; ordinal: number; x: number; cos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit };
     const candidates = new Map<string, Candidate>();
-    for (const h of lex.value) {
+    const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
+    for (const [i, h] of lex.value.entries()) {
       const cos = h.content_hash ? cosOf.get(`${h.source_id}:${h.content_hash.toString('hex')}`) : undefined;
-      const score = cos === undefined ? calibrate(h.s, h.sum_idf) : calibrateFused(lexicalX(h.s, h.sum_idf), cos, fusion);
-      candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, score, hit: h });
+      // A passage not embedded yet keeps its lexical score.
+      const score = cos === undefined ? lexScores[i]! : 0;
+      candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, x: lexicalX(h.s, h.sum_idf), cos, lexical: true, dense: false, score, hit: h });
     }
     const denseTop = den.value;
     for (const { d, cos, x } of denseTop) {
       const key = `${d.source_id}:${d.ordinal}`;
-      if (!candidates.has(key)) candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, score: calibrateFused(x, cos, fusion) });
+      const known = candidates.get(key);
+      if (known) known.dense = true;
+      else candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, x, cos, lexical: false, dense: true, score: 0 });
     }
-    const top = [...candidates.values()].sort((a, b) => b.score - a.score).slice(0, topK);
+    // The fused score reads each candidate against the others (its margin over the next best), so it is
+    // computed over the whole candidate set at once.
+    const fused = [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined);
+    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION);
+    fused.forEach((c, i) => (c.score = scores[i]!));
+    const ranked = [...candidates.values()].sort((a, b) => b.score - a.score);
+    const top = ranked.slice(0, topK);
     const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));
     const fetched = await this.index.getPassages(
       db,
-      top.filter((c) => !c.hit).map((c) => ({ sourceId: c.sourceId, version: versionOf.get(c.sourceId)!, ordinal: c.ordinal })),
+      (explained ? ranked : top).filter((c) => !c.hit).map((c) => ({ sourceId: c.sourceId, version: versionOf.get(c.sourceId)!, ordinal: c.ordinal })),
     );
     const byKey = new Map(fetched.map((p) => [`${p.source_id}:${p.ordinal}`, p]));
+    explained?.push(
+      ...ranked.map((c) => ({
+        sourceId: c.sourceId, ordinal: c.ordinal, url: (c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`))?.url ?? null,
+        x: c.x, cos: c.cos ?? Number.NaN, lexical: c.lexical, dense: c.dense, score: c.score,
+      })),
+    );
     this.deps.log?.debug(
       { strategy, dense: scan ? 'scan' : 'rescore', lexical: lex.value.length, denseCandidates: denseTop.length, ms: Math.round(performance.now() - started), at: ms },
       'Hybrid retrieval',
@@ -276,7 +315,12 @@ export class KnowledgeRetrievalService {
    * A source that fails or times out is skipped and reported.
    */
   private async queryApiSources(input: RetrieveInput, apis: ScopeSource[], topK: number, indexed: ScopeSource[], n: number, avgLen: number) {
-    const secret = await this.deps.accounts.getSigningSecret({ accountId: input.accountId });
+    // Each source is signed with its own mode's secret (a base, and so its sources, belongs to one mode).
+    const secrets = new Map<boolean, Promise<string[]>>();
+    const secretOf = (livemode: boolean) => {
+      if (!secrets.has(livemode)) secrets.set(livemode, this.deps.accounts.getSigningSecret({ accountId: input.accountId, livemode }));
+      return secrets.get(livemode)!;
+    };
     const failures: { sourceId: string; error: string }[] = [];
     const docs: { source: ScopeSource; title: string; content: string; url: string | null }[] = [];
     await Promise.all(
@@ -284,7 +328,7 @@ export class KnowledgeRetrievalService {
         try {
           const found = await queryApiSource({
             url: source.url!,
-            secret,
+            secret: await secretOf(source.livemode),
             knowledgeBaseId: source.knowledge_base_id,
             sourceId: source.id,
             query: input.query,

@@ -11,7 +11,7 @@ import { KnowledgeIngestionService } from './knowledge-ingestion.service';
 import { KnowledgeRetrievalService } from './knowledge-retrieval.service';
 import { KnowledgeSourcesService } from './knowledge-sources.service';
 import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
-import { OpenAiEmbeddingsClient, type EmbeddingsPort } from './index/embeddings.client';
+import { OpenAiEmbeddingsClient, RecentQueryVectors, type EmbeddingsPort } from './index/embeddings.client';
 
 /**
  * The embeddings ports when semantic retrieval is on and an endpoint is known (npm start fills in the local
@@ -25,7 +25,8 @@ export function createEmbeddingsClients(config: Config['embeddings'], log?: Logg
   }
   const client = (url: string, timeoutMs: number) =>
     new OpenAiEmbeddingsClient({ url, apiKey: config.apiKey, model: config.model, inputType: config.inputType, timeoutMs });
-  return { query: client(config.url, config.queryTimeoutMs), backfill: client(config.backfillUrl ?? config.url, config.timeoutMs) };
+  // Query vectors are kept briefly: the planner's tool router reuses the vector retrieval computed.
+  return { query: new RecentQueryVectors(client(config.url, config.queryTimeoutMs)), backfill: client(config.backfillUrl ?? config.url, config.timeoutMs) };
 }
 
 /** The knowledge area's services, wired once (createServices spreads them in). */
@@ -46,5 +47,5 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
-  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding };
+  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
 }

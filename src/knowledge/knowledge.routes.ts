@@ -62,7 +62,7 @@ const QueryBodySchema = z.strictObject({
   query: z.string().min(1).max(4000),
   top_k: z.number().int().min(1).max(TOP_K_MAX).optional().describe(`default ${TOP_K_DEFAULT}, at most ${TOP_K_MAX}`),
   filter: FilterSchema.optional(),
-  min_score: z.number().min(0).max(1).optional(),
+  min_score: z.number().min(0).max(1).optional().describe('Drops passages whose score (a calibrated probability that the passage answers) is below this.'),
 });
 
 const SourceParamsSchema = z.strictObject({ id: z.string().min(1).max(255), src: z.string().min(1).max(255) });

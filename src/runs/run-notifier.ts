@@ -53,6 +53,14 @@ export class RunNotifier {
     if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(tx);
   }
 
+  /**
+   * The channel a writer's own statement may `pg_notify` on (so the notification costs no round trip of
+   * its own: run-lifecycle.ts moveRun); undefined when notifications stay in this process.
+   */
+  get acrossProcessesChannel(): string | undefined {
+    return this.deps.notifyAcrossProcesses ? CHANNEL : undefined;
+  }
+
   /** The in-process half of `publish` (waiters in this process), once the write has committed. */
   notifyLocally(runId: string): void {
     this.local.emit(runId);

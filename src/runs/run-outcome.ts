@@ -1,4 +1,4 @@
-import type { HandoffReason, PlannerDecision } from '../agents/planner/planner.port';
+import type { HandoffReason, PlannerDecision } from '../agents/planner/port';
 import type { AgentConfig } from '../agents/agent.schemas';
 import type { GuardrailNote, Handoff, StoredRetrievalItem } from './run.schemas';
 
@@ -48,7 +48,13 @@ export function decideRunOutcome(input: {
 
   if (input.forcedHandoff) return handoff(input.forcedHandoff, `The run stopped: ${input.forcedHandoff.replace(/_/g, ' ')}.`);
   if (!decision || decision.type === 'tool_calls') return handoff('out_of_scope', 'The agent could not reach an answer within its planning steps.');
-  if (decision.type === 'handoff') return handoff(decision.reason, `The agent handed off: ${decision.reason.replace(/_/g, ' ')}.`, decision.summary, decision.suggestedReply);
+  if (decision.type === 'handoff') {
+    const why = `The agent handed off: ${decision.reason.replace(/_/g, ' ')}.`;
+    // Nothing answered well enough: the person taking over sees the passage that came closest.
+    const lowScore = (decision.reason === 'no_supporting_source' || decision.reason === 'low_confidence') && best;
+    const summary = lowScore ? `${decision.summary || summaryOf(why)} ${nearlyUsed(best)}` : decision.summary;
+    return handoff(decision.reason, why, summary, decision.suggestedReply);
+  }
 
   const cited = decision.citations.map((ref) => retrieval[ref - 1]).filter((r): r is StoredRetrievalItem => r !== undefined);
   const grounded = cited.length > 0 || decision.groundedInTools;
@@ -64,12 +70,20 @@ export function decideRunOutcome(input: {
   if (!decision.clarifying && confidence < floor) {
     if (config.handoff.on_low_confidence) {
       notes.push({ guardrail: 'confidence_floor', action: 'handoff', detail: `Confidence ${confidence.toFixed(2)} is below the floor ${floor}.` });
-      return { ...handoff('low_confidence', `The best answer found had confidence ${confidence.toFixed(2)}, below the floor ${floor}.`), confidence };
+      // The person taking over sees what was nearly used: the passage the answer quoted (else the best found).
+      const nearly = cited.length ? cited.reduce((a, c) => (c.score > a.score ? c : a)) : best;
+      const why = `The best answer found had confidence ${percent(confidence)}, below the floor ${percent(floor)}.${nearly ? ` ${nearlyUsed(nearly)}` : ''}`;
+      return { ...handoff('low_confidence', why), confidence };
     }
     notes.push({ guardrail: 'confidence_floor', action: 'answered', detail: `Confidence ${confidence.toFixed(2)} is below the floor ${floor}; answered because on_low_confidence is off.` });
   }
   return { reply: decision.content, handoff: null, confidence, notes, citations: decision.citations.filter((ref) => retrieval[ref - 1] !== undefined) };
 }
+
+/** A percentage as the console shows scores ("42 %"). */
+const percent = (p: number) => `${Math.round(p * 100)} %`;
+/** The passage that was nearly used, for a handoff's summary. */
+const nearlyUsed = (p: StoredRetrievalItem) => `Best passage: "${clip(p.title, 80)}" (score ${percent(p.score)}): "${clip(p.snippet, 200)}"`;
 
 const clamp = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);

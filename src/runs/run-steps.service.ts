@@ -1,24 +1,36 @@
 import type { Kysely } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service';
-import type { AgentConfig } from '../agents/agent.schemas';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import { matchRestrictedTopic } from '../agents/guardrails/restricted-topics';
-import { validateToolArguments } from '../agents/guardrails/tool-arguments';
-import type { Planner, PlannerDecision, PlannerToolResult } from '../agents/planner/planner.port';
+import { validateToolArguments } from '../agents/guardrails/tool-argument-validation';
+import type { HandoffReason, Planner, PlannerDecision, PlannerToolResult } from '../agents/planner/port';
 import { callToolEndpoint } from '../agents/tools/tool-client';
-import type { ConversationRepo } from '../conversations/conversation.repo';
 import type { DB } from '../db/schema';
-import type { RunStatus, ToolCallStatus } from '../db/tables/agents';
 import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
 import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
 import type { Logger } from '../observability/logger';
-import type { EventsService } from '../webhooks/events.service';
-import type { RunFinisher } from './run-finisher';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import type { EventsService, EventTransaction } from '../webhooks/events.service';
+import { agentRunWorkflowId, previousRunFinishedSignal } from '../../workflows/shared/runs.contracts';
+import type { RunConversationsPort } from './run-conversations.port';
+import {
+  expireToolCalls,
+  isTerminalRun,
+  isTerminalToolCall,
+  moveRun,
+  moveToolCall,
+  plannedToolCallStatus,
+  type MovedRun,
+  type RunStatus,
+  type TerminalRunStatus,
+  type ToolCallStatus,
+} from './run-lifecycle';
 import type { RunNotifier } from './run-notifier';
-import { RunRepo, type RunRow } from './run.repo';
-import type { StoredRetrievalItem } from './run.schemas';
+import { decideRunOutcome } from './run-outcome';
+import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
+import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
 
 /** Passages a run retrieves for its planner. */
 const RETRIEVE_TOP_K = 5;
@@ -31,13 +43,25 @@ const TRANSCRIPT_TURNS = 20;
  */
 const THREAD_RETRIEVAL_CHANNELS: ReadonlySet<string> = new Set(['email']);
 const THREAD_QUERY_CHARS = 2000;
+/** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
+const DELTA_CHARS = 48;
 
+/**
+ * startRun's answer in SPEC's run statuses: `queued` (an earlier run of the conversation has not finished:
+ * wait for it), `in_progress` (go on; `decided`: a guardrail already decided the run's last word, finish
+ * it now), or the status of a run that has already finished.
+ */
+export type StartRunResult = { status: 'queued' } | { status: 'in_progress'; decided?: true } | { status: TerminalRunStatus };
 export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
+/** `deliver`: the run wrote a reply its channel sends after the run (the workflow then calls deliverReply). */
+export type FinishRunResult = { status: TerminalRunStatus; deliver: boolean };
 
 /**
  * The agent run workflow's steps (called by activities), each idempotent: a retried step heals instead of
- * duplicating. Customer text was redacted when it was stored; tool results and replies are redacted here
- * before they are stored. Finishing (guardrails, reply, handoff, events) is RunFinisher's.
+ * duplicating. Each step reads what it needs in one statement (RunRepo.loadStep) and writes its
+ * transition, stream events and webhook events in one transaction; statuses move only through
+ * run-lifecycle.ts. Customer text was redacted when it was stored; tool results and replies are redacted
+ * here before they are stored. The conversation is reached through RunConversationsPort.
  */
 export class RunStepsService {
   private readonly repo = new RunRepo();
@@ -48,9 +72,9 @@ export class RunStepsService {
       agents: AgentsService;
       accounts: AccountsService;
       knowledgeRetrieval: KnowledgeRetrievalService;
-      conversations: ConversationRepo;
-      finisher: RunFinisher;
+      conversations: RunConversationsPort;
       events: EventsService;
+      workflows: WorkflowGateway;
       notifier: RunNotifier;
       planner: Planner;
       allowPrivateNetwork: boolean;
@@ -58,56 +82,48 @@ export class RunStepsService {
     },
   ) {}
 
-  private async load(runId: string) {
-    const run = await this.repo.getRun(this.deps.db, runId);
-    if (!run) throw notFound('run', runId);
-    const { config } = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
-    return { run, config };
+  /** Moves notify other processes' waiters in their own statement (RunNotifier's channel, when it has one). */
+  private get notifyChannel() {
+    return this.deps.notifier.acrossProcessesChannel;
   }
 
-  private async customerMessage(run: RunRow) {
-    const message = await this.deps.conversations.getMessage(this.deps.db, run.message_id);
-    if (!message) throw notFound('conversation message', run.message_id);
-    return message;
+  private async load(runId: string, opts: { earlierOpenRun?: boolean; transcript?: number } = {}) {
+    const ctx = await this.repo.loadStep(this.deps.db, runId, opts);
+    if (!ctx) throw notFound('run', runId);
+    const { config } = await this.deps.agents.getVersion({ agentId: ctx.run.agent_id, version: ctx.run.agent_version });
+    return { ...ctx, config };
   }
 
   /**
-   * queued → in_progress (run.started), unless an earlier run of the conversation has not finished
-   * (`blocked`: runs of a conversation answer in order). A restricted topic stops the run here (`guarded`).
+   * queued → in_progress (run.started), unless an earlier run of the conversation has not finished (runs of
+   * a conversation answer in order: it stays queued). A restricted topic decides the run here.
    */
-  async startRun(input: { runId: string }): Promise<{ state: 'ready' | 'blocked' | 'guarded' } | { state: 'finished'; status: 'completed' | 'failed' | 'expired' }> {
-    const { db } = this.deps;
-    const { run, config } = await this.load(input.runId);
-    if (run.status === 'completed' || run.status === 'failed' || run.status === 'expired') return { state: 'finished', status: run.status };
+  async startRun(input: { runId: string }): Promise<StartRunResult> {
+    const { run, message, config, earlierOpenRunId } = await this.load(input.runId, { earlierOpenRun: true });
+    if (isTerminalRun(run.status)) return { status: run.status };
     if (run.status === 'queued') {
-      if (await this.repo.findEarlierOpenRun(db, run)) return { state: 'blocked' };
-      await db.transaction().execute(async (tx) => {
-        const moved = await this.repo.transitionRun(tx, run.id, 'in_progress', { started_at: new Date() });
-        if (moved) await this.repo.appendEvents(tx, run.id, [{ type: 'run.started', data: { run_id: run.id } }]);
-      });
-      await this.deps.notifier.publish(run.id);
+      if (earlierOpenRunId) return { status: 'queued' };
+      await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyChannel });
+      this.deps.notifier.notifyLocally(run.id);
     }
-    const message = await this.customerMessage(run);
     const topic = matchRestrictedTopic({ text: message.content, topics: config.guardrails.restricted_topics });
-    if (!topic) return { state: 'ready' };
+    if (!topic) return { status: 'in_progress' };
     const refuse = config.guardrails.restricted_topic_action === 'refuse';
     const decision: PlannerDecision = refuse
       ? { type: 'reply', content: `I'm sorry, I can't help with ${topic.topic}.`, citations: [], groundedInTools: false, clarifying: true, confidence: 1, usage: { input_tokens: 0, output_tokens: 0 } }
       : { type: 'handoff', reason: 'restricted_topic', summary: `The customer asked about a restricted topic (${topic.topic}).`, suggestedReply: '', usage: { input_tokens: 0, output_tokens: 0 } };
-    await this.repo.updateRun(db, run.id, {
+    await this.repo.updateRun(this.deps.db, run.id, {
       decision: JSON.stringify(decision),
       guardrail_notes: JSON.stringify([{ guardrail: 'restricted_topics', action: refuse ? 'refused' : 'handoff', detail: `Matched the restricted topic "${topic.topic}" ("${topic.matched}").` }]),
     });
-    return { state: 'guarded' };
+    return { status: 'in_progress', decided: true };
   }
 
   /** Retrieves from the agent's knowledge bases (their filters, and the customer's locale where asked). */
   async retrieveKnowledge(input: { runId: string }): Promise<{ passages: number; topScore: number }> {
-    const { db } = this.deps;
-    const { run, config } = await this.load(input.runId);
+    const { run, message, conversation, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     if (config.knowledge_bases.length === 0) return { passages: 0, topScore: 0 };
-    const [message, conversation] = await Promise.all([this.customerMessage(run), this.deps.conversations.getConversation(db, run.conversation_id)]);
-    const locale = (conversation?.customer as { locale?: string } | undefined)?.locale;
+    const locale = (conversation.customer as { locale?: string }).locale;
     // Bases with the same filter are searched together; results merge by calibrated score.
     const groups = new Map<string, { ids: string[]; filter?: MetadataFilter }>();
     for (const kb of config.knowledge_bases) {
@@ -119,7 +135,7 @@ export class RunStepsService {
     }
     const queries = [message.content];
     if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
-      const thread = await this.threadQuery(run, message);
+      const thread = threadQuery(message.content, transcript ?? []);
       if (thread) queries.push(thread);
     }
     const found = await Promise.all(
@@ -144,49 +160,31 @@ export class RunStepsService {
       .sort((a, b) => b.score - a.score)
       .slice(0, RETRIEVE_TOP_K)
       .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
-    await this.repo.updateRun(db, run.id, { retrieval: JSON.stringify(items) });
+    // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
+    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
-  }
-
-  /** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
-  private async threadQuery(run: RunRow, message: { seq: number; content: string }): Promise<string | undefined> {
-    const before = await this.deps.conversations.listTranscriptBefore(this.deps.db, run.conversation_id, message.seq, TRANSCRIPT_TURNS);
-    const earlier = before.filter((t) => t.role === 'customer').map((t) => t.content);
-    if (earlier.length === 0) return undefined;
-    let query = message.content;
-    for (const turn of earlier.reverse()) {
-      if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
-      query = `${query}\n${turn}`;
-    }
-    return query === message.content ? undefined : query;
   }
 
   /** One planner turn: tool calls are recorded (validated, gated), a reply or handoff is kept for finishRun. */
   async planNextStep(input: { runId: string; step: number }): Promise<PlanStepResult> {
     const { db } = this.deps;
-    const { run, config } = await this.load(input.runId);
-    const [message, conversation, calls] = await Promise.all([
-      this.customerMessage(run),
-      this.deps.conversations.getConversation(db, run.conversation_id),
-      this.repo.listToolCalls(db, run.id),
-    ]);
-    const transcript = await this.deps.conversations.listTranscriptBefore(db, run.conversation_id, message.seq, TRANSCRIPT_TURNS);
+    const { run, message, conversation, calls, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     const retrieval = run.retrieval as StoredRetrievalItem[];
     const decision = await this.deps.planner.plan({
       instructions: config.instructions,
       channel: run.channel,
-      locale: (conversation?.customer as { locale?: string } | undefined)?.locale ?? config.locales[0] ?? null,
-      context: conversation?.context ?? {},
-      transcript: transcript.map((t) => ({ role: t.role, content: t.content })),
+      locale: (conversation.customer as { locale?: string }).locale ?? config.locales[0] ?? null,
+      context: conversation.context ?? {},
+      transcript: transcript ?? [],
       message: message.content,
       passages: retrieval.map((p, i) => ({ ref: i + 1, sourceId: p.source_id, title: p.title, text: p.content, url: p.url, score: p.score })),
       tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
-      toolResults: calls.filter((c) => isSettled(c.status)).map(toPlannerResult),
+      toolResults: calls.filter((c) => isTerminalToolCall(c.status)).map(toPlannerResult),
       retrievalRequired: config.retrieval_required,
     });
-    const usage = { input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens };
+    const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {
-      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(decision), usage: JSON.stringify(usage) });
+      await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage });
       return { type: decision.type };
     }
     const rows = decision.calls.map((call, i) => {
@@ -199,14 +197,13 @@ export class RunStepsService {
             const v = validateToolArguments({ schema: tool.parameters, arguments: args });
             return v.ok ? null : v.message;
           })();
-      const status: ToolCallStatus = problem ? 'invalid' : config.guardrails.requires_approval.includes(call.tool) ? 'awaiting_approval' : 'ready';
       return {
         id,
         run_id: run.id,
         seq: calls.length + i + 1,
         tool: call.tool,
         arguments: JSON.stringify(args),
-        status,
+        status: plannedToolCallStatus({ valid: problem === null, requiresApproval: config.guardrails.requires_approval.includes(call.tool) }),
         result: null,
         error: problem ? JSON.stringify({ code: 'invalid_arguments', message: problem }) : null,
         latency_ms: null,
@@ -214,10 +211,12 @@ export class RunStepsService {
         decision_note: null,
       };
     });
-    await this.repo.insertToolCalls(db, rows);
-    await this.repo.updateRun(db, run.id, { usage: JSON.stringify(usage) });
-    const stored = await this.repo.listToolCalls(db, run.id);
-    return { type: 'tool_calls', calls: rows.map((r) => ({ id: r.id, status: stored.find((s) => s.id === r.id)?.status ?? r.status })) };
+    await db.transaction().execute(async (tx) => {
+      await this.repo.insertToolCalls(tx, rows);
+      await this.repo.updateRun(tx, run.id, { usage });
+    });
+    // A retried turn finds its calls recorded already: they answer with the status they had.
+    return { type: 'tool_calls', calls: rows.map((r) => ({ id: r.id, status: calls.find((c) => c.id === r.id)?.status ?? r.status })) };
   }
 
   /**
@@ -227,19 +226,19 @@ export class RunStepsService {
    */
   async callTool(input: { runId: string; toolCallId: string }): Promise<{ status: ToolCallStatus }> {
     const { db } = this.deps;
-    const { run, config } = await this.load(input.runId);
-    const call = await this.repo.getToolCall(db, run.id, input.toolCallId);
+    const { run, calls, config } = await this.load(input.runId);
+    const call = calls.find((c) => c.id === input.toolCallId);
     if (!call) throw notFound('tool call', input.toolCallId);
     if (call.status !== 'ready' && call.status !== 'approved' && call.status !== 'calling') return { status: call.status };
     const tool = config.tools.find((t) => t.name === call.tool)!;
     if (call.status === 'calling' && !tool.idempotent) {
       const error = { code: 'uncertain', message: 'The worker stopped during the call; a non-idempotent tool is not called twice' };
-      await this.repo.transitionToolCall(db, call.id, ['calling'], 'error', { error: JSON.stringify(error) });
+      await moveToolCall(db, call.id, 'abandon', 'error', { error: JSON.stringify(error) });
       return { status: 'error' };
     }
     await db.transaction().execute(async (tx) => {
       await this.repo.lockRun(tx, run.id);
-      await this.repo.transitionToolCall(tx, call.id, ['ready', 'approved', 'calling'], 'calling', { attempts: call.attempts + 1 });
+      await moveToolCall(tx, call.id, 'call', 'calling', { attempts: call.attempts + 1 });
       await this.repo.appendEvents(tx, run.id, [{ type: 'tool.called', data: { run_id: run.id, tool_call_id: call.id, tool: call.tool, arguments: call.arguments } }]);
     });
     await this.deps.notifier.publish(run.id);
@@ -249,36 +248,38 @@ export class RunStepsService {
       arguments: call.arguments,
       conversationId: run.conversation_id,
       runId: run.id,
-      signingSecret: await this.deps.accounts.getSigningSecret({ accountId: run.account_id }),
+      signingSecret: await this.deps.accounts.getSigningSecret({ accountId: run.account_id, livemode: run.livemode }),
       timeoutMs: tool.timeout_ms,
       idempotent: tool.idempotent,
       allowPrivate: this.deps.allowPrivateNetwork,
-      requireHttps: false,
+      // Checked again at call time: a live run never calls a tool over plain http (whatever was saved before).
+      requireHttps: run.livemode,
       idempotencyKey: call.id,
     });
-    const status: ToolCallStatus = outcome.status === 'pending' ? 'pending_result' : outcome.status;
-    await this.repo.transitionToolCall(db, call.id, ['calling'], status, {
+    const status = outcome.status === 'pending' ? 'pending_result' : outcome.status;
+    await moveToolCall(db, call.id, 'answer', status, {
       latency_ms: Math.round(outcome.latencyMs),
       result: outcome.status === 'ok' ? JSON.stringify(redactDeep(outcome.result ?? null)) : null,
-      error: outcome.status === 'error' ? JSON.stringify(outcome.error) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
+      error: outcome.status === 'error' ? JSON.stringify(redactDeep(outcome.error)) : outcome.status === 'timed_out' ? JSON.stringify({ code: 'timed_out', message: `No answer within ${tool.timeout_ms} ms` }) : null,
     });
     return { status };
   }
 
   /** in_progress → requires_action with the calls to approve or to await (run.requires_action). */
-  async requireAction(input: { runId: string; kind: 'approve_tool_call' | 'submit_tool_result'; toolCallIds: string[]; expiresAtMs: number }) {
+  async requireAction(input: { runId: string; kind: 'approve_tool_call' | 'submit_tool_result'; toolCallIds: string[]; expiresAtMs: number }): Promise<void> {
+    const { conversation, calls } = await this.load(input.runId);
     const expiresAt = new Date(input.expiresAtMs);
-    // The transition and its run.requires_action event commit together (events outbox).
+    const waitedOn = calls.filter((c) => input.toolCallIds.includes(c.id));
+    const action = { type: input.kind, tool_calls: waitedOn.map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments })), expires_at: expiresAt.toISOString() };
+    // The transition and its events (stream and webhook) commit together (events outbox).
     await this.deps.events.transaction(async (tx) => {
       await this.repo.setToolCallsExpiry(tx, input.toolCallIds, expiresAt);
-      const all = await this.repo.listToolCalls(tx, input.runId);
-      const calls = all.filter((c) => input.toolCallIds.includes(c.id));
-      const action = { type: input.kind, tool_calls: calls.map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments })), expires_at: expiresAt.toISOString() };
-      const moved = await this.repo.transitionRun(tx, input.runId, 'requires_action', { required_action: JSON.stringify(action) });
-      if (!moved) return;
-      await this.repo.appendEvents(tx, input.runId, [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }]);
-      await this.deps.finisher.emitRunEvent(moved, 'run.requires_action', { tx, calls: all });
-      await this.deps.notifier.notifyOnCommit(tx, input.runId);
+      const moved = await moveRun(tx, input.runId, 'requireAction', {
+        set: { required_action: JSON.stringify(action) },
+        events: [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }],
+        notify: this.notifyChannel,
+      });
+      if (moved) await this.emitRunEvent(tx, moved, 'run.requires_action', calls, conversation.metadata);
     });
     this.deps.notifier.notifyLocally(input.runId);
   }
@@ -286,40 +287,174 @@ export class RunStepsService {
   /** After the wait: expires what is still pending when `expire`, resumes the run, returns the calls' statuses. */
   async collectToolCalls(input: { runId: string; toolCallIds: string[]; expire: boolean }): Promise<{ id: string; status: ToolCallStatus }[]> {
     const { db } = this.deps;
-    if (input.expire) await this.repo.expireToolCalls(db, input.toolCallIds);
+    if (input.expire) await expireToolCalls(db, input.toolCallIds);
     const calls = (await this.repo.listToolCalls(db, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
-    await this.repo.transitionRun(db, input.runId, 'in_progress', { required_action: null });
-    await this.deps.notifier.publish(input.runId);
+    await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyChannel });
+    this.deps.notifier.notifyLocally(input.runId);
     return calls.map((c) => ({ id: c.id, status: c.status }));
   }
 
-  async finishRun(input: { runId: string; handoffReason?: 'approval_rejected' | 'approval_expired' }): Promise<{ status: 'completed' | 'failed' | 'expired'; deliver: boolean }> {
-    return this.deps.finisher.finishRun(input);
+  /**
+   * The run's last word: the final guardrails and outcome (run-outcome.ts), then in one transaction the
+   * completed run, its reply (shaped for the channel) or handoff, the stream events and the webhook
+   * events; then the conversation's next queued run is signalled. A finished run is left as it is.
+   */
+  async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<FinishRunResult> {
+    const { run, message, conversation, calls, config } = await this.load(input.runId);
+    if (isTerminalRun(run.status)) return { status: run.status, deliver: this.hasReplyToSend(run) };
+    const retrieval = run.retrieval as StoredRetrievalItem[];
+    const outcome = decideRunOutcome({
+      config,
+      decision: run.decision as PlannerDecision | null,
+      retrieval,
+      customerMessage: message.content,
+      forcedHandoff: input.handoffReason,
+      notes: run.guardrail_notes as GuardrailNote[],
+    });
+    const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
+    const reply =
+      outcome.reply === null
+        ? null
+        : await this.deps.conversations.shapeRunReply({
+            channel: run.channel,
+            accountId: run.account_id,
+            conversation,
+            runId: run.id,
+            text: redactText(outcome.reply).text,
+            sources: outcome.citations
+              .map((ref) => retrieval[ref - 1]!)
+              .map(({ title, url, snippet, source_id, source }) => ({ title, url, snippet, sourceId: source_id, knowledgeBaseId: source })),
+          });
+    const replyId = derivedId(IdPrefix.message, run.id, 'reply');
+    const stream: RunEventInput[] = reply === null ? [] : deltas(reply.content).map((text) => ({ type: 'reply.delta', data: { run_id: run.id, text } }));
+    stream.push({ type: 'run.completed', data: { run_id: run.id, status: 'completed' } });
+
+    // The run's state, its reply, the handoff, the stream events and the webhook events commit together
+    // (the events outbox): a crash after the commit loses no event, and a retry finds the run finished.
+    const moved = await this.deps.events.transaction(async (tx) => {
+      const row = await moveRun(tx, run.id, 'complete', {
+        set: {
+          confidence: Math.round(outcome.confidence * 10_000) / 10_000,
+          reply: reply === null ? null : JSON.stringify({ role: 'agent', content: reply.content }),
+          handoff: outcome.handoff ? JSON.stringify(outcome.handoff) : null,
+          guardrail_notes: JSON.stringify(outcome.notes),
+          retrieval: JSON.stringify(cited),
+          required_action: null,
+          reply_message_id: reply === null ? null : replyId,
+          completed_at: new Date(),
+        },
+        events: stream,
+        notify: this.notifyChannel,
+      });
+      if (!row) return undefined;
+      if (reply !== null) {
+        await this.deps.conversations.appendRunReply(tx, { conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments });
+      }
+      if (outcome.handoff) await this.deps.conversations.handOff(tx, { conversation, runId: run.id, handoff: outcome.handoff });
+      await this.emitRunEvent(tx, row, 'run.completed', calls, conversation.metadata);
+      return row;
+    });
+    if (!moved) {
+      const now = (await this.repo.getRun(this.deps.db, run.id))!;
+      return { status: now.status as 'completed', deliver: this.hasReplyToSend(now) };
+    }
+    await this.afterFinish(moved);
+    return { status: 'completed', deliver: this.hasReplyToSend(moved) };
   }
 
+  /** Sends a finished run's reply on its channel (sms, email; idempotent: each channel keys its send by the message id). */
   async deliverReply(input: { runId: string }): Promise<void> {
-    return this.deps.finisher.deliverReply(input);
+    const run = await this.repo.getRun(this.deps.db, input.runId);
+    if (!run) throw notFound('run', input.runId);
+    if (!this.hasReplyToSend(run) || !run.reply_message_id) return;
+    await this.deps.conversations.deliverRunReply({ conversationId: run.conversation_id, messageId: run.reply_message_id, runId: run.id, channel: run.channel });
   }
 
+  /** A required action was not fulfilled in time: expired, no reply. */
   async expireRun(input: { runId: string }): Promise<{ status: 'expired' }> {
-    await this.deps.finisher.endRun({ runId: input.runId, status: 'expired' });
+    await this.endWithoutReply(input.runId, 'expire');
     return { status: 'expired' };
   }
 
+  /** An unrecoverable error: failed with its (redacted) error, no reply. */
   async failRun(input: { runId: string; code: string; message: string }): Promise<{ status: 'failed' }> {
-    await this.deps.finisher.endRun({ runId: input.runId, status: 'failed', error: { code: input.code, message: redactText(input.message).text } });
+    await this.endWithoutReply(input.runId, 'fail', { code: input.code, message: redactText(input.message).text });
     return { status: 'failed' };
+  }
+
+  private async endWithoutReply(runId: string, move: 'expire' | 'fail', error?: { code: string; message: string }) {
+    const view = await this.repo.getView(this.deps.db, runId);
+    if (!view || isTerminalRun(view.run.status)) return;
+    const status: RunStatus = move === 'expire' ? 'expired' : 'failed';
+    const moved = await this.deps.events.transaction(async (tx) => {
+      const row = await moveRun(tx, runId, move, {
+        set: { error: error ? JSON.stringify(error) : null, required_action: null, completed_at: new Date() },
+        events: [{ type: 'run.completed', data: { run_id: runId, status } }],
+        notify: this.notifyChannel,
+      });
+      if (row) await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
+      return row;
+    });
+    if (moved) await this.afterFinish(moved);
+  }
+
+  /** A finished run wakes its waiters in this process and lets the conversation's next queued run start. */
+  private async afterFinish(run: MovedRun) {
+    this.deps.notifier.notifyLocally(run.id);
+    if (run.next_queued_run_id) await this.deps.workflows.signalIfRunning(agentRunWorkflowId(run.next_queued_run_id), previousRunFinishedSignal);
+  }
+
+  /** A reply was written and its channel sends it after the run (sms, email; not chat or voice). */
+  private hasReplyToSend(run: RunRow): boolean {
+    return run.reply_message_id !== null && this.deps.conversations.sendsAfterRun(run.channel);
+  }
+
+  /** run.completed / run.requires_action webhook events carry the run object; emitted in the transition's transaction. */
+  private async emitRunEvent(tx: EventTransaction, run: RunRow, type: 'run.completed' | 'run.requires_action', calls: ToolCallRow[], metadata: Record<string, string>) {
+    await this.deps.events.emit(
+      {
+        accountId: run.account_id,
+        livemode: run.livemode,
+        type,
+        data: toRunObject(run, calls, metadata),
+        eventId: derivedId(IdPrefix.event, run.id, type, type === 'run.requires_action' ? String(run.updated_at.getTime()) : run.status),
+      },
+      { tx },
+    );
   }
 }
 
-const SETTLED: ToolCallStatus[] = ['ok', 'error', 'timed_out', 'rejected', 'expired', 'invalid'];
-const isSettled = (s: ToolCallStatus) => SETTLED.includes(s);
+/** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
+function threadQuery(message: string, transcript: { role: string; content: string }[]): string | undefined {
+  const earlier = transcript.filter((t) => t.role === 'customer').map((t) => t.content);
+  if (earlier.length === 0) return undefined;
+  let query = message;
+  for (const turn of earlier.reverse()) {
+    if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
+    query = `${query}\n${turn}`;
+  }
+  return query === message ? undefined : query;
+}
 
-function toPlannerResult(c: { id: string; tool: string; arguments: Record<string, unknown>; status: ToolCallStatus; result: unknown; error: { code: string; message: string } | null }): PlannerToolResult {
+function toPlannerResult(c: ToolCallRow): PlannerToolResult {
   const status: PlannerToolResult['status'] = c.status === 'invalid' ? 'error' : (c.status as PlannerToolResult['status']);
   return { callId: c.id, tool: c.tool, arguments: c.arguments, status, result: c.result ?? undefined, error: c.error ?? undefined };
 }
 
-const round = (x: number) => Math.round(x * 10_000) / 10_000;
+/** Splits a reply into word-boundary pieces for reply.delta events (their concatenation is the reply). */
+export function deltas(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + DELTA_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start) end = space + 1;
+    }
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
+}
 
-export type { RunStatus, AgentConfig };
+const round = (x: number) => Math.round(x * 10_000) / 10_000;

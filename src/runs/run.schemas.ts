@@ -1,7 +1,8 @@
 import { z } from '../domain/api-schema';
+import { RUN_STATUSES } from './run-lifecycle';
 import type { RunRow, ToolCallRow } from './run.repo';
 
-export const RunStatusSchema = z.enum(['queued', 'in_progress', 'requires_action', 'completed', 'failed', 'expired']);
+export const RunStatusSchema = z.enum(RUN_STATUSES);
 
 /** A retrieval item of a run: the passage's knowledge base (`source`), its source id, title, snippet, url and score. */
 export const RunRetrievalItemSchema = z.object({

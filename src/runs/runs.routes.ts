@@ -15,6 +15,7 @@ export function registerRunRoutes({ router, registry, services }: RouteDeps) {
 
   defineRoute(router, registry, {
     method: 'get', path: '/v1/runs/{id}/events', tag, raw: true, params: IdParamsSchema,
+    eventStream: { status: 200, description: 'The run\'s events as server-sent events' },
     summary: 'The run as server-sent events (run.started, tool.called, reply.delta, run.requires_action, run.completed); resumes after Last-Event-ID',
   }, async ({ params, principal, req, res }) => {
     await svc.getRun({ ...scopeOf(principal), runId: params.id });

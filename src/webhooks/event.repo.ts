@@ -87,7 +87,10 @@ export class EventRepo {
       .select([
         'd.id', 'd.account_id', 'd.status', 'd.url', 'd.endpoint_id', 'd.attempt_count',
         'e.id as event_id', 'e.type as event_type', 'e.livemode as event_livemode', 'e.data as event_data', 'e.created_at as event_created_at',
-        'a.signing_secret', 'a.previous_signing_secret', 'a.previous_signing_secret_expires_at',
+        // The account secret of the event's mode (status callbacks without an endpoint are signed with it).
+        sql<string>`case when e.livemode then a.signing_secret else a.test_signing_secret end`.as('signing_secret'),
+        sql<string | null>`case when e.livemode then a.previous_signing_secret else a.test_previous_signing_secret end`.as('previous_signing_secret'),
+        sql<Date | null>`case when e.livemode then a.previous_signing_secret_expires_at else a.test_previous_signing_secret_expires_at end`.as('previous_signing_secret_expires_at'),
         'w.secret as endpoint_secret', 'w.previous_secret as endpoint_previous_secret', 'w.previous_secret_expires_at as endpoint_previous_secret_expires_at', 'w.enabled as endpoint_enabled', 'w.deleted_at as endpoint_deleted_at',
       ])
       .where('d.id', '=', deliveryId)

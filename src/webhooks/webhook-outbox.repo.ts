@@ -156,7 +156,10 @@ export class WebhookOutboxRepo {
       )
       select u.id, u.account_id, u.endpoint_id, u.url, u.attempt_count,
         e.id as event_id, e.type as event_type, e.livemode as event_livemode, e.data as event_data, e.created_at as event_created_at,
-        ac.signing_secret, ac.previous_signing_secret, ac.previous_signing_secret_expires_at, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret, w.previous_secret_expires_at as endpoint_previous_secret_expires_at, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at
+        case when e.livemode then ac.signing_secret else ac.test_signing_secret end as signing_secret,
+        case when e.livemode then ac.previous_signing_secret else ac.test_previous_signing_secret end as previous_signing_secret,
+        case when e.livemode then ac.previous_signing_secret_expires_at else ac.test_previous_signing_secret_expires_at end as previous_signing_secret_expires_at,
+        w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret, w.previous_secret_expires_at as endpoint_previous_secret_expires_at, w.enabled as endpoint_enabled, w.deleted_at as endpoint_deleted_at
       from u
       join events e on e.id = u.event_id
       join accounts ac on ac.id = u.account_id

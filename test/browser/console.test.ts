@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +13,7 @@ import { startToolServer } from '../support/tool-server';
 import { startSite } from '../integration/knowledge-helpers';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'console-test-'));
-const ctx = useTestStack({ label: __filename, temporal: 'dev-server', config: { dataDir, console: { devSignIn: true } } });
+const ctx = useTestStack({ label: __filename, temporal: 'dev-server', config: { dataDir } });
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/console');
 mkdirSync(ARTIFACTS, { recursive: true });
 
@@ -79,12 +79,16 @@ describe('console', () => {
     assert.match(await other.textContent('.who') ?? '', /Signin Co/);
   });
 
-  test('first run: a local visitor is signed in to the development account and lands on the example agent', async () => {
+  test('first run: the one-time link npm start prints signs a browser in to the development account, which lands on the example agent', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Development');
-    writeFileSync(path.join(dataDir, 'dev-api-key'), `${apiKey}\n`);
     const example = await ensureExampleAgent({ services: ctx.stack.services, accountId, log: silentLogger() });
+    const link = await ctx.stack.services.consoleSessions.createSignInLink({ secret: apiKey });
+    // Nothing signs a browser in by itself.
+    const stranger = await (await browser.newContext()).newPage();
+    await stranger.goto(`${ctx.stack.baseUrl}/console`);
+    assert.match(stranger.url(), /\/console\/sign-in$/);
     const page = await (await browser.newContext()).newPage();
-    await visit(page, '/console', 'first-run-example-agent');
+    await visit(page, `/console/sign-in/${link.token}`, 'first-run-example-agent');
     assert.match(page.url(), new RegExp(`/console/agents/${example.agentId}$`));
     await page.fill('[data-chat-form] input[name=content]', 'How do I reset my password?');
     await page.click('[data-chat-form] button');
@@ -104,7 +108,7 @@ describe('console', () => {
       await visit(page, '/console/agents/new', 'agent-new');
       await page.fill('input[name=name]', 'Helpdesk');
       await page.check(`input[name=kb][value=${kb.id}]`);
-      await page.fill('input[name=confidence_floor]', '0.02');
+      await page.fill('input[name=confidence_floor]', '0.5');
       await page.click('[data-add-tool]');
       await page.fill('input[name="tools.0.name"]', 'lookup_order');
       await page.fill('input[name="tools.0.description"]', 'Look up the status of an order by its order number');
@@ -172,6 +176,10 @@ describe('console', () => {
       await page.click('button:text("Search")');
       await page.waitForSelector('.passages li .score');
       assert.match(await page.textContent('.passages') ?? '', /60 days/);
+      // Scores read as percentages, with the legend saying what they mean.
+      assert.match(await page.textContent('.passages li .score') ?? '', /^(<1|\d{1,3}) %$/);
+      assert.match(await page.textContent('.legend') ?? '', /chance that the passage answers the question/);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'knowledge-query.png'), fullPage: true });
     } finally {
       await site.close();
     }

@@ -123,4 +123,20 @@ describe('npm start (embedded PGlite and Temporal dev server)', () => {
     assert.equal(cited[0]?.title, 'Password reset', JSON.stringify(run.retrieval));
     assert.equal(cited[0]?.url, 'https://help.acme.example/password');
   });
+
+  it('prints a one-time console sign-in link; nothing signs a browser in by itself (README "Console")', async () => {
+    const link = /Sign in +(http:\/\/\S+\/console\/sign-in\/\S+)/.exec(output)?.[1];
+    assert.ok(link, 'the banner prints a sign-in link');
+    const origin = new URL(link).origin;
+    const cookieOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('converse_console='))?.split(';')[0];
+    const stranger = await fetch(`${origin}/console/agents`, { redirect: 'manual' });
+    assert.equal(stranger.status, 303);
+    assert.equal(cookieOf(stranger), undefined, 'a cookieless visit is not signed in');
+    const opened = await fetch(link, { redirect: 'manual' });
+    assert.equal(opened.status, 303);
+    const cookie = cookieOf(opened);
+    assert.ok(cookie);
+    assert.equal((await fetch(`${origin}/console/agents`, { headers: { cookie }, redirect: 'manual' })).status, 200);
+    assert.equal((await fetch(link, { redirect: 'manual' })).status, 410, 'the link works once');
+  });
 });

@@ -77,6 +77,23 @@ describe('guardrails on every run', () => {
     assert.match(run.reply.content, /shipped/i);
   });
 
+  it('never calls a live agent\'s tool over plain http, even one saved before https was required (M5)', async () => {
+    let seen = 0;
+    tools.handle((_req, res) => {
+      seen++;
+      json(res, 200, { order_id: '12345', status: 'shipped' });
+    });
+    const https = { ...lookupTool(true), endpoint: lookupTool(true).endpoint.replace(/^http:/, 'https:') };
+    const f = await seedAgent(ctx.stack, { tools: [https] }, undefined, 'live');
+    // A version published before the save-time rule: its endpoint is plain http.
+    await sql`update agent_versions set config = replace(config::text, 'https://127.0.0.1', 'http://127.0.0.1')::jsonb where agent_id = ${f.agentId}`.execute(ctx.stack.database.db);
+    const cnv = await openConversation(f);
+    const { run } = await ask(f, cnv, 'Where is my order 12345?');
+    assert.equal(run.tool_calls[0].result_status, 'error', JSON.stringify(run));
+    assert.equal(run.tool_calls[0].error.code, 'endpoint_not_allowed');
+    assert.equal(seen, 0, 'the tool endpoint was not called');
+  });
+
   it('does not resend a non-idempotent tool call after a dropped connection', async () => {
     let seen = 0;
     tools.handle((_req, res) => {

@@ -54,6 +54,29 @@ after(async () => {
 });
 
 describe('agents apply', () => {
+  it('refuses a live agent whose tool endpoint is plain http (422 url_not_allowed), and a private address unless the operator allows it (M5)', async () => {
+    const liveAccount = (await services.accounts.createAccount({ name: 'Live' })).id;
+    const liveKb = (await services.knowledgeBases.createBase({ accountId: liveAccount, livemode: true, name: 'Help center' })).id;
+    const file = exampleFile('http-tool.yaml', (t) => t.replace(kbId, liveKb).replace('https://api.acme.example/agent-tools/lookup-order', 'http://api.acme.example/agent-tools/lookup-order'));
+    await assert.rejects(runAgentsCommand(services, { action: 'apply', account: liveAccount, file, livemode: true }), (err: unknown) => {
+      assert.ok(err instanceof AppError, String(err));
+      assert.equal(err.code, 'url_not_allowed');
+      assert.equal(err.param, 'tools.0.endpoint');
+      return true;
+    });
+    // Test mode may use http.
+    const testAccount = (await services.accounts.createAccount({ name: 'Test' })).id;
+    const testKb = (await services.knowledgeBases.createBase({ accountId: testAccount, livemode: false, name: 'Help center' })).id;
+    const toTest = (t: string) => t.replace(kbId, testKb);
+    const testFile = exampleFile('http-tool-test.yaml', (t) => toTest(t).replace('https://api.acme.example/agent-tools/lookup-order', 'http://api.acme.example/agent-tools/lookup-order'));
+    assert.equal(JSON.parse((await runAgentsCommand(services, { action: 'apply', account: testAccount, file: testFile }))!).status, 'live');
+    // Private and loopback addresses only where ALLOW_PRIVATE_NETWORK is on (tests turn it on).
+    const strict = buildAgentsCommandServices({ config: { ...buildTestConfig(), network: { allowPrivate: false } }, db: database.db });
+    const loopback = exampleFile('loopback-tool.yaml', (t) => toTest(t).replace('https://api.acme.example/agent-tools/lookup-order', 'https://127.0.0.1:8443/lookup-order'));
+    await assert.rejects(runAgentsCommand(strict, { action: 'apply', account: testAccount, file: loopback }), (err: unknown) => err instanceof AppError && err.code === 'url_not_allowed' && err.param === 'tools.0.endpoint');
+    assert.equal(JSON.parse((await runAgentsCommand(services, { action: 'apply', account: testAccount, file: loopback }))!).status, 'live');
+  });
+
   it('creates and publishes version 1 from the example file, then version 2 when the file changes', async () => {
     const first = JSON.parse((await apply(exampleFile('agent.yaml')))!);
     assert.deepEqual({ ...first, id: undefined }, { id: undefined, name: 'Acme support agent', status: 'live', version: 1, created: true });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -448,5 +449,47 @@ describe('email conversations', () => {
     );
     assert.equal(vacation.body.status, 'ignored');
     assert.equal((await f.call('GET', '/v1/conversations')).body.data.length, 0);
+  });
+
+  it('refuses a 9 MB inbound post that cannot verify (no header, malformed, stale) before reading its body (LOW)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const [signature, code] of [
+      [null, 'signature_missing'],
+      ['t=abc,v1=00', 'signature_invalid'],
+      [`t=${now - 600},v1=${'ab'.repeat(32)}`, 'signature_invalid'],
+    ] as const) {
+      // Headers announcing 9 MB, and no body: the answer must come without waiting for it.
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(new URL(INBOUND_EMAIL_PATH, ctx.stack.baseUrl), {
+          method: 'POST',
+          headers: { 'content-type': 'message/rfc822', 'content-length': String(9_000_000), ...(signature ? { 'service-signature': signature } : {}) },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.setTimeout(3000, () => reject(new Error('no answer within 3 s: the hook waited for the body')));
+        req.flushHeaders();
+      });
+      assert.equal(answer.status, 401, String(signature));
+      assert.equal(JSON.parse(answer.body).error.code, code);
+    }
+  });
+
+  it('cuts an inbound email longer than the API\'s 20,000-character message cap, with a note of what was left out (LOW)', async () => {
+    const f = await seedEmailAgent();
+    const line = 'This is a long quoted history line of an old thread.\n';
+    const text = `Where is my parcel?\n${line.repeat(1000)}`;
+    assert.ok(text.length > 50_000);
+    const res = await postInbound(mime({ from: `long-${uid()}@customer.test`, to: f.address, subject: 'Long', messageId: `l-${uid()}@customer.test`, text }));
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const transcript = await f.call('GET', `/v1/conversations/${res.body.conversation_id}/messages`);
+    const content = transcript.body.data[0].content as string;
+    assert.ok(content.length <= 20_000, String(content.length));
+    assert.ok(content.startsWith('Where is my parcel?\n'));
+    assert.match(content, /\[… \d+ more characters not shown\]$/);
+    assert.ok(content.length > 19_000, 'the cut keeps as much as fits');
   });
 });

@@ -65,6 +65,47 @@ describe('NUL bytes and other unstorable input answer 4xx, not 500', () => {
   });
 });
 
+describe('lone UTF-16 surrogates answer 422 parameter_unprocessable, like NUL (LOW)', () => {
+  it('in a body string, a metadata value, a key inside a free-form tool result', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    for (const [path, body, param] of [
+      ['/v1/knowledge_bases', '{"name":"a\\ud800b"}', 'name'],
+      ['/v1/knowledge_bases', '{"name":"n","metadata":{"k":"\\udc00"}}', 'metadata.k'],
+      ['/v1/knowledge_bases', '{"name":"n","metadata":{"\\udbff":"v"}}', undefined],
+      ['/v1/runs/run_missing/tool_results', '{"tool_call_id":"call_x","result":{"a":["x\\ud83d"]}}', 'result.a.0'],
+    ] as const) {
+      const res = await call('POST', path, body);
+      assert.equal(res.status, 422, `${body}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 'parameter_unprocessable', body);
+      assert.equal(res.body.error.param, param, body);
+    }
+    // A well-formed pair (an emoji) is fine.
+    const emoji = await call('POST', '/v1/knowledge_bases', '{"name":"Help \\ud83d\\ude00"}');
+    assert.equal(emoji.status, 201, JSON.stringify(emoji.body));
+    assert.equal(emoji.body.name, 'Help \u{1F600}');
+  });
+});
+
+describe('customer.phone is an E.164 number valid in its plan (LOW)', () => {
+  it('answers 400 for a number not in E.164 form and 422 for one outside its numbering plan, before looking up the agent', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const create = (phone: string) => call('POST', '/v1/conversations', { agent_id: 'agt_missing', channel: 'sms', customer: { phone } });
+    for (const phone of ['555-0100', '+1 415 555 0100', '00447400123456', 'call me', '+0123456789']) {
+      const res = await create(phone);
+      assert.equal(res.status, 400, `${phone}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.param, 'customer.phone', phone);
+    }
+    const outside = await create('+99912345678');
+    assert.equal(outside.status, 422, JSON.stringify(outside.body));
+    assert.equal(outside.body.error.code, 'parameter_unprocessable');
+    assert.equal(outside.body.error.param, 'customer.phone');
+    // A valid number passes validation (and then finds no such agent).
+    assert.equal((await create('+447400123456')).status, 404);
+  });
+});
+
 describe('requests without a valid key are limited per client address', () => {
   it('answers 429 with Retry-After once an address spends its burst, counting failed keys', async () => {
     const anonymous = apiClient(ctx.stack.baseUrl);

@@ -25,6 +25,27 @@ async function upload(filename: string, data: Buffer, type = 'application/octet-
 
 const contentTypes = deflatedEntry('[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types/>'));
 
+describe('multipart fields', () => {
+  it('refuses a NUL in purpose with 422 parameter_unprocessable, like NUL in JSON, and stores nothing (LOW, Schemathesis)', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const send = (purpose: string[]) => {
+      const form = new FormData();
+      form.append('file', new Blob(['# Help\n\nHello.'], { type: 'text/markdown' }), 'help.md');
+      for (const p of purpose) form.append('purpose', p);
+      return fetch(`${ctx.stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    };
+    const nul = await send(['kb\u0000x']);
+    const body = (await nul.json()) as any;
+    assert.equal(nul.status, 422, JSON.stringify(body));
+    assert.equal(body.error.code, 'parameter_unprocessable');
+    assert.equal(body.error.param, 'purpose');
+    assert.equal((await send(['a', 'b'])).status, 400, 'two purpose fields');
+    const list = await fetch(`${ctx.stack.baseUrl}/v1/files`, { headers: { authorization: `Bearer ${apiKey}` } });
+    assert.deepEqual(((await list.json()) as any).data, []);
+    assert.equal((await send(['knowledge'])).status, 201);
+  });
+});
+
 describe('document uploads under limits', () => {
   it('refuses a zip-bomb DOCX whose directory admits its size with 422 file_too_large, fast', async () => {
     const bomb = buildZip([contentTypes, zeroBombEntry('word/document.xml', 200)]);

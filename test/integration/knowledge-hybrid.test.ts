@@ -47,11 +47,11 @@ let e5: TestStack | undefined;
 before(async () => {
   env = await createDevServerEnv();
   fake = await startFakeEmbeddingsServer(conceptVector);
-  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights.
+  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights (FUSION_FEATURES order).
   hybrid = await startTestStack({
     label: `${__filename}-hybrid`,
     env,
-    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { lexical: 12, dense: 10, bias: -12 }, queryTimeoutMs: 1000 }),
+    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { weights: [10, 12, 0, 0], bias: -12 }, queryTimeoutMs: 1000 }),
   });
   lexical = await startTestStack({ label: `${__filename}-lexical`, env });
   local = await startLocalEmbeddings();

@@ -47,6 +47,15 @@ describe('the OpenAPI document says what validation enforces', () => {
     }
   });
 
+  it('lists text/event-stream where the API streams: ?stream=true on posting a message (200), and a run\'s events (LOW, Schemathesis)', async () => {
+    const doc = (await fetch(`${ctx.stack.baseUrl}/v1/openapi.json`).then((r) => r.json())) as any;
+    const post = doc.paths['/v1/conversations/{id}/messages'].post;
+    assert.ok(post.responses['201'].content['application/json'], 'the message as JSON (201)');
+    assert.ok(post.responses['200'].content['text/event-stream'], 'the run as server-sent events (200)');
+    assert.ok(post.parameters.some((p: any) => p.name === 'stream' && p.in === 'query'));
+    assert.ok(doc.paths['/v1/runs/{id}/events'].get.responses['200'].content['text/event-stream']);
+  });
+
   it('answers 405 with Allow for a method a documented path does not have, 404 for an unknown path', async () => {
     const { apiKey } = await ctx.stack.newAccount();
     for (const [method, path, allow] of [

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AnthropicPlanner } from '../../src/agents/planner/anthropic.planner';
-import { LocalPlanner } from '../../src/agents/planner/local.planner';
-import { OpenAiPlanner } from '../../src/agents/planner/openai.planner';
-import { createPlanner } from '../../src/agents/planner/planner-factory';
-import type { PlannerDecision, PlannerInput, PlannerTool, PlannerToolResult } from '../../src/agents/planner/planner.port';
+import { AnthropicPlanner } from '../../src/agents/planner/remote/anthropic.planner';
+import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
+import { OpenAiPlanner } from '../../src/agents/planner/remote/openai.planner';
+import { createPlanner } from '../../src/agents/planner/factory';
+import type { PlannerDecision, PlannerInput, PlannerTool, PlannerToolResult } from '../../src/agents/planner/port';
 import { AppError } from '../../src/domain/errors';
 
 /** A scripted provider: records each request and answers with the next scripted response. */

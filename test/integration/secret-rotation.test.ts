@@ -26,7 +26,7 @@ describe('account signing secret rotation', () => {
     const receiver = await startReceiver(() => ({ status: 200, body: { results: [] } }));
     try {
       const send = async () => {
-        const secret = await ctx.stack.services.accounts.getSigningSecret({ accountId });
+        const secret = await ctx.stack.services.accounts.getSigningSecret({ accountId, livemode: false });
         await queryApiSource({ url: `${receiver.url}/search`, secret, knowledgeBaseId: 'kb_1', sourceId: 'src_1', query: 'q', topK: 1, timeoutMs: 2000, allowPrivate: true });
         const req = receiver.requests.at(-1)!;
         return { header: String(req.headers['service-signature']), body: req.rawBody.toString('utf8') };

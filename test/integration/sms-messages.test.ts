@@ -373,7 +373,7 @@ describe('delivery', () => {
       await waitForStatus(call, res.body.id, 'delivered');
       await receiver.waitFor(3);
       const events = receiver.requests.map((r) => {
-        assert.ok(verifySignatureHeader(account.signing_secret, r.rawBody, String(r.headers['service-signature'])));
+        assert.ok(verifySignatureHeader(account.test_signing_secret, r.rawBody, String(r.headers['service-signature'])));
         return JSON.parse(r.rawBody.toString());
       });
       assert.deepEqual(new Set(events.map((e) => e.data.status)), new Set(['sending', 'sent', 'delivered']));

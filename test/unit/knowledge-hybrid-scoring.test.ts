@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzerFor } from '../../src/knowledge/index/analyzers';
 import { contentHash, passageEmbeddingText } from '../../src/knowledge/index/embedding-text';
-import { calibrate, calibrateFused, DEFAULT_FUSION, dot } from '../../src/knowledge/index/scoring';
+import { calibrate, dot, fuseScores, FUSION_FEATURES, DEFAULT_FUSION } from '../../src/knowledge/index/scoring';
 import { decodeVector, encodeVector } from '../../src/knowledge/index/vector-index.repo';
 import { normalizeFilter } from '../../src/knowledge/knowledge-retrieval.service';
 
@@ -23,14 +23,22 @@ describe('hybrid scoring pieces', () => {
     assert.notDeepEqual(contentHash(a), contentHash(passageEmbeddingText({ title: 'Refunds', heading: 'Policy', content: 'Within 14 days.' })));
   });
 
-  it('fuses into a calibrated score that grows with either side and stays low when both are weak', () => {
-    const weak = calibrateFused(0, 0.72);
-    assert.ok(weak < 0.05, `unrelated passage: ${weak}`);
-    assert.ok(calibrateFused(0.5, 0.85) > calibrateFused(0.2, 0.85));
-    assert.ok(calibrateFused(0.3, 0.9) > calibrateFused(0.3, 0.8));
-    assert.ok(calibrateFused(1, 1) <= 1 && calibrateFused(0, 0) >= 0);
-    assert.equal(calibrateFused(0.4, 0.5, { lexical: 0, dense: 0, bias: 0 }), 0.5);
-    assert.ok(DEFAULT_FUSION.dense > 0 && DEFAULT_FUSION.lexical > 0);
+  it('fuses into a probability that rises with either side, and with how far the passage stands out from the rest', () => {
+    const base = [{ x: 0.1, cos: 0.80 }, { x: 0, cos: 0.79 }, { x: 0, cos: 0.78 }, { x: 0.05, cos: 0.79 }];
+    const [plain] = fuseScores([{ x: 0.3, cos: 0.86 }, ...base]);
+    const [nearer] = fuseScores([{ x: 0.3, cos: 0.9 }, ...base]);
+    const [wordier] = fuseScores([{ x: 0.6, cos: 0.86 }, ...base]);
+    assert.ok(nearer! > plain! && wordier! > plain!, `${plain} ${nearer} ${wordier}`);
+    // The same passage among look-alikes (an off-topic question is about as near to everything) scores lower.
+    const [crowded] = fuseScores([{ x: 0.3, cos: 0.86 }, ...base.map((c) => ({ ...c, cos: c.cos + 0.055 }))]);
+    assert.ok(crowded! < plain!, `${crowded} vs ${plain}`);
+    // An off-topic question: everything equally far.
+    const off = fuseScores([{ x: 0, cos: 0.79 }, { x: 0, cos: 0.788 }, { x: 0, cos: 0.785 }, { x: 0, cos: 0.78 }]);
+    assert.ok(Math.max(...off) < 0.5, `off-topic: ${off}`);
+    for (const p of [...off, plain!, nearer!, wordier!]) assert.ok(p >= 0 && p <= 1);
+    // A model's weights are read in FUSION_FEATURES order; all zero is a coin toss.
+    assert.equal(DEFAULT_FUSION.weights.length, FUSION_FEATURES.length);
+    assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: [0, 0, 0, 0], bias: 0 }), [0.5]);
     assert.equal(calibrate(0, 3), 0);
   });
 

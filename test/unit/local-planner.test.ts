@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalPlanner } from '../../src/agents/planner/local.planner';
-import type { PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult } from '../../src/agents/planner/planner.port';
-import { splitSentences, stem, tokenize } from '../../src/agents/planner/text';
+import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
+import type { PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult } from '../../src/agents/planner/port';
+import { splitSentences, stem, tokenize } from '../../src/platform/text';
 
 const planner = new LocalPlanner();
 
@@ -181,6 +181,22 @@ describe('local planner: grounded answers', () => {
     assert.deepEqual(es.citations, [1]);
   });
 
+  it('answers a question in another language from the passage in its own language, and says so in one line', async () => {
+    const shipping = passage(1, 'Shipping times and costs', 'Standard shipping takes 3-5 business days within the EU. Express shipping arrives the next business day and costs 9.90 EUR.', 0.82);
+    const de = expectReply(await planner.plan(buildInput({ locale: 'de-DE', message: 'Wie lange dauert der Versand?', passages: [shipping] })));
+    assert.deepEqual(de.citations, [1]);
+    assert.match(de.content, /^Standard shipping takes 3-5 business days within the EU\./);
+    assert.ok(de.content.endsWith('(Antwort aus unserem englischsprachigen Hilfe-Center.)'), de.content);
+    const es = expectReply(await planner.plan(buildInput({ locale: null, message: '¿Cuánto tarda el envío a mi casa?', passages: [shipping] })));
+    assert.ok(es.content.endsWith('(Respuesta de nuestro centro de ayuda en inglés.)'), es.content);
+    // The same passage asked about in its own language: no such line.
+    const en = expectReply(await planner.plan(buildInput({ message: 'How long does shipping take?', passages: [shipping] })));
+    assert.doesNotMatch(en.content, /help centre/);
+    // A passage in another language that retrieval is unsure of is not quoted.
+    const unsure = await planner.plan(buildInput({ locale: 'de-DE', message: 'Wie lange dauert der Versand?', passages: [{ ...shipping, score: 0.3 }] }));
+    assert.equal(unsure.type, 'handoff');
+  });
+
   it('greets and thanks without a source', async () => {
     assert.match(expectReply(await planner.plan(buildInput({ message: 'Hello!' }))).content, /How can I help/);
     assert.match(expectReply(await planner.plan(buildInput({ message: 'Danke schön!', locale: 'de-DE' }))).content, /Gern geschehen/);
@@ -220,6 +236,16 @@ describe('local planner: tool choice and arguments', () => {
       order_number: 88231,
       reason: 'wrong_item',
     });
+  });
+
+  it('reads a pattern value as written before ignoring case (no "MOTHER" from "mother" for an upper-case reference)', async () => {
+    const wheelchair: PlannerTool = {
+      name: 'request_wheelchair',
+      description: 'Arrange wheelchair assistance at the airport',
+      parameters: { type: 'object', properties: { booking_reference: { type: 'string', pattern: '^[A-Z0-9]{6}$' } }, required: ['booking_reference'] },
+    };
+    const d = await planner.plan(buildInput({ message: 'I need a wheelchair for my mother, booking HJ72KD', tools: [wheelchair], retrievalRequired: false }));
+    assert.deepEqual(d.type === 'tool_calls' && d.calls, [{ tool: 'request_wheelchair', arguments: { booking_reference: 'HJ72KD' } }]);
   });
 
   it('takes arguments from the conversation context (flat or nested keys)', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/agents/guardrails/redaction';
+import { findSensitiveValues, ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/agents/guardrails/redaction';
+import { compactForm, NEAR_MISSES, SENSITIVE } from '../support/redaction-corpus';
 
 const text = (s: string) => redactText(s).text;
 
@@ -134,6 +135,31 @@ describe('redactText: passports and national ids', () => {
   });
 });
 
+describe('redactText over the redaction corpus (M4)', () => {
+  it('leaves no card, IBAN or national id of the corpus in clear, whatever its separators, spaces or invisible characters', () => {
+    assert.ok(SENSITIVE.length > 300);
+    const missed: string[] = [];
+    for (const e of SENSITIVE) {
+      const r = redactText(e.text);
+      if (compactForm(r.text).includes(e.value.toUpperCase()) || !r.findings.some((f) => f.kind === e.kind)) missed.push(`${e.case}: ${JSON.stringify(r.text)}`);
+    }
+    assert.deepEqual(missed, []);
+  });
+
+  it('keeps the corpus near misses (dates, decimals, versions, Luhn-invalid numbers, wrong checksums) as written', () => {
+    for (const e of NEAR_MISSES) assert.equal(redactText(e.text).text, e.text, e.case);
+  });
+
+  it('keeps the text around a match exactly as written (no normalisation outside the match)', () => {
+    assert.equal(text('ｶｰﾄﾞ:\u00a04242\u200b4242\u00a04242\u00a04242\u00a0ﾃﾞｽ'), 'ｶｰﾄﾞ:\u00a0[card ••••4242]\u00a0ﾃﾞｽ');
+    assert.equal(text('ﬁle 4242.4242.4242.4242 ①'), 'ﬁle [card ••••4242] ①');
+    const spread = 'card\n4242\n4242\n4242\n4242\nexp 12/27';
+    assert.equal(text(spread), 'card\n[card ••••4242]\nexp 12/27');
+    const [m] = findSensitiveValues('IBAN de89-3704-0044-0532-0130-00!');
+    assert.deepEqual({ kind: m!.kind, start: m!.start, end: m!.end }, { kind: 'iban', start: 5, end: 32 });
+  });
+});
+
 describe('redactDeep', () => {
   it('redacts every string of a nested value, keeps keys and ordinary numbers, and copies', () => {
     const input = {
@@ -186,6 +212,10 @@ describe('redaction cost', () => {
       'passport number number number '.repeat(6_500),
       `${'1.'.repeat(100_000)}`,
       `${'a1'.repeat(100_000)}`,
+      '4242\u200b'.repeat(40_000),
+      '4242\u00a0\u00a0'.repeat(33_000),
+      '4242..'.repeat(33_000),
+      '４２４２ '.repeat(40_000),
     ];
     for (const input of inputs) {
       const started = performance.now();

@@ -3,21 +3,30 @@
  * Insurance numbers, passports and national ids are replaced before text reaches transcripts, logs,
  * replies, webhook payloads or Temporal history.
  *
+ * Before matching, the text is normalised (NFKC: fullwidth digits and letters become ASCII, NBSP and the
+ * other Unicode spaces become a space) and invisible characters (zero-width space and joiners, word joiner,
+ * BOM, soft hyphen, bidi marks) are removed; the text outside a match is kept exactly as written.
+ *
  * What is matched
- * - `card_number`: 13–19 digits, optionally split by single spaces or dashes, Luhn-valid only (so order
- *   numbers survive). A run of more than 19 digits without separators is an id, not a card; a longer run
+ * - `card_number`: 13–19 digits, Luhn-valid only (so order numbers survive), in groups split by a
+ *   separator of 1–3 characters among spaces, line breaks, tabs, dashes, dots, `/` and `_`. Groups split
+ *   by one space or dash may have any length; any other separator ("4242.4242.4242.4242", double spaces,
+ *   a card over several lines) needs card-like groups of 3–8 digits, which spares decimals, dates and
+ *   version numbers. A run of more than 19 digits without separators is an id, not a card; a longer run
  *   with separators is cut on its groups, left to right, taking the longest Luhn-valid 13–19 digit window
  *   (a card typed with its expiry, "4242 4242 4242 4242 12 25", or two cards in a row).
  * - `us_ssn`: AAA-GG-SSSS (dashes or single spaces, the same both times) outside the never-issued ranges
  *   (area 000, 666, 900–999; group 00; serial 0000); 9 bare digits only after "ssn"/"social security".
- * - `iban`: country code + 2 check digits + BBAN of the country's registered length, compact or in groups
- *   of 4 separated by single spaces, mod-97 valid. Countries not in the registry table are not matched.
+ * - `iban`: country code + 2 check digits + BBAN of the country's registered length, any case, compact or
+ *   in groups of 4 separated by one or two spaces, dashes, dots or line breaks, mod-97 valid. Countries
+ *   not in the registry table are not matched.
  * - `uk_nino`: two prefix letters (first not D F I Q U V, second not D F I O Q U V, and not BG GB KN NK NT
  *   TN ZZ), six digits (optionally paired with single spaces) and suffix A–D.
  * - `passport` / `national_id`: after a keyword (passport, reisepass, passeport, pasaporte; national id,
  *   identity card, personalausweis, DNI, NIE, NIF, carte d'identité, driver's licence…) and at most a few
  *   filler words ("number", "no.", "is"…), an id of 6–12 letters/digits holding at least one digit.
- * Every match needs a non-alphanumeric character (or the text edge) on both sides.
+ * Every match needs a non-alphanumeric character (or the text edge) on both sides; letters of scripts
+ * written without spaces (Han, kana, Thai…) do not count as alphanumeric there.
  *
  * Placeholders: cards keep their last four digits, `[card ••••4242]`, as Stripe's `last4` and PCI DSS
  * allow, so a customer and an agent can still tell cards apart; everything else becomes `[redacted ssn]`,
@@ -25,9 +34,11 @@
  * GSM-7: SMS shaping should map it to "*" if a redacted card can reach an SMS reply.
  *
  * Cost: every detector is a single left-to-right scan or a regex whose repetitions are bounded, so time is
- * linear in the text (a 200 kB adversarial string takes milliseconds). Text without an ASCII digit is
- * returned at once: every kind needs one. Digits other than ASCII 0–9 (fullwidth, Arabic-Indic) are not
- * recognised.
+ * linear in the text (a 200 kB adversarial string takes well under a second). ASCII text without a digit
+ * is returned at once: every kind needs one. Fullwidth digits are recognised (NFKC); other digits
+ * (Arabic-Indic, Devanagari) are not.
+ *
+ * False positives are measured by `npm run bench:redaction` on the SciFact abstracts and the FAQ texts.
  */
 
 export type RedactionKind = 'card_number' | 'us_ssn' | 'iban' | 'uk_nino' | 'passport' | 'national_id';
@@ -63,14 +74,20 @@ interface Span {
 
 const isDigitCode = (c: number) => c >= 48 && c <= 57;
 const isAsciiAlnumCode = (c: number) => isDigitCode(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/**
+ * Letters and digits glue a match to its neighbour, except letters of scripts written without spaces
+ * between words (Han, kana, Thai…), where a number sits right next to the text around it.
+ */
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc]/u;
 
 /** True when the character at `i` would glue a match to a neighbouring word (out of range: false). */
 function isWordCharAt(text: string, i: number): boolean {
   if (i < 0 || i >= text.length) return false;
   const c = text.charCodeAt(i);
   if (c < 128) return isAsciiAlnumCode(c) || c === 95;
-  return WORD_CHAR.test(text[i]!);
+  const ch = text[i]!;
+  return WORD_CHAR.test(ch) && !UNSPACED_SCRIPT.test(ch);
 }
 
 export function luhnValid(digits: string): boolean {
@@ -97,12 +114,47 @@ function ssnValid(area: string, group: string, serial: string): boolean {
 interface Group {
   start: number;
   end: number;
+  /** The separator before this group: a single space or dash (`simple`), or any other (`wide`). */
+  sep: 'none' | 'simple' | 'wide';
 }
+
+/**
+ * Characters that may separate the digit groups of a card number (after normalisation): spaces, line
+ * breaks, tabs, dashes (ASCII and Unicode), dots, slashes and underscores.
+ */
+const isSeparatorCode = (c: number) =>
+  c === 32 || c === 9 || c === 10 || c === 13 || c === 45 || c === 46 || c === 47 || c === 95 || (c >= 0x2010 && c <= 0x2015) || c === 0x2212;
+const MAX_SEPARATOR = 3;
+
+/** Length of the separator at `j` (1–3 separator characters followed by a digit), or 0. */
+function separatorAt(text: string, j: number): number {
+  let k = j;
+  while (k < text.length && k - j < MAX_SEPARATOR && isSeparatorCode(text.charCodeAt(k))) k++;
+  return k > j && isDigitCode(text.charCodeAt(k)) ? k - j : 0;
+}
+
+/**
+ * Groups joined by anything but one space or dash ("4242.4242.4242.4242", "4242/4242…", double spaces,
+ * line breaks) count as a card only in card-like groups of 3–8 digits: dotted decimals, dates, version
+ * numbers and line-broken tables of small numbers stay as they are.
+ */
+const WIDE_GROUP_MIN = 3;
+const WIDE_GROUP_MAX = 8;
 
 function cardSpan(text: string, groups: Group[], from: number, to: number): Span | null {
   let count = 0;
-  for (let g = from; g <= to && count <= 19; g++) count += groups[g]!.end - groups[g]!.start;
+  let wide = false;
+  for (let g = from; g <= to && count <= 19; g++) {
+    count += groups[g]!.end - groups[g]!.start;
+    if (g > from && groups[g]!.sep === 'wide') wide = true;
+  }
   if (count < 13 || count > 19) return null;
+  if (wide) {
+    for (let g = from; g <= to; g++) {
+      const len = groups[g]!.end - groups[g]!.start;
+      if (len < WIDE_GROUP_MIN || len > WIDE_GROUP_MAX) return null;
+    }
+  } else if (isDecimalPart(text, groups[from]!.start, groups[to]!.end)) return null;
   let digits = '';
   for (let g = from; g <= to; g++) digits += text.slice(groups[g]!.start, groups[g]!.end);
   if (!luhnValid(digits)) return null;
@@ -113,7 +165,7 @@ function classifyDigitRun(text: string, groups: Group[], out: Span[]): void {
   const last = groups.length - 1;
   const lengths = groups.map((g) => g.end - g.start);
   const total = lengths.reduce((a, b) => a + b, 0);
-  if (groups.length === 3 && lengths[0] === 3 && lengths[1] === 2 && lengths[2] === 4) {
+  if (groups.length === 3 && lengths[0] === 3 && lengths[1] === 2 && lengths[2] === 4 && groups[1]!.sep === 'simple' && groups[2]!.sep === 'simple') {
     const sep1 = text[groups[0]!.end]!;
     const sep2 = text[groups[1]!.end]!;
     const [a, g, s] = groups.map((x) => text.slice(x.start, x.end)) as [string, string, string];
@@ -138,7 +190,7 @@ function classifyDigitRun(text: string, groups: Group[], out: Span[]): void {
   }
 }
 
-/** `3.1415926535897932` or `1,234…`: the run is part of a larger number, not an id of its own. */
+/** `3.1415926535897932` or `1,234…`: the digits are part of a larger number, not an id of their own. */
 function isDecimalPart(text: string, start: number, end: number): boolean {
   const before = text.charCodeAt(start - 1);
   const after = text.charCodeAt(end);
@@ -156,17 +208,18 @@ function scanDigitRuns(text: string, out: Span[]): void {
     }
     const groups: Group[] = [];
     let j = i;
+    let sep: Group['sep'] = 'none';
     for (;;) {
       const start = j;
       while (j < n && isDigitCode(text.charCodeAt(j))) j++;
-      groups.push({ start, end: j });
-      const sep = text.charCodeAt(j);
-      if ((sep === 32 || sep === 45) && j + 1 < n && isDigitCode(text.charCodeAt(j + 1))) j++;
-      else break;
+      groups.push({ start, end: j, sep });
+      const len = separatorAt(text, j);
+      if (len === 0) break;
+      const c = text.charCodeAt(j);
+      sep = len === 1 && (c === 32 || c === 45) ? 'simple' : 'wide';
+      j += len;
     }
-    if (!isWordCharAt(text, i - 1) && !isWordCharAt(text, j) && !isDecimalPart(text, i, j)) {
-      classifyDigitRun(text, groups, out);
-    }
+    if (!isWordCharAt(text, i - 1) && !isWordCharAt(text, j)) classifyDigitRun(text, groups, out);
     i = j;
   }
 }
@@ -195,6 +248,8 @@ export function ibanChecksumValid(compact: string): boolean {
   return rem === 1;
 }
 
+const isIbanSeparatorCode = (c: number) => c === 32 || c === 45 || c === 46 || c === 9 || c === 10 || c === 13 || (c >= 0x2010 && c <= 0x2015);
+
 const IBAN_START = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}/gu;
 
 function scanIbans(text: string, out: Span[]): void {
@@ -210,8 +265,12 @@ function scanIbans(text: string, out: Span[]): void {
       if (isAsciiAlnumCode(c)) {
         compact += text[j]!.toUpperCase();
         j++;
-      } else if (c === 32 && compact.length % 4 === 0 && compact.length > 0 && j + 1 < text.length && isAsciiAlnumCode(text.charCodeAt(j + 1))) {
-        j++;
+      } else if (compact.length % 4 === 0 && compact.length > 0 && isIbanSeparatorCode(c)) {
+        // Groups of four split by spaces, dashes or dots (at most two, then a letter or digit).
+        let k = j + 1;
+        if (k < text.length && isIbanSeparatorCode(text.charCodeAt(k))) k++;
+        if (k >= text.length || !isAsciiAlnumCode(text.charCodeAt(k))) break;
+        j = k;
       } else break;
     }
     if (compact.length !== length || isWordCharAt(text, j) || !ibanChecksumValid(compact)) continue;
@@ -301,16 +360,70 @@ function scanContextIds(text: string, out: Span[]): void {
 // ---- assembly --------------------------------------------------------------------------------------
 
 const HAS_DIGIT = /\d/;
+const NON_ASCII = /[^\u0000-\u007f]/;
 
-/** Replaces every sensitive value in `text`; `findings` counts them per kind (kinds with no match omitted). */
-export function redactText(text: string): RedactTextResult {
-  if (!HAS_DIGIT.test(text)) return { text, findings: [] };
+/**
+ * Zero-width and invisible formatting characters that can sit between digits without showing: zero-width
+ * space/joiners, word joiner, invisible operators, BOM, soft hyphen, Mongolian vowel separator, and the
+ * bidirectional marks and embeddings.
+ */
+const INVISIBLE = /^[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]$/u;
+
+/**
+ * The text the detectors read: NFKC (fullwidth digits and letters become ASCII, NBSP and the other Unicode
+ * spaces become a space) with invisible characters removed, character by character so every position maps
+ * back to the original: `from[i]`/`to[i]` are the original range of the normalised code unit `i`.
+ * ASCII-only text is its own normalisation (no map).
+ */
+interface Normalised {
+  text: string;
+  from?: number[];
+  to?: number[];
+}
+
+function normaliseForMatching(text: string): Normalised {
+  if (!NON_ASCII.test(text)) return { text };
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const ch = text.slice(i, i + width);
+    const mapped = cp < 128 ? ch : INVISIBLE.test(ch) ? '' : ch.normalize('NFKC');
+    for (let k = 0; k < mapped.length; k++) {
+      from.push(i);
+      to.push(i + width);
+    }
+    out += mapped;
+    i += width;
+  }
+  return { text: out, from, to };
+}
+
+/** A sensitive value found in a text: its kind and its range in the text as written. */
+export interface RedactionMatch {
+  kind: RedactionKind;
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+/**
+ * Finds every sensitive value in `text`, in order. Detection runs on the NFKC form without invisible
+ * characters; the ranges are those of the original text.
+ */
+export function findSensitiveValues(text: string): RedactionMatch[] {
+  if (!HAS_DIGIT.test(text) && !NON_ASCII.test(text)) return [];
+  const norm = normaliseForMatching(text);
+  const subject = norm.text;
+  if (!HAS_DIGIT.test(subject)) return [];
   // Detectors run in priority order; a later span overlapping an earlier one is dropped.
-  const taken = new Uint8Array(text.length);
+  const taken = new Uint8Array(subject.length);
   const kept: Span[] = [];
   for (const detect of [scanIbans, scanDigitRuns, scanNinos, scanContextIds]) {
     const found: Span[] = [];
-    detect(text, found);
+    detect(subject, found);
     for (const s of found) {
       let free = true;
       for (let k = s.start; k < s.end && free; k++) free = taken[k] === 0;
@@ -319,12 +432,23 @@ export function redactText(text: string): RedactTextResult {
       kept.push(s);
     }
   }
-  if (kept.length === 0) return { text, findings: [] };
   kept.sort((a, b) => a.start - b.start);
+  return kept.map((s) => ({
+    kind: s.kind,
+    start: norm.from ? norm.from[s.start]! : s.start,
+    end: norm.to ? norm.to[s.end - 1]! : s.end,
+    replacement: s.replacement,
+  }));
+}
+
+/** Replaces every sensitive value in `text`; `findings` counts them per kind (kinds with no match omitted). */
+export function redactText(text: string): RedactTextResult {
+  const found = findSensitiveValues(text);
+  if (found.length === 0) return { text, findings: [] };
   const counts = new Map<RedactionKind, number>();
   let result = '';
   let at = 0;
-  for (const s of kept) {
+  for (const s of found) {
     result += text.slice(at, s.start) + s.replacement;
     at = s.end;
     counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { Services } from '../../app/container';
 import type { Config } from '../../config/env';
 import { SIGNATURE_HEADER } from '../../domain/signature';
@@ -20,7 +20,20 @@ export function registerEmailRoutes(router: Router, deps: { services: Services; 
   const { inboundEmail, emailTracking } = deps.services;
   const rawBody = express.raw({ type: () => true, limit: deps.config.email.inboundMaxBytes });
 
-  router.post(INBOUND_EMAIL_PATH, rawBody, async (req, res, next) => {
+  // The signature header is checked before the body is read: a request that cannot verify is refused
+  // without reading (and the connection closed), so an unsigned 9 MB post costs nothing.
+  const signatureFirst: RequestHandler = (req, res, next) => {
+    try {
+      req.routeTemplate = INBOUND_EMAIL_PATH;
+      inboundEmail.checkSignatureHeader({ signature: req.header(SIGNATURE_HEADER) });
+      next();
+    } catch (err) {
+      res.set('Connection', 'close');
+      next(err);
+    }
+  };
+
+  router.post(INBOUND_EMAIL_PATH, signatureFirst, rawBody, async (req, res, next) => {
     try {
       req.routeTemplate = INBOUND_EMAIL_PATH;
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -6,7 +6,7 @@ import type { ConversationInbox } from '../channel-ports';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../domain/errors';
 import { derivedId, IdPrefix } from '../../domain/ids';
-import { SIGNATURE_HEADER, verifySignatureHeader } from '../../domain/signature';
+import { SIGNATURE_HEADER, signatureHeaderPlausible, verifySignatureHeader } from '../../domain/signature';
 import type { Logger } from '../../observability/logger';
 import type { EventsService } from '../../webhooks/events.service';
 import { redactText } from '../../agents/guardrails/redaction';
@@ -31,6 +31,24 @@ const NO_TEXT = '(no text)';
  * - Anything else (no registered recipient, no agent, auto-replies, mail from our own addresses) is
  *   acknowledged and ignored; a Message-ID seen before is acknowledged as a duplicate (relay retries).
  */
+/** The API's cap on a message's content (conversations.routes.ts): an email's text is cut to fit it. */
+export const EMAIL_TEXT_MAX_CHARS = 20_000;
+
+/**
+ * An email's text within `max` characters: longer text (most often a long quoted history) is cut at a
+ * line break where one is near, never inside a surrogate pair, with a note saying how much was left out.
+ */
+export function capEmailText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const note = (n: number) => `\n\n[… ${n} more characters not shown]`;
+  const room = max - note(text.length).length;
+  let cut = text.lastIndexOf('\n', room);
+  if (cut < room - 500) cut = room;
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return `${text.slice(0, cut).trimEnd()}${note(text.length - cut)}`;
+}
+
 export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer; signature: string | undefined }, InboundEmailResult> {
   readonly channel = 'email' as const;
   private readonly repo = new EmailRepo();
@@ -45,12 +63,25 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     },
   ) {}
 
-  /** Checks the relay's signature over the exact bytes received: 401 when missing or wrong, 403 when the hook has no secret. */
-  verifySignature(input: { rawBody: Buffer; signature: string | undefined }): void {
+  /**
+   * What can be checked before a byte of the body is read (the route calls it first, so an unsigned 9 MB
+   * post is refused at once): 403 when the hook has no secret, 401 when the header is missing, malformed
+   * or its timestamp more than 5 minutes away. Returns the secret.
+   */
+  checkSignatureHeader(input: { signature: string | undefined }): string {
     const secret = this.deps.config.email.inboundSecret;
     if (!secret) throw new AppError('permission_denied', 'Inbound email is not enabled on this server (EMAIL_INBOUND_SECRET is not set)');
     if (!input.signature) throw new AppError('signature_missing', `The inbound hook needs a ${SIGNATURE_HEADER} header`);
-    if (!verifySignatureHeader(secret, input.rawBody, input.signature)) {
+    if (!signatureHeaderPlausible(input.signature)) {
+      throw new AppError('signature_invalid', `The ${SIGNATURE_HEADER} header is malformed, or its timestamp is more than 5 minutes away`);
+    }
+    return secret;
+  }
+
+  /** Checks the relay's signature over the exact bytes received: 401 when missing or wrong, 403 when the hook has no secret. */
+  verifySignature(input: { rawBody: Buffer; signature: string | undefined }): void {
+    const secret = this.checkSignatureHeader(input);
+    if (!verifySignatureHeader(secret, input.rawBody, input.signature!)) {
       throw new AppError('signature_invalid', `The ${SIGNATURE_HEADER} header does not match the body, or its timestamp is more than 5 minutes away`);
     }
   }
@@ -88,7 +119,9 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     const seen = await this.repo.findByMessageIds(db, scope, [messageId]);
     if (seen) return { object: 'inbound_email', status: 'duplicate', reason: null, conversation_id: seen.conversation_id, message_id: seen.conversation_message_id };
 
-    const threadKey = threadSubjectKey(email.subject);
+    // The subject is stored and matched redacted (its thread key too, so a card in it is never at rest).
+    const subject = redactText(email.subject).text;
+    const threadKey = threadSubjectKey(subject);
     // A thread belongs to one customer: a known Message-ID quoted by another sender (a CC, a forward) does
     // not let that sender into the conversation (its transcript is the planner's context).
     const named = await this.repo.findByMessageIds(db, scope, [...(email.inReplyTo ? [email.inReplyTo] : []), ...email.references]);
@@ -99,9 +132,8 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
         : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
     const thread = byHeaders ?? bySubject;
 
-    const subject = redactText(email.subject).text;
     const attachmentNote = email.attachments.length > 0 ? `\n\n[${email.attachments.length} attachment(s) not shown: ${email.attachments.map((a) => a.filename ?? a.contentType).join(', ')}]` : '';
-    const content = `${email.text}${attachmentNote}`.trim() || NO_TEXT;
+    const content = `${capEmailText(email.text.trim(), EMAIL_TEXT_MAX_CHARS - attachmentNote.length)}${attachmentNote}`.trim() || NO_TEXT;
     const from = email.from;
     let duplicate = false;
     try {

@@ -1,4 +1,4 @@
-import { endSentence, splitSentences, stripMarkdown } from '../../agents/planner/text';
+import { endSentence, splitSentences, stripMarkdown } from '../../platform/text';
 import { isGsm7, segmentSms, type SmsEncoding } from '../../sms/segmenter';
 
 /**

@@ -1,7 +1,9 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { AgentForm, FieldErrors, ToolForm } from '../agent-form';
 import { html, type Html } from '../html';
+import type { RunObject } from '../../runs/run.schemas';
 import { csrfField, statusBadge, timeAgo } from './layout';
+import { runDetails } from './run.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 const err = (errors: FieldErrors, field: string) => (errors[field] ? html`<div class="field-error" data-field="${field}">${errors[field]}</div>` : '');
@@ -73,7 +75,7 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   <label>Restricted topics <span class="hint">one per line; the agent will not discuss them</span><textarea name="restricted_topics" rows="3" class="${invalid(errors, 'restricted_topics')}">${form.restricted_topics}</textarea>${err(errors, 'restricted_topics')}</label>
   <label>On a restricted topic <select name="restricted_topic_action">${['handoff', 'refuse'].map((v) => html`<option value="${v}" ${form.restricted_topic_action === v ? 'selected' : ''}>${v === 'handoff' ? 'hand off to a person' : 'refuse politely'}</option>`)}</select></label>
   <div class="grid2">
-  <label>Confidence floor <span class="hint">0 to 1; below it the agent does not answer on its own</span><input name="confidence_floor" value="${form.confidence_floor}" type="number" step="0.01" min="0" max="1" class="short ${invalid(errors, 'confidence_floor')}">${err(errors, 'confidence_floor')}</label>
+  <label>Confidence floor <span class="hint">a probability (0.5: 50 % sure the quoted passage answers); below it the agent hands off</span><input name="confidence_floor" value="${form.confidence_floor}" type="number" step="0.01" min="0" max="1" class="short ${invalid(errors, 'confidence_floor')}">${err(errors, 'confidence_floor')}</label>
   <label>Handoff queue <input name="default_queue" value="${form.default_queue}" class="${invalid(errors, 'default_queue')}">${err(errors, 'default_queue')}</label>
   </div>
   <label class="check"><input type="checkbox" name="on_low_confidence" value="1" ${form.on_low_confidence ? 'checked' : ''}> Hand off when confidence is below the floor <span class="hint">(otherwise answer with a guardrail note)</span></label>
@@ -161,3 +163,7 @@ export function diffConfigs(a: unknown, b: unknown): { path: string; a: string; 
   const paths = [...new Set([...fa.keys(), ...fb.keys()])].sort();
   return paths.filter((p) => fa.get(p) !== fb.get(p)).map((p) => ({ path: p, a: fa.get(p) ?? '(none)', b: fb.get(p) ?? '(none)' }));
 }
+
+/** What a finished run did, as the fragment the test chat places under the reply (or instead of one). */
+export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }): Html =>
+  html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`;

@@ -1,27 +1,31 @@
 import type { RunObject } from '../../runs/run.schemas';
 import { agentRunWorkflowId } from '../../../workflows/shared/runs.contracts';
-import { html, type Html } from '../html';
+import { externalLink, html, type Html } from '../html';
 import { statusBadge } from './layout';
 
 /** Where a run's history is in the Temporal Web UI. */
 export const temporalRunUrl = (ui: { uiUrl: string; namespace: string }, runId: string) =>
   `${ui.uiUrl}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(agentRunWorkflowId(runId))}`;
 
-const pct = (n: number | null) => (n === null ? '—' : n.toFixed(2));
+/** A calibrated score (a probability) as a percentage: "87 %", "<1 %". */
+export const scorePercent = (n: number | null) => (n === null ? '—' : n > 0 && n < 0.005 ? '<1 %' : n < 1 && n >= 0.995 ? '>99 %' : `${Math.round(n * 100)} %`);
+
+/** The one-line legend shown with scores. */
+export const SCORE_LEGEND = 'Score: the estimated chance that the passage answers the question (calibrated; the agent answers at or above its confidence floor, 50 % by default).';
 
 /** What a run did: confidence, the passages it retrieved, its tool calls, guardrail notes and any handoff. */
 export function runDetails(run: RunObject, ui: { uiUrl: string; namespace: string }): Html {
   const floorNote = run.guardrail_notes.length ? run.guardrail_notes : [];
   return html`<div class="run" data-run-id="${run.id}" data-run-status="${run.status}">
   <div class="run-head">${statusBadge(run.status)}
-    <span class="confidence" title="How well grounded the reply is (0 to 1)">confidence <b>${pct(run.confidence)}</b></span>
+    <span class="confidence" title="The estimated chance that the passage the reply quotes answers the question">confidence <b>${scorePercent(run.confidence)}</b></span>
     <span class="muted">${run.agent_version > 0 ? `version ${run.agent_version}` : 'draft'}</span>
     <a class="muted" href="${temporalRunUrl(ui, run.id)}" target="_blank" rel="noopener" title="This run's workflow history in the Temporal Web UI">history ↗</a></div>
   ${run.retrieval.length
     ? html`<details class="run-part" open><summary>Sources (${run.retrieval.length})</summary><ol class="passages">${run.retrieval.map(
-        (r) => html`<li class="${r.cited ? 'cited' : ''}"><span class="score">${r.score.toFixed(3)}</span> <b>${r.title}</b>${r.cited ? html` <span class="tag">cited</span>` : ''}
-        ${r.url ? html` <a href="${r.url}" target="_blank" rel="noopener noreferrer" class="muted">${r.url}</a>` : ''}<div class="snippet">${r.snippet}</div></li>`,
-      )}</ol></details>`
+        (r) => html`<li class="${r.cited ? 'cited' : ''}"><span class="score">${scorePercent(r.score)}</span> <b>${r.title}</b>${r.cited ? html` <span class="tag">cited</span>` : ''}
+        ${r.url ? html` ${externalLink(r.url)}` : ''}<div class="snippet">${r.snippet}</div></li>`,
+      )}</ol><p class="hint legend">${SCORE_LEGEND}</p></details>`
     : html`<div class="run-part muted">No passages retrieved.</div>`}
   ${run.tool_calls.length
     ? html`<details class="run-part" open><summary>Tool calls (${run.tool_calls.length})</summary><ul class="tool-calls">${run.tool_calls.map(

@@ -17,6 +17,8 @@ import * as createCalls from './20261125T120000-create-calls';
 import * as createEmail from './20261125T110000-create-email';
 import * as addLivemode from './20261125T150000-add-livemode';
 import * as createSmsOutbox from './20261126T090000-create-sms-outbox';
+import * as addTestSigningSecret from './20261126T101500-add-test-signing-secret';
+import * as bindConsoleSessions from './20261126T103000-bind-console-sessions';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -41,4 +43,6 @@ export const migrations: Record<string, Migration> = {
   '20261125T130000-create-console-sessions': createConsoleSessions,
   '20261125T150000-add-livemode': addLivemode,
   '20261126T090000-create-sms-outbox': createSmsOutbox,
+  '20261126T101500-add-test-signing-secret': addTestSigningSecret,
+  '20261126T103000-bind-console-sessions': bindConsoleSessions,
 };

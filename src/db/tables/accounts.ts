@@ -8,11 +8,15 @@ export type Json<T> = ColumnType<T, string, string>;
 export interface AccountTable {
   id: string;
   name: string;
-  /** whsec_ secret signing status callbacks and tool calls of this account. */
+  /** Live mode's whsec_ secret signing the account's live status callbacks, tool calls and api-source queries. */
   signing_secret: string;
   /** The secret `signing_secret` replaced, still signing beside it until `previous_signing_secret_expires_at`. */
   previous_signing_secret: ColumnType<string | null, string | null | undefined, string | null>;
   previous_signing_secret_expires_at: NullableTimestamp;
+  /** Test mode's secret (and its rotation), apart from live's: a test key never sees or rotates live's. */
+  test_signing_secret: string;
+  test_previous_signing_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  test_previous_signing_secret_expires_at: NullableTimestamp;
   created_at: Timestamp;
 }
 

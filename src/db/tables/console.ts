@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Timestamp } from './accounts';
+import type { NullableTimestamp, Timestamp } from './accounts';
 
 /** A person who signs in to the console with an email and password (scrypt hash); one account each. */
 export interface ConsoleUserTable {
@@ -8,6 +8,8 @@ export interface ConsoleUserTable {
   email: string;
   password_hash: string;
   created_at: Generated<Date>;
+  /** Set when the user may no longer sign in; their sessions end with it. */
+  disabled_at: NullableTimestamp;
 }
 
 /** A console sign-in: the cookie holds a random token, this row its SHA-256 (a leaked table signs nobody in). */
@@ -16,7 +18,17 @@ export interface ConsoleSessionTable {
   account_id: string;
   mode: 'test' | 'live';
   user_id: string | null;
+  /** The API key a key sign-in used: revoking it ends the session. Null for a console user's session. */
+  key_id: string | null;
   csrf_token: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+/** A one-time sign-in link (`npm start` prints one for the development account): the hash of its token and the key it signs in with. */
+export interface ConsoleSignInLinkTable {
+  token_hash: string;
+  key_id: string;
   created_at: Generated<Date>;
   expires_at: Timestamp;
 }

@@ -4,10 +4,21 @@ import { AppError } from '../../domain/errors';
 /** Nesting deeper than this in a request body is refused (no API object comes close). */
 export const MAX_BODY_DEPTH = 64;
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a string cannot be stored as given: NUL, or a lone UTF-16 surrogate (not Unicode text; UTF-8 cannot encode it). */
+function unstorable(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'NUL (U+0000) characters';
+  if (LONE_SURROGATE.test(s)) return 'lone UTF-16 surrogates (\\ud800–\\udfff without their pair)';
+  return undefined;
+}
+
 /**
  * Where a JSON value breaks what Postgres and the service can hold: a string or key with a NUL character
- * (text and jsonb refuse U+0000; 422, a rule the schema cannot state for keys and values inside free-form
- * objects) or nesting deeper than MAX_BODY_DEPTH (400). Iterative, so depth cannot blow the stack.
+ * (text and jsonb refuse U+0000) or a lone UTF-16 surrogate (`"\ud800"` parses but is not Unicode text:
+ * a text column would store U+FFFD instead, jsonb refuses it), both 422, a rule the schema cannot state
+ * for keys and values inside free-form objects; or nesting deeper than MAX_BODY_DEPTH (400). Iterative,
+ * so depth cannot blow the stack.
  * Returns the error for the first offender, naming its parameter.
  */
 export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppError | undefined {
@@ -16,7 +27,8 @@ export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppEr
     const { value, path } = stack.pop()!;
     const param = path.join('.') || undefined;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new AppError('parameter_unprocessable', `Invalid ${param ?? `request ${location}`}: strings may not contain NUL (U+0000) characters`, { param });
+      const bad = unstorable(value);
+      if (bad) return new AppError('parameter_unprocessable', `Invalid ${param ?? `request ${location}`}: strings may not contain ${bad}`, { param });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -24,7 +36,8 @@ export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppEr
       return new AppError('parameter_invalid', `Invalid ${param}: the request ${location} is nested more than ${MAX_BODY_DEPTH} levels deep`, { param });
     }
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return new AppError('parameter_unprocessable', `Invalid request ${location}: keys may not contain NUL (U+0000) characters`);
+      const bad = unstorable(k);
+      if (bad) return new AppError('parameter_unprocessable', `Invalid request ${location}: keys may not contain ${bad}`);
       stack.push({ value: v, path: [...path, k] });
     }
   }
@@ -42,7 +55,7 @@ const pathPattern = (template: string) => new RegExp(`^${template.replace(/\{\w+
 /**
  * JSON bodies, read only once the caller is authenticated (an anonymous request's body is never read) and
  * capped at `limitBytes`, or `largeLimitBytes` for the route templates in `largeRoutes` (bulk records).
- * The raw bytes are kept for idempotency hashing; NUL characters and deep nesting are 400.
+ * The raw bytes are kept for idempotency hashing; NUL characters and lone surrogates are 422, deep nesting 400.
  */
 export function jsonBody(opts: { limitBytes: number; largeLimitBytes: number; largeRoutes: string[] }): RequestHandler {
   const verify = (req: Request, _res: unknown, buf: Buffer) => {

@@ -98,3 +98,32 @@ export class OpenAiEmbeddingsClient implements EmbeddingsPort {
     return out as Float32Array[];
   }
 }
+
+/**
+ * Keeps the vectors of recent queries so one customer message is embedded once per process: retrieval
+ * embeds it, then the local planner's tool router asks for the same text. Passages pass through.
+ */
+export class RecentQueryVectors implements EmbeddingsPort {
+  readonly model: string;
+  private readonly recent = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly inner: EmbeddingsPort,
+    private readonly size = 256,
+  ) {
+    this.model = inner.model;
+  }
+
+  async embed(input: { texts: string[]; kind: EmbeddingKind; signal?: AbortSignal }): Promise<Float32Array[]> {
+    if (input.kind !== 'query') return this.inner.embed(input);
+    const missing = [...new Set(input.texts.filter((t) => !this.recent.has(t)))];
+    if (missing.length) {
+      const vectors = await this.inner.embed({ ...input, texts: missing });
+      missing.forEach((t, i) => {
+        if (this.recent.size >= this.size) this.recent.delete(this.recent.keys().next().value!);
+        this.recent.set(t, vectors[i]!);
+      });
+    }
+    return input.texts.map((t) => this.recent.get(t)!);
+  }
+}

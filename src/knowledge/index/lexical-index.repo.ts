@@ -9,6 +9,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 export interface ScopeSource {
   id: string;
   knowledge_base_id: string;
+  /** The source's mode (its api queries are signed with that mode's secret). */
+  livemode: boolean;
   type: string;
   url: string | null;
   status: string;
@@ -66,7 +68,7 @@ export class LexicalIndexRepo {
   async listScopeSources(db: Db, input: { accountId: string; knowledgeBaseIds: string[] }): Promise<ScopeSource[]> {
     return (await db
       .selectFrom('knowledge_sources')
-      .select(['id', 'knowledge_base_id', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages', 'analyzers'])
+      .select(['id', 'knowledge_base_id', 'livemode', 'type', 'url', 'status', 'active_version', 'passage_count', 'total_length', 'metadata', 'timeout_ms', 'embedded_passages', 'analyzers'])
       .where('account_id', '=', input.accountId)
       .where('knowledge_base_id', 'in', input.knowledgeBaseIds)
       .execute()) as ScopeSource[];

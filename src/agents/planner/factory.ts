@@ -1,7 +1,8 @@
-import { AnthropicPlanner } from './anthropic.planner';
-import { LocalPlanner } from './local.planner';
-import { OpenAiPlanner } from './openai.planner';
-import type { Planner } from './planner.port';
+import { AnthropicPlanner } from './remote/anthropic.planner';
+import { LocalPlanner } from './local/local.planner';
+import { OpenAiPlanner } from './remote/openai.planner';
+import type { Planner } from './port';
+import type { TextEmbedder } from './local/tool-router';
 
 /** Planner settings, resolved from the service config at boot. */
 export interface PlannerConfig {
@@ -17,9 +18,13 @@ export interface PlannerConfig {
 
 const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' } as const;
 
-/** The planner for `config`; throws at boot when a remote provider has no model. */
-export function createPlanner(config: PlannerConfig): Planner {
-  if (config.provider === 'local') return new LocalPlanner();
+/**
+ * The planner for `config`; throws at boot when a remote provider has no model. `embeddings` (the
+ * service's query embeddings, when on) lets the local planner choose tools by meaning; tool texts are
+ * embedded once through `catalogueEmbeddings` (the longer-timeout port) when given.
+ */
+export function createPlanner(config: PlannerConfig, deps: { embeddings?: TextEmbedder; catalogueEmbeddings?: TextEmbedder } = {}): Planner {
+  if (config.provider === 'local') return new LocalPlanner({ embeddings: deps.embeddings, catalogueEmbeddings: deps.catalogueEmbeddings });
   if (!config.model) throw new Error(`The ${config.provider} planner needs a model name`);
   if (!(config.timeoutMs > 0)) throw new Error(`The ${config.provider} planner needs a positive timeoutMs`);
   const options = {

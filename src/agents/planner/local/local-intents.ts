@@ -1,4 +1,4 @@
-import { contentTerms, normalise, tokenize } from './text';
+import { contentTerms, normalise, tokenize } from '../../../platform/text';
 
 /** Conversational intents the local planner recognises by wording (en, de, fr, es). */
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors';
+import { AppError } from '../../../domain/errors';
 
 /**
  * One JSON POST to a model provider. Every failure becomes AppError `planner_unavailable` (502,

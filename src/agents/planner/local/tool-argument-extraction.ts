@@ -1,7 +1,7 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
-import type { JsonSchema } from './planner.port';
+import type { JsonSchema } from '../port';
 import { extractDate, extractFormat, noiseSpans, overlaps, type Span } from './tool-argument-formats';
-import { canonicalTerm, foldSameLength, identifierWords, normalise, stem, STOP_WORDS, tokenSpans } from './text';
+import { canonicalTerm, foldSameLength, identifierWords, normalise, stem, STOP_WORDS, tokenSpans } from '../../../platform/text';
 
 /**
  * Arguments of a tool call read from the customer's words by JSON Schema: enum values mentioned, `pattern`
@@ -129,9 +129,17 @@ function findEnum(prop: Prop, scan: TextScan): { value: unknown; span: Span } | 
   return best;
 }
 
+/**
+ * A value matching the property's `pattern`: first as written (case-sensitive, so "MOTHER" is not read from
+ * "mother" for ^[A-Z0-9]{6}$), then ignoring case (a customer types "ab1234" for ^[A-Z]{2}[0-9]{4}$).
+ */
 function findPattern(prop: Prop, scan: TextScan): { value: unknown; span: Span } | undefined {
+  return findPatternWith(prop, scan, 'g') ?? findPatternWith(prop, scan, 'gi');
+}
+
+function findPatternWith(prop: Prop, scan: TextScan, flags: string): { value: unknown; span: Span } | undefined {
   const pattern = prop.schema.pattern as string;
-  const loose = compile(pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, ''), 'gi');
+  const loose = compile(pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, ''), flags);
   if (!loose) return undefined;
   loose.lastIndex = 0;
   for (const m of scan.text.matchAll(loose)) {

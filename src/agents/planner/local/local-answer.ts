@@ -1,5 +1,22 @@
-import type { PlannerPassage } from './planner.port';
-import { contentTerms, endSentence, splitSentences, termMatch, truncate } from './text';
+import type { PlannerPassage } from '../port';
+import { contentTerms, endSentence, splitSentences, termMatch, truncate } from '../../../platform/text';
+import {
+  CROSS_LINGUAL_FACTOR,
+  FRAGMENT_SHAPE,
+  FULL_COVERAGE,
+  JOIN_MIN_GAIN,
+  JOIN_MIN_SHARE,
+  JOIN_NEIGHBOUR_SHARE,
+  LONG_SENTENCE_SHAPE,
+  LONG_SENTENCE_WORDS,
+  MIN_COVERAGE,
+  PASSAGE_SCORE_FLOOR,
+  PASSAGE_SCORE_SPAN,
+  TITLE_BONUS,
+  WEAK_TERM_WEIGHT,
+} from './local-tuning';
+
+export { MIN_COVERAGE };
 
 /** An extractive answer: sentences copied from the passages, the refs they come from, and how good it is. */
 export interface GroundedAnswer {
@@ -9,7 +26,7 @@ export interface GroundedAnswer {
   coverage: number;
   /** Max calibrated score among the cited passages. */
   retrieval: number;
-  /** retrieval × (0.25 + 0.75 × coverage): never above what retrieval supports; see composeAnswer. */
+  /** The cited passage's calibrated score (P(it answers)), discounted below half coverage; see composeAnswer. */
   confidence: number;
 }
 
@@ -20,9 +37,6 @@ export interface ComposeAnswerInput {
   maxChars: number;
   maxSentences?: number;
 }
-
-/** Below this coverage of the question, a sentence is not taken as answering it. */
-export const MIN_COVERAGE = 0.3;
 
 /**
  * Words that frame a question rather than name its subject ("how long does it take", "wie lange dauert",
@@ -55,9 +69,11 @@ interface Candidate {
  * fragments are discounted. The best sentence leads; others join when they cover terms the answer lacks,
  * or continue a chosen sentence, while the character budget allows.
  *
- * Confidence = max score of the cited passages × (0.25 + 0.75 × coverage). It never exceeds retrieval's own
- * calibrated estimate, and falls when part of the question is left unanswered. Null when no sentence
- * covers at least MIN_COVERAGE of the question.
+ * Confidence = the max calibrated score of the cited passages, which is already P(the passage answers the
+ * question) (docs/decisions.md "Calibrated score"), discounted in proportion only when the chosen
+ * sentences cover less than FULL_COVERAGE of the question's words (a short paraphrase such as "what's your
+ * return window" keeps its score; a question half about something the passage never mentions does not).
+ * Null when no sentence covers at least MIN_COVERAGE of the question.
  */
 export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null {
   const qTerms = [...new Set(contentTerms(input.question))];
@@ -70,7 +86,7 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
   const n = termSets.reduce((a, ss) => a + ss.length, 0);
   if (n === 0) return null;
 
-  const weights = qTerms.map((t) => (WEAK_TERMS.has(t) ? 0.2 : 1));
+  const weights = qTerms.map((t) => (WEAK_TERMS.has(t) ? WEAK_TERM_WEIGHT : 1));
   const totalWeight = weights.reduce((a, b) => a + b, 0);
 
   const candidates: Candidate[] = [];
@@ -84,8 +100,8 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
       if (coverage === 0) return;
       const words = text.split(' ').length;
       const fragment = words < 4 || (!/[.!?…]$/.test(text) && words < 7);
-      const shape = fragment ? 0.4 : words > 60 ? 0.8 : 1;
-      const score = (coverage + 0.15 * titleCoverage) * (0.35 + 0.65 * passageScore) * shape;
+      const shape = fragment ? FRAGMENT_SHAPE : words > LONG_SENTENCE_WORDS ? LONG_SENTENCE_SHAPE : 1;
+      const score = (coverage + TITLE_BONUS * titleCoverage) * (PASSAGE_SCORE_FLOOR + PASSAGE_SCORE_SPAN * passageScore) * shape;
       candidates.push({ passageIndex: pi, sentenceIndex: si, ref: p.ref, text, matches, coverage, score, fragment });
     });
   });
@@ -102,9 +118,9 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
     chosen.some((x) => x.passageIndex === c.passageIndex && Math.abs(x.sentenceIndex - c.sentenceIndex) === 1);
   for (const c of candidates.slice(1)) {
     if (chosen.length >= maxSentences) break;
-    if (c.fragment || chosen.some((x) => x.text.toLowerCase() === c.text.toLowerCase()) || c.score < 0.4 * best.score || chars + 1 + c.text.length > input.maxChars) continue;
+    if (c.fragment || chosen.some((x) => x.text.toLowerCase() === c.text.toLowerCase()) || c.score < JOIN_MIN_SHARE * best.score || chars + 1 + c.text.length > input.maxChars) continue;
     const gain = c.matches.reduce((a, m, i) => a + Math.max(0, m - covered[i]!) * weights[i]!, 0) / totalWeight;
-    if (gain < 0.15 && !(isNextTo(c) && c.coverage >= 0.5 * best.coverage)) continue;
+    if (gain < JOIN_MIN_GAIN && !(isNextTo(c) && c.coverage >= JOIN_NEIGHBOUR_SHARE * best.coverage)) continue;
     chosen.push(c);
     c.matches.forEach((m, i) => (covered[i] = Math.max(covered[i]!, m)));
     chars += 1 + c.text.length;
@@ -120,7 +136,7 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
   const coverage = covered.reduce((a, m, i) => a + m * weights[i]!, 0) / totalWeight;
   const cited = input.passages.filter((p) => citations.includes(p.ref));
   const retrieval = Math.max(...cited.map((p) => (Number.isFinite(p.score) ? Math.min(1, Math.max(0, p.score)) : 0)));
-  const confidence = round3(retrieval * (0.25 + 0.75 * coverage));
+  const confidence = round3(retrieval * Math.min(1, coverage / FULL_COVERAGE));
   return { content, citations, coverage: round3(coverage), retrieval, confidence };
 }
 
@@ -146,6 +162,25 @@ function analyse(p: PlannerPassage): AnalysedPassage {
   if (analysisCache.size >= ANALYSIS_CACHE_SIZE) analysisCache.delete(analysisCache.keys().next().value!);
   analysisCache.set(key, analysed);
   return analysed;
+}
+
+/**
+ * A passage written in another language than the question: the question's words cannot be matched with its
+ * sentences, so the answer is the passage's leading sentences (headings and fragments skipped), in the
+ * passage's language, up to three within `maxChars`. Retrieval found the passage by meaning (the embedding
+ * model is multilingual); confidence = its calibrated score × CROSS_LINGUAL_FACTOR, since coverage of the
+ * question cannot be checked word by word. Null when the passage has no full sentence.
+ */
+export function leadAnswer(passage: PlannerPassage, maxChars: number): GroundedAnswer | null {
+  const sentences = analyse(passage).sentences.filter((t) => t.split(' ').length >= 4 && /[.!?…]$/.test(t));
+  const chosen: string[] = [];
+  for (const t of sentences) {
+    if (chosen.length >= 3 || [...chosen, t].join(' ').length > maxChars) break;
+    chosen.push(t);
+  }
+  if (chosen.length === 0) return null;
+  const retrieval = Number.isFinite(passage.score) ? Math.min(1, Math.max(0, passage.score)) : 0;
+  return { content: chosen.join(' '), citations: [passage.ref], coverage: 0, retrieval, confidence: round3(retrieval * CROSS_LINGUAL_FACTOR) };
 }
 
 export const round3 = (x: number) => Math.round(x * 1000) / 1000;

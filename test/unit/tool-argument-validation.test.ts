@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validateToolArguments, validateToolSchema } from '../../src/agents/guardrails/tool-arguments';
+import { validateToolArguments, validateToolSchema } from '../../src/agents/guardrails/tool-argument-validation';
 
 const lookupOrder = {
   type: 'object',

@@ -1,4 +1,4 @@
-import type { Planner, PlannerDecision, PlannerInput, PlannerUsage } from './planner.port';
+import type { Planner, PlannerDecision, PlannerInput, PlannerUsage } from '../port';
 import { malformed, postJson } from './provider-http';
 import {
   approvalHandoff,

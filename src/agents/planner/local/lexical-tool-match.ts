@@ -1,5 +1,12 @@
-import type { PlannerTool } from './planner.port';
-import { canonicalTerm, contentTerms, identifierWords, normalise, pairMatch, stem, STOP_WORDS } from './text';
+import type { PlannerTool } from '../port';
+import {
+  DESCRIPTION_WORD_WEIGHT,
+  GENERIC_DESCRIPTION_WORD_WEIGHT,
+  GENERIC_NAME_WORD_WEIGHT,
+  LEXICAL_TOOL_THRESHOLD,
+  NAME_WORD_WEIGHT,
+} from './local-tuning';
+import { canonicalTerm, contentTerms, identifierWords, normalise, pairMatch, stem, STOP_WORDS } from '../../../platform/text';
 
 /**
  * Which tool a message asks for, from the words of the tools' names and descriptions. A message word
@@ -14,7 +21,7 @@ export interface ToolMatch {
   score: number;
 }
 
-export const TOOL_MATCH_THRESHOLD = 0.9;
+export const TOOL_MATCH_THRESHOLD = LEXICAL_TOOL_THRESHOLD;
 
 const GENERIC = new Set(
   `get set lookup look up fetch check find search list create update retrieve show view api tool by info
@@ -31,10 +38,10 @@ function vocabulary(tool: PlannerTool): Map<string, number> {
   if (v) return v;
   v = new Map<string, number>();
   const put = (t: string, w: number) => v!.set(t, Math.max(v!.get(t) ?? 0, w));
-  for (const t of contentTerms(tool.description ?? '')) if (!/\d/.test(t)) put(t, GENERIC.has(t) ? 0.15 : 0.5);
+  for (const t of contentTerms(tool.description ?? '')) if (!/\d/.test(t)) put(t, GENERIC.has(t) ? GENERIC_DESCRIPTION_WORD_WEIGHT : DESCRIPTION_WORD_WEIGHT);
   for (const w of identifierWords(tool.name)) {
     const t = stem(normalise(w));
-    if (!STOP_WORDS.has(t) && t.length > 1) put(t, GENERIC.has(t) ? 0.3 : 1);
+    if (!STOP_WORDS.has(t) && t.length > 1) put(t, GENERIC.has(t) ? GENERIC_NAME_WORD_WEIGHT : NAME_WORD_WEIGHT);
   }
   vocabularies.set(tool, v);
   return v;

@@ -1,7 +1,7 @@
 /**
- * Text helpers of the local planner: folding, tokens, a light multilingual stemmer, stop words (en, de,
+ * Text helpers shared by several areas (the local planner, SMS reply shaping): folding, tokens, a light multilingual stemmer, stop words (en, de,
  * fr, es), sentence splitting and plain-text shaping. No JS tokeniser exists elsewhere (the knowledge index
- * tokenises in Postgres), so these are the planner's own. The stemmer is deliberately crude and symmetric:
+ * tokenises in Postgres), so these are our own. The stemmer is deliberately crude and symmetric:
  * it only has to map the question's words and the passage's words onto the same key, in any of the four
  * languages, without an English-only algorithm mangling German, French or Spanish words.
  */

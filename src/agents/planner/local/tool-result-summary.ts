@@ -1,6 +1,6 @@
 import type { Phrases } from './local-phrases';
-import type { PlannerToolResult } from './planner.port';
-import { contentTerms, endSentence, identifierWords, normalise, stem, stripMarkdown, truncate } from './text';
+import type { PlannerToolResult } from '../port';
+import { contentTerms, endSentence, identifierWords, normalise, stem, stripMarkdown, truncate } from '../../../platform/text';
 
 /**
  * A tool's JSON result in plain words: a message-like field when the tool wrote one, else its most salient

@@ -1,27 +1,61 @@
-import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
+import { composeAnswer, leadAnswer, round3, type GroundedAnswer } from './local-answer';
 import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
-import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerToolResult, PlannerUsage } from './planner.port';
-import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate } from './text';
-import { extractArguments } from './tool-arguments';
-import { matchTool } from './tool-choice';
+import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult, PlannerUsage } from '../port';
+import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate, type Lang } from '../../../platform/text';
+import { extractArguments } from './tool-argument-extraction';
+import { matchTool } from './lexical-tool-match';
+import {
+  ANSWER_OVER_TOOL_CONFIDENCE,
+  ASK_CONFIDENCE_BASE,
+  ASK_CONFIDENCE_MAX,
+  ASK_CONFIDENCE_PER_MATCH,
+  CROSS_LINGUAL_MIN_SCORE,
+  EMPTY_TOOL_REPLY_CONFIDENCE,
+  FOLLOW_UP_FACTOR,
+  FOLLOW_UP_MAX_TERMS,
+  LONG_REPLY_CHARS,
+  LONG_TOOL_SUMMARY_FIELDS,
+  NO_INFORMATION_CONFIDENCE,
+  PARTIAL_FAILURE_FACTOR,
+  REASK_ARGUMENTS_CONFIDENCE,
+  SHORT_REPLY_CHARS,
+  SHORT_TOOL_SUMMARY_FIELDS,
+  SMALL_TALK_CONFIDENCE,
+  TOOL_REPLY_CONFIDENCE,
+} from './local-tuning';
+import { decideToolAction } from './tool-action';
 import { summariseToolResult } from './tool-result-summary';
+import { ToolRouter, type TextEmbedder } from './tool-router';
+import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
 
 export interface LocalPlannerOptions {
-  /** Reply budget on sms and voice, in characters (default 300). */
+  /** Reply budget on sms and voice, in characters (default SHORT_REPLY_CHARS). */
   shortReplyChars?: number;
-  /** Reply budget on chat and email, in characters (default 700). */
+  /** Reply budget on chat and email, in characters (default LONG_REPLY_CHARS). */
   longReplyChars?: number;
+  /**
+   * The service's embedding model: tools are then chosen by meaning (ToolRouter, calibrated). Without it,
+   * or when a call to it fails, tools are chosen by keyword match (lexical-tool-match).
+   */
+  embeddings?: TextEmbedder;
+  /** Embeds tool descriptions and anchors, once each (default `embeddings`): a port with a longer timeout. */
+  catalogueEmbeddings?: TextEmbedder;
+  /** The router's calibration (default: the fit for the service's default model). */
+  toolRouting?: ToolRoutingCalibration;
 }
 
 /**
- * The `local` planner: deterministic, no network, well under a millisecond per step. In order:
+ * The `local` planner: deterministic; no network except the embedding model when it is given (tool choice).
+ * Well under a millisecond per step once the message vector is known. In order:
  * 1. the customer asks for a person → handoff customer_requested;
  * 2. tool results exist → rejected/expired approvals hand off; ok results are summarised in plain text
  *    (groundedInTools); failures apologise and answer from passages if they can, else hand off tool_failed;
  * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
  *    read from the text and context, or ask for a missing required argument, unless the passages answer a
- *    how-to question (or a question we cannot call the tool for) well;
+ *    how-to question (or a question we cannot call the tool for) well. With embeddings the tool is chosen
+ *    by meaning (ToolRouter: calibrated probability; called at callThreshold, a missing argument asked for
+ *    only at askThreshold); without them, or when they fail, by keywords;
  * 4. greetings and thanks get a short courtesy reply;
  * 5. extractive answer from the passages with citations and an honest confidence (see composeAnswer);
  * 6. nothing supports an answer → handoff no_supporting_source when retrieval is required, else a
@@ -29,23 +63,35 @@ export interface LocalPlannerOptions {
  */
 export class LocalPlanner implements Planner {
   readonly provider = 'local' as const;
+  private readonly router: ToolRouter | undefined;
 
-  constructor(private readonly options: LocalPlannerOptions = {}) {}
+  constructor(private readonly options: LocalPlannerOptions = {}) {
+    this.router = options.embeddings && new ToolRouter(options.embeddings, options.toolRouting ?? TOOL_ROUTING_CALIBRATION, options.catalogueEmbeddings);
+  }
 
   async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {
     options?.signal?.throwIfAborted();
-    return new LocalStep(input, this.options).decide();
+    const step = new LocalStep(input, this.options, this.router && { router: this.router, calibration: this.options.toolRouting ?? TOOL_ROUTING_CALIBRATION, signal: options?.signal });
+    return step.decide();
   }
 }
 
-/** Confidence of a reply that rests on a successful tool result with something to report. */
-const TOOL_REPLY_CONFIDENCE = 0.85;
-/** Confidence of courtesy replies (greetings, thanks): the reply is certainly appropriate. */
-const SMALL_TALK_CONFIDENCE = 0.9;
-/** Confidence of "I don't have information about that": nothing grounds it. */
-const NO_INFORMATION_CONFIDENCE = 0.1;
+interface Routing {
+  router: ToolRouter;
+  calibration: ToolRoutingCalibration;
+  signal?: AbortSignal;
+}
+
+/** The tool a text asks for: by meaning (probability calibrated) or, without embeddings, by keywords. */
+interface ToolChoice {
+  tool: PlannerTool;
+  /** semantic: calibrated probability; lexical: the keyword score. */
+  score: number;
+  source: 'semantic' | 'lexical';
+}
 
 class LocalStep {
+  private readonly language: Lang;
   private readonly phrases: Phrases;
   private readonly maxChars: number;
   private readonly inputTokens: number;
@@ -54,10 +100,12 @@ class LocalStep {
   constructor(
     private readonly input: PlannerInput,
     options: LocalPlannerOptions,
+    private readonly routing?: Routing,
   ) {
-    this.phrases = PHRASES[detectLanguage(input.message, input.locale)];
+    this.language = detectLanguage(input.message, input.locale);
+    this.phrases = PHRASES[this.language];
     const short = input.channel === 'sms' || input.channel === 'voice';
-    this.maxChars = short ? (options.shortReplyChars ?? 300) : (options.longReplyChars ?? 700);
+    this.maxChars = short ? (options.shortReplyChars ?? SHORT_REPLY_CHARS) : (options.longReplyChars ?? LONG_REPLY_CHARS);
     this.customerTurns = input.transcript.filter((t) => t.role === 'customer').map((t) => t.content).reverse();
     this.inputTokens =
       approxTokens(input.instructions) +
@@ -69,12 +117,12 @@ class LocalStep {
       approxTokens(JSON.stringify(input.context));
   }
 
-  decide(): PlannerDecision {
+  async decide(): Promise<PlannerDecision> {
     const { input } = this;
     if (asksForHuman(input.message)) return this.handoff('customer_requested', 'The customer asked to speak to a person.');
     if (input.toolResults.length > 0) return this.fromToolResults();
 
-    const toolStep = this.toolStep();
+    const toolStep = await this.toolStep();
     if (toolStep) return toolStep;
 
     const talk = smallTalk(input.message);
@@ -88,23 +136,54 @@ class LocalStep {
     return this.reply(`${this.phrases.noInformation} ${this.phrases.offerPerson}`, [], false, NO_INFORMATION_CONFIDENCE);
   }
 
-  /** The extractive answer to the message, or to a short follow-up read with the previous question. */
+  /**
+   * The extractive answer to the message, or to a short follow-up read with the previous question. When
+   * the passage it would quote is in another language than the customer's, it answers from the passage in
+   * the passage's language and says so in one short line (in the customer's language).
+   */
   private answer(maxChars = this.maxChars): GroundedAnswer | null {
     const { message, passages } = this.input;
+    const top = passages.reduce<PlannerPassage | null>((a, p) => (!a || p.score > a.score ? p : a), null);
+    const topLanguage = top && writtenIn(`${top.title} ${top.text}`);
+    if (top && topLanguage && topLanguage !== this.language && top.score >= CROSS_LINGUAL_MIN_SCORE) {
+      const note = this.phrases.answerFrom(topLanguage);
+      const lead = leadAnswer(top, maxChars - note.length - 1);
+      if (lead) return { ...lead, content: `${lead.content} ${note}` };
+    }
     const direct = composeAnswer({ question: message, passages, maxChars });
-    if (direct || !this.customerTurns[0] || contentTerms(message).length > 3) return direct;
+    if (direct || !this.customerTurns[0] || contentTerms(message).length > FOLLOW_UP_MAX_TERMS) return direct;
     const followUp = composeAnswer({ question: `${this.customerTurns[0]} ${message}`, passages, maxChars });
-    return followUp && { ...followUp, confidence: round3(followUp.confidence * 0.8) };
+    return followUp && { ...followUp, confidence: round3(followUp.confidence * FOLLOW_UP_FACTOR) };
   }
 
-  private toolStep(): PlannerDecision | null {
+  /**
+   * The tool `text` asks for. With embeddings: the best tool by calibrated probability, if it reaches the
+   * call threshold; a failing embeddings endpoint falls back to keywords for this step.
+   */
+  private async chooseTool(text: string): Promise<ToolChoice | null> {
+    const { input, routing } = this;
+    if (routing) {
+      try {
+        const ranked = await routing.router.rank({ message: text, locale: input.locale, tools: input.tools, signal: routing.signal });
+        const action = decideToolAction({ ranked, calibration: routing.calibration, extract: () => ({ arguments: {}, missing: [] }) });
+        return action.kind === 'none' ? null : { tool: action.tool, score: action.probability, source: 'semantic' };
+      } catch (err) {
+        routing.signal?.throwIfAborted();
+        void err; // the keyword path answers instead (embeddings down or slow)
+      }
+    }
+    const match = matchTool(text, input.tools, new Set());
+    return match && { tool: match.tool, score: match.score, source: 'lexical' };
+  }
+
+  private async toolStep(): Promise<PlannerDecision | null> {
     const { input } = this;
     if (input.tools.length === 0) return null;
-    let match = matchTool(input.message, input.tools, new Set());
+    let match = await this.chooseTool(input.message);
     let answering = false;
     const lastTurn = input.transcript.at(-1);
     if (!match && lastTurn && lastTurn.role !== 'customer' && lastTurn.content.trim().endsWith('?') && this.customerTurns[0]) {
-      match = matchTool(this.customerTurns[0], input.tools, new Set());
+      match = await this.chooseTool(this.customerTurns[0]);
       answering = match !== null;
     }
     if (!match) return null;
@@ -117,15 +196,19 @@ class LocalStep {
       if (before.missing.length === 0 || extracted.missing.length === before.missing.length) return null;
     }
     const answer = this.answer();
-    if (answer && answer.confidence >= 0.4 && (extracted.missing.length > 0 || isHowTo(input.message))) {
+    if (answer && answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))) {
       return this.reply(answer.content, answer.citations, false, answer.confidence);
     }
     if (extracted.missing.length === 0) {
       const calls = [{ tool: match.tool.name, arguments: extracted.arguments }];
       return { type: 'tool_calls', calls, usage: this.usage(JSON.stringify(calls)) };
     }
-    // A clarifying question is a safe step; how sure we are it is the right one follows the tool match.
-    const confidence = round3(Math.min(0.8, 0.5 + 0.15 * match.score));
+    // A clarifying question is a safe step, but only for a tool the customer clearly means.
+    if (match.source === 'semantic' && !answering && match.score < this.routing!.calibration.askThreshold) return null;
+    const confidence =
+      match.source === 'semantic'
+        ? round3(Math.min(ASK_CONFIDENCE_MAX, match.score))
+        : round3(Math.min(ASK_CONFIDENCE_MAX, ASK_CONFIDENCE_BASE + ASK_CONFIDENCE_PER_MATCH * match.score));
     return this.reply(this.askFor(match.tool.parameters, extracted.missing), [], false, confidence, true);
   }
 
@@ -151,13 +234,13 @@ class LocalStep {
     const failureNote = failure ? `The call to ${failure.tool} ${failure.status === 'timed_out' ? 'timed out' : `failed${failure.error ? ` (${failure.error.code}: ${failure.error.message})` : ''}`}.` : '';
 
     if (ok.length > 0) {
-      const maxFields = this.maxChars <= 300 ? 3 : 5;
+      const maxFields = this.maxChars <= SHORT_REPLY_CHARS ? SHORT_TOOL_SUMMARY_FIELDS : LONG_TOOL_SUMMARY_FIELDS;
       const summaries = ok.map((r) => ({ r, s: summariseToolResult(r.result, r, this.input.message, this.phrases, maxFields) }));
       const body = summaries.map(({ r, s }) => (ok.length > 1 ? `${this.phrases.foundFor(humaniseTool(r.tool))} ${s.text}` : s.text)).join(' ');
       const intro = summaries.some((x) => x.s.substantive && !x.s.verbatim) ? `${this.phrases.found} ` : '';
       const partly = failure ? ` ${this.phrases.toolFailedPartly(humaniseTool(failure.tool))} ${this.phrases.offerPerson}` : '';
       const substantive = summaries.some((x) => x.s.substantive);
-      const confidence = (substantive ? TOOL_REPLY_CONFIDENCE : 0.5) * (failure ? 0.8 : 1);
+      const confidence = (substantive ? TOOL_REPLY_CONFIDENCE : EMPTY_TOOL_REPLY_CONFIDENCE) * (failure ? PARTIAL_FAILURE_FACTOR : 1);
       return this.reply(truncate(`${intro}${body}${partly}`, this.maxChars), [], true, round3(confidence));
     }
 
@@ -165,13 +248,13 @@ class LocalStep {
     const tool = failure && this.input.tools.find((t) => t.name === failure.tool);
     if (failure?.status === 'error' && tool && /invalid|argument|parameter|validation|schema/i.test(failure.error?.code ?? '')) {
       const required = Array.isArray(tool.parameters.required) ? (tool.parameters.required as string[]) : [];
-      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, 0.6, true);
+      if (required.length) return this.reply(this.askFor(tool.parameters, required), [], false, REASK_ARGUMENTS_CONFIDENCE, true);
     }
     const apology = this.phrases.toolFailed;
     const answer = this.answer(this.maxChars - apology.length - this.phrases.offerPerson.length - 2);
     if (answer) {
       const content = `${apology} ${answer.content} ${this.phrases.offerPerson}`;
-      return this.reply(content, answer.citations, false, round3(answer.confidence * 0.8));
+      return this.reply(content, answer.citations, false, round3(answer.confidence * PARTIAL_FAILURE_FACTOR));
     }
     return this.handoff('tool_failed', failureNote || 'A tool call failed.');
   }
@@ -203,6 +286,12 @@ class LocalStep {
     if (done.length) parts.push(`Tool calls: ${done.join(', ')}.`);
     return truncate(parts.join(' '), 600);
   }
+}
+
+/** The language a text is written in when its own words say so (not a guess from a locale or a default). */
+function writtenIn(text: string): Lang | null {
+  const a = detectLanguage(text, 'en');
+  return a === detectLanguage(text, 'de') ? a : null;
 }
 
 const humaniseTool = (name: string) => {

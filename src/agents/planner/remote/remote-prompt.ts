@@ -1,5 +1,5 @@
-import { LocalPlanner } from './local.planner';
-import { PHRASES } from './local-phrases';
+import { LocalPlanner } from '../local/local.planner';
+import { PHRASES } from '../local/local-phrases';
 import type {
   HandoffReason,
   JsonSchema,
@@ -8,8 +8,8 @@ import type {
   PlannerPassage,
   PlannerToolResult,
   PlannerUsage,
-} from './planner.port';
-import { detectLanguage, stripMarkdown, truncate } from './text';
+} from '../port';
+import { detectLanguage, stripMarkdown, truncate } from '../../../platform/text';
 
 /** What the openai and anthropic planners share: the prompt, the handoff pseudo-tool and answer mapping. */
 

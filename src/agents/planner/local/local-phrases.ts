@@ -1,4 +1,4 @@
-import type { Lang } from './text';
+import type { Lang } from '../../../platform/text';
 
 /** The fixed sentences the local planner writes itself, in the four languages it recognises. */
 export interface Phrases {
@@ -19,7 +19,16 @@ export interface Phrases {
   thanks: string;
   bye: string;
   ack: string;
+  /** One short line when the answer quotes a passage in another language than the customer's. */
+  answerFrom: (passageLanguage: Lang) => string;
 }
+
+const LANGUAGE_NAMES: Record<Lang, Record<Lang, string>> = {
+  en: { en: 'English', de: 'German', fr: 'French', es: 'Spanish' },
+  de: { en: 'englischsprachigen', de: 'deutschsprachigen', fr: 'französischsprachigen', es: 'spanischsprachigen' },
+  fr: { en: 'anglais', de: 'allemand', fr: 'français', es: 'espagnol' },
+  es: { en: 'inglés', de: 'alemán', fr: 'francés', es: 'español' },
+};
 
 export const PHRASES: Record<Lang, Phrases> = {
   en: {
@@ -40,6 +49,7 @@ export const PHRASES: Record<Lang, Phrases> = {
     thanks: "You're welcome! Is there anything else I can help with?",
     bye: 'Goodbye, and thanks for getting in touch!',
     ack: 'Great. Is there anything else I can help with?',
+    answerFrom: (lang) => `(Answer from our ${LANGUAGE_NAMES.en[lang]} help centre.)`,
   },
   de: {
     askFor: (what) => `Könnten Sie mir bitte Folgendes mitteilen: ${what}?`,
@@ -59,6 +69,7 @@ export const PHRASES: Record<Lang, Phrases> = {
     thanks: 'Gern geschehen! Kann ich sonst noch etwas für Sie tun?',
     bye: 'Auf Wiedersehen und danke für Ihre Nachricht!',
     ack: 'Prima. Kann ich sonst noch etwas für Sie tun?',
+    answerFrom: (lang) => `(Antwort aus unserem ${LANGUAGE_NAMES.de[lang]} Hilfe-Center.)`,
   },
   fr: {
     askFor: (what) => `Pourriez-vous m'indiquer les informations suivantes : ${what} ?`,
@@ -78,6 +89,7 @@ export const PHRASES: Record<Lang, Phrases> = {
     thanks: 'Je vous en prie ! Puis-je vous aider pour autre chose ?',
     bye: 'Au revoir et merci de nous avoir contactés !',
     ack: 'Parfait. Puis-je vous aider pour autre chose ?',
+    answerFrom: (lang) => `(Réponse tirée de notre centre d'aide en ${LANGUAGE_NAMES.fr[lang]}.)`,
   },
   es: {
     askFor: (what) => `¿Podría indicarme lo siguiente: ${what}?`,
@@ -97,5 +109,6 @@ export const PHRASES: Record<Lang, Phrases> = {
     thanks: '¡De nada! ¿Puedo ayudarle en algo más?',
     bye: '¡Adiós y gracias por escribirnos!',
     ack: 'Perfecto. ¿Puedo ayudarle en algo más?',
+    answerFrom: (lang) => `(Respuesta de nuestro centro de ayuda en ${LANGUAGE_NAMES.es[lang]}.)`,
   },
 };

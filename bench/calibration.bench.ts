@@ -1,0 +1,55 @@
+/**
+ * npm run bench:calibration — is the fused score an honest probability? For five sets (scifact, squad2,
+ * xquad, faq from the shared dev data, and the example help centre with hand-written customer questions),
+ * the hybrid candidates of every question are collected through the real service (bench/calibration/collect.ts,
+ * cached under data/calibration/), the fusion's logistic model is fitted leaving each set out in turn, and
+ * each set's figures come from the fit that did not see it. Prints one JSON line per set and a summary
+ * line, and writes a reliability diagram per set (SVG) to data/calibration/.
+ *   BENCH_COLLECT=auto|all|off   collect the sets without a cached file (default), every set, or none
+ *   BENCH_SETS=a,b               only these sets (default: all five)
+ *   BENCH_SCIFACT=cached|full    SciFact's corpus: the documents already in the embedding cache (default,
+ *                                reported as a subset) or every document (embeds the rest: slow)
+ *   BENCH_THREADS=1              threads of the local model while collecting
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/env';
+import { CALIBRATION_DIR, collect, type CollectedSet } from './calibration/collect';
+import { evaluateAll } from './calibration/evaluate';
+import * as sets from './calibration/sets';
+import { judgedDocIds, scifactPassageTexts } from './embed-corpus';
+import { EmbeddingsCache } from './embeddings-cache';
+import { machineInfo } from './support';
+
+const ALL = ['scifact', 'squad2', 'xquad', 'faq', 'help_centre'] as const;
+
+function scifactSet(): sets.BenchSet {
+  if (process.env.BENCH_SCIFACT === 'full') return sets.scifact();
+  const cache = new EmbeddingsCache(loadConfig({}).embeddings.model);
+  const judged = judgedDocIds();
+  const set = sets.scifact();
+  // Documents whose every passage is cached (the judged ones come first in bench/embed-corpus.ts).
+  const docs = set.docs.filter((d) => judged.has(d.id) || scifactPassageTexts([{ _id: d.id, title: d.title, text: d.text }]).every((t) => cache.has('passage', t)));
+  return { ...set, docs, subsample: docs.length < 5183 ? `corpus: the ${docs.length} of 5,183 documents embedded so far (every judged one + a random sample)` : '' };
+}
+
+async function main() {
+  const wanted = (process.env.BENCH_SETS?.split(',') ?? [...ALL]) as (typeof ALL)[number][];
+  const mode = process.env.BENCH_COLLECT ?? 'auto';
+  const file = (s: string) => path.join(CALIBRATION_DIR, `${s}.json`);
+  const todo = wanted.filter((s) => mode === 'all' || (mode === 'auto' && !fs.existsSync(file(s))));
+  if (todo.length) {
+    const loaders: Record<string, () => sets.BenchSet> = { scifact: scifactSet, squad2: sets.squad2, xquad: sets.xquad, faq: sets.faq, help_centre: sets.helpCentre };
+    await collect(todo.map((s) => loaders[s]!()), { threads: Number(process.env.BENCH_THREADS ?? 1) });
+  }
+  const collected = wanted.filter((s) => fs.existsSync(file(s))).map((s) => JSON.parse(fs.readFileSync(file(s), 'utf8')) as CollectedSet);
+  const lines = await evaluateAll(collected, { diagramsDir: CALIBRATION_DIR });
+  const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  for (const line of lines) console.log(JSON.stringify({ ...line, ...(line.summary ? { load_avg: load, machine: machineInfo() } : {}) }));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,286 @@
+/**
+ * The calibration bench's fit and figures, from the collected candidates (bench/calibration/collect.ts):
+ * a logistic model over the fusion's features (src/knowledge/index/scoring.ts fusionFeatures), fitted by
+ * Newton's method with a small L2 penalty, each set counting equally and each question equally within
+ * its set; every set's figures come from the fit on the other sets (leave-one-dataset-out).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, type FusionModel } from '../../src/knowledge/index/scoring';
+import { round } from '../support';
+import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
+
+/** The default confidence_floor the rates are read at. */
+export const FLOOR = 0.5;
+/** Candidates per question the fit reads: the top of each side (where the answer-or-handoff decision lies). */
+const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 10);
+const L2 = Number(process.env.BENCH_L2 ?? 0.001);
+
+type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
+const σ = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** Solves A·x = b (small, symmetric positive definite) by Gaussian elimination. */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c || m[c]![c] === 0) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / (row[i]! || 1));
+}
+
+/**
+ * Weighted L2-penalised logistic regression (the bias unpenalised) on standardised features, returned
+ * in the raw features' units: {weights, bias}.
+ */
+export function fitLogistic(raw: number[][], ys: number[], ws: number[], l2 = L2): FusionModel {
+  const dims = raw[0]?.length ?? 0;
+  const W = ws.reduce((a, b) => a + b, 0);
+  const mean = Array.from({ length: dims }, (_, k) => raw.reduce((a, r, i) => a + ws[i]! * r[k]!, 0) / W);
+  const sd = Array.from({ length: dims }, (_, k) => Math.sqrt(raw.reduce((a, r, i) => a + ws[i]! * (r[k]! - mean[k]!) ** 2, 0) / W) || 1);
+  const xs = raw.map((r) => r.map((v, k) => (v - mean[k]!) / sd[k]!));
+  const z = fitStandardised(xs, ys, ws, l2);
+  const weights = z.weights.map((w, k) => w / sd[k]!);
+  return { weights, bias: z.bias - weights.reduce((a, w, k) => a + w * mean[k]!, 0) };
+}
+
+function fitStandardised(xs: number[][], ys: number[], ws: number[], l2: number): FusionModel {
+  const d = xs[0]?.length ?? 0;
+  let beta = new Array<number>(d + 1).fill(0);
+  const total = ws.reduce((a, b) => a + b, 0);
+  for (let it = 0; it < 50; it++) {
+    const g = new Array<number>(d + 1).fill(0);
+    const h = Array.from({ length: d + 1 }, () => new Array<number>(d + 1).fill(0));
+    for (let i = 0; i < xs.length; i++) {
+      const row = [...xs[i]!, 1];
+      const p = σ(row.reduce((z, v, k) => z + v * beta[k]!, 0));
+      const w = ws[i]!;
+      for (let k = 0; k <= d; k++) {
+        g[k]! += w * (p - ys[i]!) * row[k]!;
+        for (let l = 0; l <= d; l++) h[k]![l]! += w * p * (1 - p) * row[k]! * row[l]!;
+      }
+    }
+    for (let k = 0; k < d; k++) {
+      g[k]! += l2 * total * beta[k]!;
+      h[k]![k]! += l2 * total;
+    }
+    const step = solve(h, g);
+    beta = beta.map((b, k) => b - step[k]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-8) break;
+  }
+  return { weights: beta.slice(0, d), bias: beta[d]! };
+}
+
+const relevant = (q: CollectedQuery, doc: string) => (q.rel[doc] ?? 0) > 0;
+
+/** The candidates the fit reads for a question: the top FIT_DEPTH of each side. */
+function fitRows(q: CollectedQuery): number[] {
+  const byCos = q.cands.map((c, i) => [c.cos, i] as const).sort((a, b) => b[0] - a[0]).slice(0, FIT_DEPTH).map(([, i]) => i);
+  const byX = q.cands.map((c, i) => [c.x, i] as const).filter(([x]) => x > 0).sort((a, b) => b[0] - a[0]).slice(0, FIT_DEPTH).map(([, i]) => i);
+  return [...new Set([...byCos, ...byX])];
+}
+
+export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatures): FusionModel {
+  const xs: number[][] = [];
+  const ys: number[] = [];
+  const ws: number[] = [];
+  for (const s of sets) {
+    for (const q of s.queries) {
+      if (q.cands.length === 0) continue;
+      const f = featurize(q.cands);
+      const rows = fitRows(q);
+      for (const i of rows) {
+        xs.push(f[i]!);
+        ys.push(relevant(q, q.cands[i]!.doc) ? 1 : 0);
+        ws.push(1 / s.queries.length / rows.length);
+      }
+    }
+  }
+  return fitLogistic(xs, ys, ws);
+}
+
+export function scoreQuery(q: CollectedQuery, model: FusionModel, featurize: Featurize = fusionFeatures): number[] {
+  return featurize(q.cands).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
+}
+
+function ndcgAt10(docs: string[], rel: Record<string, number>): number {
+  const seen = [...new Set(docs)].slice(0, 10);
+  const dcg = seen.reduce((a, d, i) => a + (2 ** (rel[d] ?? 0) - 1) / Math.log2(i + 2), 0);
+  const ideal = Object.values(rel).sort((a, b) => b - a).slice(0, 10).reduce((a, g, i) => a + (2 ** g - 1) / Math.log2(i + 2), 0);
+  return ideal ? dcg / ideal : 0;
+}
+
+function auc(pos: number[], neg: number[]): number {
+  let s = 0;
+  for (const p of pos) for (const n of neg) s += p > n ? 1 : p === n ? 0.5 : 0;
+  return s / (pos.length * neg.length);
+}
+
+interface Bin { n: number; predicted: number; observed: number }
+function reliability(pairs: { p: number; y: number }[]): { ece: number; bins: Bin[] } {
+  const bins = Array.from({ length: 10 }, () => ({ n: 0, predicted: 0, observed: 0 }));
+  for (const { p, y } of pairs) {
+    const b = bins[Math.min(9, Math.floor(p * 10))]!;
+    b.n++;
+    b.predicted += p;
+    b.observed += y;
+  }
+  const ece = bins.reduce((a, b) => a + (b.n ? Math.abs(b.predicted - b.observed) : 0), 0) / Math.max(1, pairs.length);
+  return { ece, bins: bins.map((b) => ({ n: b.n, predicted: b.n ? b.predicted / b.n : 0, observed: b.n ? b.observed / b.n : 0 })) };
+}
+
+/** A reliability diagram: observed rate against predicted score in 10 bins, bar width by count. */
+function diagram(title: string, bins: Bin[], ece: number): string {
+  const W = 360, H = 360, m = 40, s = (W - 2 * m);
+  const X = (v: number) => m + v * s;
+  const Y = (v: number) => H - m - v * s;
+  const max = Math.max(1, ...bins.map((b) => b.n));
+  const bars = bins.map((b, i) => `<rect x="${X(i / 10) + 2}" y="${Y(b.n / max * 0.25)}" width="${s / 10 - 4}" height="${(b.n / max) * 0.25 * s}" fill="#ddd"/>`).join('');
+  const pts = bins.map((b, i) => (b.n ? `<rect x="${X(i / 10) + 4}" y="${Y(b.observed)}" width="${s / 10 - 8}" height="${Math.max(1, b.observed * s)}" fill="#4a7dbf" opacity="0.8"/><circle cx="${X(b.predicted)}" cy="${Y(b.observed)}" r="3" fill="#c33"/>` : '')).join('');
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) => `<text x="${X(t)}" y="${H - m + 14}" font-size="10" text-anchor="middle">${t}</text><text x="${m - 6}" y="${Y(t) + 3}" font-size="10" text-anchor="end">${t}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="${W}" height="${H}" fill="#fff"/>
+<text x="${W / 2}" y="16" font-size="13" text-anchor="middle">${title}: top passage, ECE ${ece.toFixed(3)}</text>
+<rect x="${m}" y="${m}" width="${s}" height="${s}" fill="none" stroke="#999"/>${bars}${pts}
+<line x1="${X(0)}" y1="${Y(0)}" x2="${X(1)}" y2="${Y(1)}" stroke="#888" stroke-dasharray="4 3"/>${ticks}
+<text x="${W / 2}" y="${H - 8}" font-size="11" text-anchor="middle">predicted P(top passage answers)</text>
+<text x="12" y="${H / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 12 ${H / 2})">observed rate (blue bars; grey: questions)</text></svg>`;
+}
+
+export interface SetFigures {
+  set: string;
+  questions: number;
+  ndcg_at_10: { lexical: number; dense: number; hybrid: number };
+  ece: number;
+  ece_passages_top10: number;
+  top1_accuracy: number;
+  auc_answerable?: number;
+  answer_rate_in_scope?: number;
+  handoff_rate_out_of_scope?: number;
+}
+
+/** A set's figures under `model` (from a fit that did not see it). */
+export function figures(s: CollectedSet, model: FusionModel, featurize: Featurize = fusionFeatures, diagramsDir?: string): SetFigures & Record<string, unknown> {
+  const answerable = s.queries.filter((q) => q.answerable);
+  const nd = { lexical: 0, dense: 0, hybrid: 0 };
+  const top1: { p: number; y: number }[] = [];
+  const passages: { p: number; y: number }[] = [];
+  const pos: number[] = [];
+  const neg: number[] = [];
+  const groups = new Map<string, { n: number; lexical: number; dense: number; hybrid: number; answered: number }>();
+  for (const q of s.queries) {
+    const scores = scoreQuery(q, model, featurize);
+    const order = q.cands.map((c, i) => ({ c, p: scores[i]! })).sort((a, b) => b.p - a.p);
+    const top = order[0];
+    const p = top?.p ?? 0;
+    top1.push({ p, y: top && relevant(q, top.c.doc) ? 1 : 0 });
+    for (const o of order.slice(0, 10)) passages.push({ p: o.p, y: relevant(q, o.c.doc) ? 1 : 0 });
+    (q.answerable ? pos : neg).push(p);
+    if (!q.answerable) continue;
+    const lex = q.cands.filter((c) => c.lexical).sort((a, b) => b.x - a.x).map((c) => c.doc);
+    const den = q.cands.filter((c) => c.dense).sort((a, b) => b.cos - a.cos).map((c) => c.doc);
+    const hyb = order.map((o) => o.c.doc);
+    const v = { lexical: ndcgAt10(lex, q.rel), dense: ndcgAt10(den, q.rel), hybrid: ndcgAt10(hyb, q.rel) };
+    nd.lexical += v.lexical; nd.dense += v.dense; nd.hybrid += v.hybrid;
+    if (q.group) {
+      const g = groups.get(q.group) ?? { n: 0, lexical: 0, dense: 0, hybrid: 0, answered: 0 };
+      g.n++; g.lexical += v.lexical; g.dense += v.dense; g.hybrid += v.hybrid; g.answered += p >= FLOOR ? 1 : 0;
+      groups.set(q.group, g);
+    }
+  }
+  const n = Math.max(1, answerable.length);
+  const rel1 = reliability(top1);
+  if (diagramsDir) {
+    fs.mkdirSync(diagramsDir, { recursive: true });
+    fs.writeFileSync(path.join(diagramsDir, `reliability-${s.set}.svg`), diagram(s.set, rel1.bins, rel1.ece));
+  }
+  return {
+    set: s.set,
+    questions: s.queries.length,
+    ...(s.subsample ? { subsample: s.subsample } : {}),
+    documents: s.documents,
+    passages: s.passages,
+    ndcg_at_10: { lexical: round(nd.lexical / n, 4), dense: round(nd.dense / n, 4), hybrid: round(nd.hybrid / n, 4) },
+    ece: round(rel1.ece, 4),
+    ece_passages_top10: round(reliability(passages).ece, 4),
+    top1_accuracy: round(top1.reduce((a, t) => a + t.y, 0) / top1.length, 4),
+    mean_top_score: round(top1.reduce((a, t) => a + t.p, 0) / top1.length, 4),
+    ...(neg.length ? { auc_answerable: round(auc(pos, neg), 4) } : {}),
+    answer_rate_in_scope: round(pos.filter((p) => p >= FLOOR).length / Math.max(1, pos.length), 4),
+    ...(neg.length ? { handoff_rate_out_of_scope: round(neg.filter((p) => p < FLOOR).length / neg.length, 4) } : {}),
+    ...(groups.size
+      ? { groups: Object.fromEntries([...groups].map(([k, g]) => [k, { ndcg_at_10: { lexical: round(g.lexical / g.n, 4), dense: round(g.dense / g.n, 4), hybrid: round(g.hybrid / g.n, 4) }, answer_rate: round(g.answered / g.n, 3) }])) }
+      : {}),
+    reliability: rel1.bins.map((b) => [b.n, round(b.predicted, 3), round(b.observed, 3)]),
+  };
+}
+
+/** tool-routing's figures, when its bench module is there (bench/tool-routing.ts). */
+async function toolRouting(): Promise<{ tool_precision: number; tool_recall: number } | undefined> {
+  const file = path.resolve(__dirname, '../tool-routing.ts');
+  if (!fs.existsSync(file)) return undefined;
+  type Measure = () => Promise<{ tool_precision: number; tool_recall: number }>;
+  const mod = (await import(file)) as { measureToolRouting?: Measure; default?: Measure };
+  const fn = mod.measureToolRouting ?? mod.default;
+  if (typeof fn !== 'function') return undefined;
+  const r = await fn();
+  return { tool_precision: r.tool_precision, tool_recall: r.tool_recall };
+}
+
+export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: string; featurize?: Featurize }) {
+  const featurize = opts.featurize ?? fusionFeatures;
+  const lines: Array<Record<string, unknown> & { summary?: boolean }> = [];
+  const rows = sets.map((s) => {
+    const model = fitSets(sets.filter((o) => o !== s), featurize);
+    const f = figures(s, model, featurize, opts.diagramsDir);
+    lines.push({ ...f, fit: { left_out: s.set, weights: Object.fromEntries(model.weights.map((w, i) => [FUSION_FEATURES[i] ?? i, round(w, 3)])), bias: round(model.bias, 3) } });
+    return f;
+  });
+  const all = fitSets(sets, featurize);
+  // The lexical-only scores over the lexical side's top 10: LEXICAL_MODEL (x read against the other hits,
+  // as lexicalScores computes them) and, for a passage alone, CALIBRATION_A/C (x only).
+  const lx: number[][] = [], l1: number[][] = [], ly: number[] = [], lw: number[] = [];
+  for (const s of sets) {
+    for (const q of s.queries) {
+      const lex = q.cands.filter((c) => c.lexical && c.x > 0).sort((a, b) => b.x - a.x);
+      const sorted = lex.map((c) => c.x);
+      const background = Array.from({ length: 9 }, (_, i) => sorted[i + 1] ?? 0).reduce((a, b) => a + b, 0) / 9;
+      for (const c of lex.slice(0, FIT_DEPTH)) {
+        const next = c.x === sorted[0] ? (sorted[1] ?? 0) : sorted[0]!;
+        lx.push([c.x, Math.max(-0.5, Math.min(0.5, c.x - next)), c.x - background]);
+        l1.push([c.x]);
+        ly.push(relevant(q, c.doc) ? 1 : 0);
+        lw.push(1 / s.queries.length / Math.min(FIT_DEPTH, lex.length));
+      }
+    }
+  }
+  const lexical = fitLogistic(lx, ly, lw);
+  const lexicalAlone = fitLogistic(l1, ly, lw);
+  const hc = rows.find((r) => r.set === 'help_centre');
+  const faq = rows.find((r) => r.set === 'faq');
+  const tools = await toolRouting();
+  lines.push({
+    summary: true,
+    max_ece: round(Math.max(...rows.map((r) => r.ece)), 4),
+    min_hybrid_minus_best_side: round(Math.min(...rows.map((r) => r.ndcg_at_10.hybrid - Math.max(r.ndcg_at_10.lexical, r.ndcg_at_10.dense))), 4),
+    help_centre_answer_rate: hc?.answer_rate_in_scope ?? null,
+    help_centre_handoff_rate: hc?.handoff_rate_out_of_scope ?? null,
+    faq_auc_answerable: faq?.auc_answerable ?? null,
+    ...(tools ?? {}),
+    floor: FLOOR,
+    sets: rows.map((r) => r.set),
+    fit_all_sets: { features: FUSION_FEATURES, weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3) },
+    shipped: { weights: DEFAULT_FUSION.weights, bias: DEFAULT_FUSION.bias },
+    lexical_only_fit: {
+      LEXICAL_MODEL: { weights: lexical.weights.map((w) => round(w, 3)), bias: round(lexical.bias, 3) },
+      CALIBRATION_A: round(lexicalAlone.weights[0]!, 3), CALIBRATION_C: round(lexicalAlone.bias, 3),
+    },
+  });
+  return lines;
+}

@@ -1,0 +1,114 @@
+/**
+ * The calibration bench's data sets, read from the shared BEIR-format folders (benchDataDir) plus the
+ * example help centre. Each becomes documents (one record each, with metadata) and judged questions.
+ * Subsamples are fixed (a hash of the id), so every run reads the same questions.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { EXAMPLE_FAQ } from '../../src/app/dev-examples';
+import { benchDataDir } from '../support';
+import { HELP_CENTRE_IN_SCOPE, HELP_CENTRE_OFF_TOPIC } from './help-centre-questions';
+
+export interface BenchDoc { id: string; title: string; text: string; metadata: Record<string, string> }
+export interface BenchQuery {
+  id: string;
+  text: string;
+  /** Relevance grade per doc id; empty for an unanswerable question. */
+  rel: Record<string, number>;
+  answerable: boolean;
+  /** A metadata filter the question is asked with (xquad: its locale, or `en` for the cross-lingual case). */
+  filter?: Record<string, string>;
+  /** Sub-group for per-group figures (xquad: locale and mono/cross). */
+  group?: string;
+}
+export interface BenchSet { name: string; docs: BenchDoc[]; queries: BenchQuery[]; subsample: string }
+
+const hash = (s: string) => {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+};
+/** A fixed pseudo-random fraction of ids (by hash). */
+const sample = <T>(items: T[], idOf: (t: T) => string, n: number): T[] => [...items].sort((a, b) => hash(idOf(a)) - hash(idOf(b))).slice(0, n);
+
+const jsonl = <T>(set: string, file: string): T[] =>
+  fs.readFileSync(path.join(benchDataDir(set), file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+function qrels(set: string, file = 'test.tsv'): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const line of fs.readFileSync(path.join(benchDataDir(set), 'qrels', file), 'utf8').split('\n').slice(1)) {
+    const [q, d, g] = line.trim().split('\t');
+    if (!q || !d) continue;
+    out.set(q, { ...(out.get(q) ?? {}), [d]: Number(g) });
+  }
+  return out;
+}
+type RawDoc = { _id: string; title: string; text: string; metadata?: Record<string, unknown> };
+type RawQuery = { _id: string; text: string; metadata?: Record<string, unknown> };
+const toDoc = (d: RawDoc): BenchDoc => ({
+  id: d._id, title: d.title || '', text: d.text || d.title,
+  metadata: Object.fromEntries(Object.entries(d.metadata ?? {}).map(([k, v]) => [k, String(v)])),
+});
+
+/** SciFact: all 300 test claims; the corpus is given by the caller (every document, or the cached ones). */
+export function scifact(keepDoc: (id: string) => boolean = () => true): BenchSet {
+  const rel = qrels('scifact');
+  const docs = jsonl<RawDoc>('scifact', 'corpus.jsonl').filter((d) => keepDoc(d._id)).map(toDoc);
+  const queries = jsonl<RawQuery>('scifact', 'queries.jsonl').filter((q) => rel.has(q._id)).map((q) => ({ id: q._id, text: q.text, rel: rel.get(q._id)!, answerable: true }));
+  return { name: 'scifact', docs, queries, subsample: '' };
+}
+
+/** SQuAD 2.0: the paragraphs of every fourth article; 150 answerable and 150 unanswerable questions on them. */
+export function squad2(): BenchSet {
+  const docs = jsonl<RawDoc>('squad2', 'corpus.jsonl').filter((d) => Number(/^a(\d+)p/.exec(d._id)?.[1] ?? 1) % 4 === 0).map(toDoc);
+  const ids = new Set(docs.map((d) => d.id));
+  const all = jsonl<RawQuery>('squad2', 'queries.jsonl').filter((q) => ids.has(String(q.metadata?.paragraph)));
+  const pick = (answerable: boolean) => sample(all.filter((q) => q.metadata?.answerable === answerable), (q) => q._id, 150);
+  const queries = [...pick(true), ...pick(false)].map((q) => ({
+    id: q._id, text: q.text, answerable: q.metadata?.answerable === true,
+    rel: q.metadata?.answerable === true ? { [String(q.metadata.paragraph)]: 1 } : {},
+  }));
+  return { name: 'squad2', docs, queries, subsample: `paragraphs of every fourth article (${docs.length}); 150 answerable + 150 unanswerable questions on them` };
+}
+
+/**
+ * XQuAD: every fourth paragraph in the four locales; 50 questions on them asked in each locale with that
+ * locale as filter (monolingual), and the de/es/ro ones again against the English paragraphs only.
+ */
+export function xquad(): BenchSet {
+  const docs = jsonl<RawDoc>('xquad', 'corpus.jsonl').filter((d) => Number(d.metadata?.paragraph) % 4 === 0).map(toDoc);
+  const raw = jsonl<RawQuery>('xquad', 'queries.jsonl').filter((q) => Number(q.metadata?.paragraph) % 4 === 0);
+  const chosen = new Set(sample(raw.filter((q) => q.metadata?.locale === 'en'), (q) => q._id, 50).map((q) => q._id.slice(3)));
+  const mono = qrels('xquad');
+  const cross = qrels('xquad', 'crosslingual.tsv');
+  const queries: BenchQuery[] = [];
+  for (const q of raw.filter((r) => chosen.has(r._id.slice(3)))) {
+    const locale = String(q.metadata?.locale);
+    queries.push({ id: q._id, text: q.text, rel: mono.get(q._id)!, answerable: true, filter: { locale }, group: `mono-${locale}` });
+    if (locale !== 'en') queries.push({ id: `${q._id}~en`, text: q.text, rel: cross.get(q._id)!, answerable: true, filter: { locale: 'en' }, group: `cross-${locale}` });
+  }
+  return { name: 'xquad', docs, queries, subsample: `every fourth paragraph (${docs.length} in 4 locales); 50 questions × 4 locales filtered to their own, + 50 × 3 against English` };
+}
+
+/** The CLINC150 FAQ: all 150 records; 300 in-scope questions (2 per intent) and 150 out-of-scope ones. */
+export function faq(): BenchSet {
+  const docs = jsonl<RawDoc>('faq', 'corpus.jsonl').map(toDoc);
+  const rel = qrels('faq');
+  const all = jsonl<RawQuery>('faq', 'queries.jsonl');
+  const byIntent = new Map<string, RawQuery[]>();
+  for (const q of all.filter((r) => r.metadata?.answerable === true)) byIntent.set(String(q.metadata?.intent), [...(byIntent.get(String(q.metadata?.intent)) ?? []), q]);
+  const inScope = [...byIntent.values()].flatMap((qs) => sample(qs, (q) => q._id, 2));
+  const oos = sample(all.filter((q) => q.metadata?.answerable === false), (q) => q._id, 150);
+  const queries = [...inScope, ...oos].map((q) => ({ id: q._id, text: q.text, answerable: q.metadata?.answerable === true, rel: rel.get(q._id) ?? {} }));
+  return { name: 'faq', docs, queries, subsample: '300 of 4,500 in-scope questions (2 per intent), 150 of 1,000 out-of-scope' };
+}
+
+/** The example help centre (8 records) with the hand-written customer questions. */
+export function helpCentre(): BenchSet {
+  const docs = EXAMPLE_FAQ.map((r, i) => ({ id: `hc${i}`, title: r.title, text: r.content, metadata: {} }));
+  const idOf = new Map(docs.map((d) => [d.title, d.id]));
+  const queries: BenchQuery[] = [
+    ...HELP_CENTRE_IN_SCOPE.map(([text, title], i) => ({ id: `in-${i}`, text, rel: { [idOf.get(title)!]: 1 }, answerable: true })),
+    ...HELP_CENTRE_OFF_TOPIC.map((text, i) => ({ id: `off-${i}`, text, rel: {}, answerable: false })),
+  ];
+  return { name: 'help_centre', docs, queries, subsample: '' };
+}

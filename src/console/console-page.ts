@@ -1,0 +1,55 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Services } from '../app/container';
+import type { Config } from '../config/env';
+import type { Principal } from '../domain/principal';
+import type { Logger } from '../observability/logger';
+import type { ConsoleSession } from './console-sessions.service';
+import type { Html } from './html';
+import { layout, type NavSection } from './views/layout';
+
+/**
+ * What every console page route shares: its dependencies, the signed-in session, route parameters, the
+ * page frame and the async handler wrapper. Route files import this module, never each other (only the
+ * app's route list imports a routes file).
+ */
+
+/** What every console route needs: the services (the same the API uses), config and log. */
+export interface ConsoleDeps {
+  services: Services;
+  config: Config;
+  log: Logger;
+}
+
+/** One console page area's routes (agents, knowledge, inbox, settings), added to the signed-in router. */
+export type ConsolePageRoutes = (router: Router, deps: ConsoleDeps) => void;
+
+/** A signed-in request: the session and the account's name for the page frame. */
+export interface ConsoleLocals {
+  session: ConsoleSession;
+  accountName: string;
+}
+
+/** A route parameter (Express 5 types allow arrays for wildcards). */
+export const idOf = (req: Request, name = 'id') => String(req.params[name]);
+
+export const sessionOf = (res: Response) => res.locals as ConsoleLocals;
+
+/** Renders a page inside the console frame for the signed-in account. */
+export function sendPage(res: Response, input: { title: string; active?: NavSection; body: Html; notice?: string; error?: string; status?: number }) {
+  const { session, accountName } = sessionOf(res);
+  res
+    .status(input.status ?? 200)
+    .type('html')
+    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
+}
+
+/** An async handler whose errors reach the console's error page. */
+export const page = (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler => (req, res, next) => {
+  fn(req, res).catch(next);
+};
+
+/** The signed-in session as the principal services take for writes (the key id is `console`). */
+export const principalOf = (res: Response): Principal => {
+  const { session } = sessionOf(res);
+  return { accountId: session.accountId, keyId: 'console', mode: session.mode };
+};

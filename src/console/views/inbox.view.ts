@@ -1,0 +1,74 @@
+import type { AgentObject } from '../../agents/agent.schemas';
+import type { ConversationMessageObject, ConversationObject } from '../../conversations/conversation.schemas';
+import type { RunObject } from '../../runs/run.schemas';
+import { html, type Html } from '../html';
+import { csrfField, statusBadge, timeAgo } from './layout';
+import { runDetails } from './run.view';
+import { CONVERSATION_CHANNELS } from '../../domain/channels';
+
+/** The inbox's filters as read from the query (each optional). */
+export interface InboxFilter {
+  status?: string;
+  channel?: string;
+  agent_id?: string;
+  tag?: string;
+}
+
+/** The inbox: tabs by status (the handoff queue among them), filters, and a page of conversations. */
+export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentObject[]; list: { data: ConversationObject[]; has_more: boolean } }): Html {
+  const names = new Map(agents.map((a) => [a.id, a.name]));
+  const tab = (label: string, status?: string) =>
+    html`<a class="tab ${f.status === status ? 'active' : ''}" href="/console/inbox${status ? `?status=${status}` : ''}">${label}</a>`;
+  const queue = f.status === 'handed_off';
+  return html`<div class="page-head"><h1>Inbox</h1></div>
+      <div class="tabs">${tab('All')}${tab('Handoff queue', 'handed_off')}${tab('Active', 'active')}${tab('Closed', 'closed')}</div>
+      <form method="get" class="filters row">
+        ${f.status ? html`<input type="hidden" name="status" value="${f.status}">` : ''}
+        <label>Channel <select name="channel"><option value="">any</option>${CONVERSATION_CHANNELS.map((c) => html`<option ${f.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
+        <label>Agent <select name="agent_id"><option value="">any</option>${agents.map((a) => html`<option value="${a.id}" ${f.agent_id === a.id ? 'selected' : ''}>${a.name}</option>`)}</select></label>
+        <label>Tag <input name="tag" value="${f.tag ?? ''}" class="short"></label>
+        <button class="button">Filter</button></form>
+      ${list.data.length === 0
+        ? html`<p class="empty">${queue ? 'Nobody is waiting for a person. Conversations the agent hands off appear here.' : 'No conversations match.'}</p>`
+        : html`<table class="list inbox"><thead><tr><th>Customer</th><th>Status</th><th>Channel</th><th>Agent</th>${queue ? html`<th>Handoff</th>` : html`<th>Tags</th>`}<th>Updated</th></tr></thead><tbody>
+        ${list.data.map((c) => {
+          const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? c.customer.id ?? 'Anonymous customer');
+          const h = c.handoff as { reason?: string; summary?: string; queue?: string } | null;
+          return html`<tr><td><a href="/console/inbox/${c.id}">${who}</a><div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${names.get(c.agent_id) ?? c.agent_id}</td>
+          ${queue ? html`<td><b>${h?.queue ?? ''}</b> · ${(h?.reason ?? '').replace(/_/g, ' ')}<div class="muted clamp">${h?.summary ?? ''}</div></td>` : html`<td>${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</td>`}
+          <td>${timeAgo(c.updated_at)}</td></tr>`;
+        })}</tbody></table>
+        ${list.has_more ? html`<p><a class="button" href="?${new URLSearchParams({ ...(f.status ? { status: f.status } : {}), ...(f.channel ? { channel: f.channel } : {}), ...(f.agent_id ? { agent_id: f.agent_id } : {}), ...(f.tag ? { tag: f.tag } : {}), starting_after: list.data.at(-1)!.id }).toString()}">Older</a></p>` : ''}`}`;
+}
+
+/** One conversation: its handoff, the transcript with each customer turn's run, the reply and close forms. */
+export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
+  c: ConversationObject;
+  agent: AgentObject;
+  messages: ConversationMessageObject[];
+  runs: Map<string, RunObject>;
+  who: string;
+  csrf: string;
+  ui: { uiUrl: string; namespace: string };
+}): Html {
+  const h = c.handoff as { reason: string; queue: string; summary: string; suggested_reply: string } | null;
+  return html`<div class="page-head"><div><a href="/console/inbox" class="muted">Inbox</a> / <h1>${who}</h1> ${statusBadge(c.status)}
+        <div class="muted">${c.channel} · agent <a href="/console/agents/${agent.id}">${agent.name}</a> · <span class="mono">${c.id}</span> ${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</div></div>
+        ${c.status !== 'closed' ? html`<form method="post" action="/console/inbox/${c.id}/close" class="inline">${csrfField(csrf)}<button class="button danger">Close conversation</button></form>` : ''}</div>
+      ${h ? html`<section class="handoff-box"><h2>Handed off to ${h.queue}</h2><p><span class="muted">Why:</span> ${h.reason.replace(/_/g, ' ')}</p>
+        <p><span class="muted">Summary:</span> ${h.summary}</p><p><span class="muted">Suggested reply:</span> <span data-suggested>${h.suggested_reply}</span>
+        <button type="button" class="link" data-use-suggested>use it</button></p></section>` : ''}
+      <ol class="transcript">${messages.map((m) => {
+        const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
+        return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
+          <div class="turn-body">${m.content}</div>
+          ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${run.confidence === null ? '—' : run.confidence.toFixed(2)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
+      })}</ol>
+      ${c.status !== 'closed'
+        ? html`<section class="reply-box"><form method="post" action="/console/inbox/${c.id}/reply">${csrfField(csrf)}
+            <label>Reply as a person <span class="hint">${c.channel === 'chat' ? 'added to the transcript' : `added to the transcript and sent over ${c.channel}`}</span><textarea name="content" rows="3" data-reply required></textarea></label>
+            <button class="button primary">Send reply</button></form>
+          ${h ? html`<form method="post" action="/console/inbox/${c.id}/handoff/close" class="close-handoff">${csrfField(csrf)}
+            <label>Note <span class="hint">why the case is done; control returns to the agent</span><input name="note"></label><button class="button">Close handoff</button></form>` : ''}</section>`
+        : html`<p class="muted">This conversation is closed.</p>`}`;
+}

@@ -1,0 +1,79 @@
+import type { AgentObject } from '../../agents/agent.schemas';
+import type { PhoneNumberObject } from '../../numbers/phone-number.schemas';
+import type { WebhookDeliveryObject } from '../../webhooks/webhook-delivery.schemas';
+import type { WebhookEndpointObject } from '../../webhooks/webhook-endpoint.schemas';
+import { html, type Html } from '../html';
+import { csrfField, statusBadge, timeAgo } from './layout';
+
+/** What the numbers page shows of a sender ID or short code. */
+export interface SenderRow {
+  sender: string;
+  kind: string;
+  created_at: string;
+}
+
+/** What the keys page shows of an API key (never its hash). */
+export interface KeyRow {
+  id: string;
+  name: string;
+  mode: 'test' | 'live';
+  last4: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A secret shown once (a webhook signing secret, a new API key) with a copy button. */
+export const secretOnce = (label: string, secret: string) =>
+  html`<div class="secret-once" role="status"><b>${label}</b> It is shown only this once: copy it now.<div class="row"><code data-secret>${secret}</code><button type="button" class="button" data-copy>Copy</button></div></div>`;
+
+/** Phone numbers with the agent answering each (only live agents can), and the senders. */
+export function numbersPage({ numbers, senders, agents, csrf }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string }): Html {
+  const live = agents.filter((a) => a.status === 'live');
+  const names = new Map(agents.map((a) => [a.id, a.name]));
+  return html`<div class="page-head"><h1>Numbers</h1></div>
+      <p class="muted">Inbound messages to a number with a live agent open or continue a conversation with it, and the agent replies by SMS.</p>
+      ${numbers.length ? html`<table class="list"><thead><tr><th>Number</th><th>Agent answering</th><th></th></tr></thead><tbody>
+      ${numbers.map((n) => html`<tr><td class="mono">${n.number}<div class="muted">${n.country ?? ''}</div></td><td>${n.agent_id ? html`<a href="/console/agents/${n.agent_id}">${names.get(n.agent_id) ?? n.agent_id}</a>` : html`<span class="muted">none</span>`}</td>
+        <td><form method="post" action="/console/numbers/${n.id}/agent" class="row">${csrfField(csrf)}
+          <select name="agent_id"><option value="">no agent</option>${live.map((a) => html`<option value="${a.id}" ${n.agent_id === a.id ? 'selected' : ''}>${a.name}</option>`)}</select>
+          <button class="button">${n.agent_id ? 'Change' : 'Attach'}</button></form></td></tr>`)}</tbody></table>`
+        : html`<p class="empty">No phone numbers in this account yet (provision them with <code>npm run cli -- numbers</code>).</p>`}
+      ${live.length === 0 && numbers.length ? html`<p class="muted">Only live agents can answer a number: publish one first.</p>` : ''}
+      <h2>Senders</h2>
+      ${senders.length ? html`<table class="list"><thead><tr><th>Sender</th><th>Kind</th><th>Registered</th></tr></thead><tbody>${senders.map((s) => html`<tr><td class="mono">${s.sender}</td><td>${s.kind.replace('_', ' ')}</td><td>${timeAgo(s.created_at)}</td></tr>`)}</tbody></table>`
+        : html`<p class="empty">No sender IDs or short codes.</p>`}`;
+}
+
+/** Webhook endpoints with their recent deliveries (deliveries[i] belongs to endpoints[i]) and the add form. */
+export function webhooksPage({ endpoints, deliveries, secret, csrf }: { endpoints: WebhookEndpointObject[]; deliveries: WebhookDeliveryObject[][]; secret?: Html; csrf: string }): Html {
+  return html`<div class="page-head"><h1>Webhooks</h1></div>${secret ?? ''}
+      ${endpoints.map((e, i) => html`<section class="card endpoint"><div class="row"><b class="mono">${e.url}</b> ${e.enabled ? statusBadge('enabled') : statusBadge('disabled')}
+        <span class="muted">${e.events.join(', ')}</span></div><div class="muted mono">${e.id}</div>
+        <div class="row">
+          <form method="post" action="/console/webhooks/${e.id}/rotate" class="inline" data-confirm="Rotate the signing secret? The old one stops working.">${csrfField(csrf)}<button class="button">Rotate secret</button></form>
+          <form method="post" action="/console/webhooks/${e.id}/${e.enabled ? 'disable' : 'enable'}" class="inline">${csrfField(csrf)}<button class="button">${e.enabled ? 'Disable' : 'Enable'}</button></form>
+          <form method="post" action="/console/webhooks/${e.id}/delete" class="inline" data-confirm="Delete this endpoint?">${csrfField(csrf)}<button class="button danger">Delete</button></form></div>
+        <h3>Recent deliveries</h3>
+        ${deliveries[i]!.length ? html`<table class="list compact"><thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th>Created</th><th></th></tr></thead><tbody>
+        ${deliveries[i]!.map((d) => html`<tr><td class="mono">${d.event_id}</td><td>${statusBadge(d.status)} ${d.last_status_code ?? ''}</td>
+          <td>${d.attempts.map((a) => html`<div class="muted">#${a.attempt} ${a.outcome} ${a.status_code ?? ''} ${a.latency_ms} ms ${a.error ?? ''}</div>`)}</td><td>${timeAgo(d.created_at)}</td>
+          <td><form method="post" action="/console/webhooks/${e.id}/redeliver" class="inline">${csrfField(csrf)}<input type="hidden" name="event_id" value="${d.event_id}"><button class="link">Redeliver</button></form></td></tr>`)}</tbody></table>`
+          : html`<p class="muted">No deliveries yet.</p>`}</section>`)}
+      ${endpoints.length === 0 ? html`<p class="empty">No endpoints. Add one to receive events (messages, runs, handoffs, knowledge indexing) signed with HMAC-SHA256.</p>` : ''}
+      <form method="post" action="/console/webhooks" class="card">${csrfField(csrf)}<h2>Add an endpoint</h2>
+        <label>URL <input name="url" placeholder="https://example.com/hooks" required></label>
+        <label>Events <span class="hint">* for all, or comma-separated types (run.completed, conversation.handoff, …)</span><input name="events" value="*"></label>
+        <label>Description <input name="description"></label><button class="button primary">Add endpoint</button></form>`;
+}
+
+/** The session's mode's API keys and the form that creates one. */
+export function keysPage({ keys, secret, mode, csrf }: { keys: KeyRow[]; secret?: Html; mode: 'test' | 'live'; csrf: string }): Html {
+  return html`<div class="page-head"><h1>API keys</h1></div>${secret ?? ''}
+      <table class="list"><thead><tr><th>Name</th><th>Key</th><th>Mode</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>
+      ${keys.map((k) => html`<tr class="${k.revoked_at ? 'revoked' : ''}"><td>${k.name}</td><td class="mono">sk_${k.mode}_…${k.last4}</td><td>${k.mode}</td><td>${timeAgo(k.created_at)}</td><td>${timeAgo(k.last_used_at)}</td>
+        <td>${k.revoked_at ? html`<span class="muted">revoked ${timeAgo(k.revoked_at)}</span>` : html`<form method="post" action="/console/keys/${k.id}/revoke" class="inline" data-confirm="Revoke this key? Calls with it fail at once.">${csrfField(csrf)}<button class="link danger">Revoke</button></form>`}</td></tr>`)}
+      </tbody></table>
+      <form method="post" action="/console/keys" class="card">${csrfField(csrf)}<h2>Create a ${mode} key</h2>
+        <label>Name <input name="name" placeholder="backend"></label><button class="button primary">Create key</button></form>`;
+}

