@@ -1,5 +1,24 @@
 import tseslint from 'typescript-eslint';
 
+// What a service or repo may not import (everything of an area below the HTTP layer).
+const belowHttp = [
+  { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
+  { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
+  { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
+  { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
+];
+// src/sms is a floor below src/channels: the sms conversation adapter uses the sms area, never the reverse.
+const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms never imports src/channels (channels use sms, never the reverse).' };
+
+// src/config is the lowest floor: the only reader of process.env, it depends on zod alone.
+const configZodOnly = { regex: '^(?!zod$|\\./)', message: 'src/config depends on zod only (and its own slices).' };
+
+// src/http holds Express building blocks only: no composition (src/app) and no area.
+const httpBuildingBlocks = {
+  regex: '^(\\.\\./)+(app|accounts|agents|channels|console|conversations|knowledge|links|numbers|runs|sms|verifications|webhooks|temporal)(/|$)',
+  message: 'src/http never imports src/app or an area (composition is in src/app).',
+};
+
 const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
 
 export default tseslint.config(
@@ -36,15 +55,31 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
-            { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
-            { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
-            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
-          ],
+          patterns: belowHttp,
         },
       ],
     },
+  },
+  {
+    files: ['src/sms/**/*.ts'],
+    ignores: ['src/sms/**/*.routes.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...belowHttp, smsBelowChannels] }] },
+  },
+  {
+    files: ['src/sms/**/*.routes.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [smsBelowChannels] }] },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [configZodOnly] }] },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [httpBuildingBlocks] }] },
   },
   // The planner by role: the rest of the service sees only its port and factory; the local planner never
   // reaches a remote provider (remote providers may reuse local pieces, not the reverse).
@@ -70,12 +105,12 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['../remote', '../remote/*'], message: 'The local planner does not depend on remote providers.' }] }],
     },
   },
-  // A routes file is imported only by the app's route list (src/app, and the composition in src/http/app.ts):
+  // A routes file is imported only by the app's route list (src/app, and the composition in src/app/create-app.ts):
   // routes files share helpers through a module of their area (the console's console-page.ts), never through
   // another routes file, so no import circle forms around one. knowledge.routes.ts still mounts files.routes.ts.
   {
     files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
-    ignores: ['src/app/**', 'src/http/app.ts', 'src/knowledge/knowledge.routes.ts'],
+    ignores: ['src/app/**', 'src/knowledge/knowledge.routes.ts'],
     ...tsFiles,
     rules: {
       'no-restricted-syntax': [

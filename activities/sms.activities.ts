@@ -1,4 +1,4 @@
-import type { MessageDeliveryService } from '../src/messaging/message-delivery.service';
+import type { MessageDeliveryService } from '../src/sms/message-delivery.service';
 import { asActivity } from './activity-errors';
 
 /** The SMS delivery workflows' steps, over MessageDeliveryService. */

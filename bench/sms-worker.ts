@@ -4,12 +4,13 @@
  * Input: BENCH_SMS_WORKER (JSON: temporalAddress, schema, taskQueue, smscPort).
  */
 import { readFileSync } from 'node:fs';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/channels/sms/carriers/carrier-config';
+import { buildSmsCarriersConfig, CarriersConfigSchema } from '../src/config/sms-carriers';
 import { connectPostgres } from '../src/db/database';
 import { silentLogger } from '../src/observability/logger';
 import { createRuntime } from '../src/app/runtime';
 import { buildTestConfig, TEST_DATABASE_URL } from '../test/support/config';
 import { workflowBundle } from '../test/support/temporal';
+import { countRoundTrips, resetRoundTrips, roundTrips, roundTripsByStatement } from './sms-profile';
 
 export interface SmsBenchWorkerInput {
   temporalAddress: string;
@@ -44,6 +45,7 @@ export function benchSmsConfig(input: BenchConfigInput) {
 
 async function main() {
   const input = JSON.parse(process.env.BENCH_SMS_WORKER ?? '') as SmsBenchWorkerInput;
+  countRoundTrips();
   const database = connectPostgres({ url: input.databaseUrl ?? TEST_DATABASE_URL, schema: input.schema, max: 20, connectTimeoutMs: 2000 });
   const runtime = await createRuntime({
     config: benchSmsConfig(input),
@@ -56,6 +58,9 @@ async function main() {
   await runtime.startWorker();
   process.send?.('ready');
   process.on('message', async (m) => {
+    // The bench's round-trip window: 'reset' when the first message is posted, 'count' once all are delivered.
+    if (m === 'reset') resetRoundTrips();
+    if (m === 'count') process.send?.({ roundTrips: roundTrips(), statements: roundTripsByStatement() });
     if (m !== 'stop') return;
     await runtime.close();
     await database.close();

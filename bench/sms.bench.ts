@@ -19,6 +19,7 @@ import { pollUntil } from '../test/support/poll';
 import { SmscSimulator } from '../test/support/smsc-simulator';
 import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
+import { countRoundTrips, resetRoundTrips, roundTrips, roundTripsByStatement, uncounted } from './sms-profile';
 import { machineInfo, percentile, round, runPool } from './support';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -34,6 +35,7 @@ const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 30_000);
 const WORKER_PAUSED = process.env.BENCH_WORKER_PAUSED === '1';
 
 async function main() {
+  countRoundTrips();
   const env = await createDevServerEnv();
   const database = await createTestDatabase('bench_sms');
   const smsc = new SmscSimulator();
@@ -64,6 +66,8 @@ async function main() {
     const latencies: number[] = [];
     let rejected = 0;
     if (WORKER_PAUSED) worker.kill('SIGSTOP');
+    resetRoundTrips();
+    worker.send('reset');
     const started = performance.now();
     const startedWall = Date.now();
     await runPool(MESSAGES, CONCURRENCY, async (i) => {
@@ -75,10 +79,11 @@ async function main() {
     const acceptSeconds = (performance.now() - started) / 1000;
     if (WORKER_PAUSED) worker.kill('SIGCONT');
 
-    const statusCounts = async () => {
-      const rows = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
-      return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
-    };
+    const statusCounts = () =>
+      uncounted(async () => {
+        const rows = await database.db.selectFrom('messages').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+        return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
+      });
     // Waits until every accepted message is `delivered`, or nothing has moved for STALL_MS.
     let statuses = await statusCounts();
     let lastChange = Date.now();
@@ -92,6 +97,23 @@ async function main() {
     const delivered = statuses.delivered ?? 0;
     const deliveredAt = (statuses.delivered ?? 0) === MESSAGES - rejected ? performance.now() : undefined;
     const allDeliveredSeconds = deliveredAt === undefined ? Number.NaN : (deliveredAt - started) / 1000;
+    // Every Postgres round trip of both processes from the first POST until the wait ended (API, dispatcher,
+    // workflows' activities, receipts, webhook dispatch and idle sweeps), per accepted message.
+    const apiRoundTrips = roundTrips();
+    const apiStatements = roundTripsByStatement();
+    let workerStatements: Record<string, number> = {};
+    const workerRoundTrips = await new Promise<number>((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m === 'object' && m !== null && 'roundTrips' in m) {
+          worker.off('message', onMessage);
+          workerStatements = (m as { statements?: Record<string, number> }).statements ?? {};
+          resolve((m as { roundTrips: number }).roundTrips);
+        }
+      };
+      worker.on('message', onMessage);
+      worker.send('count');
+    });
+    const accepted = Math.max(1, MESSAGES - rejected);
 
     const texts = smsc.submits.map((s) => s.text);
     const distinct = new Set(texts).size;
@@ -112,6 +134,14 @@ async function main() {
         rejected,
         accept_seconds: round(acceptSeconds, 2),
         accepted_per_second: round((MESSAGES - rejected) / acceptSeconds),
+        // Delivered messages per second from the first POST until the last status change seen (all delivered,
+        // or the stall), so stragglers left `sent`/`sending` do not hide the rate of the others.
+        delivered_per_second: round(delivered / ((deliveredAt === undefined ? lastChange - startedWall : deliveredAt - started) / 1000)),
+        db_round_trips_per_message: round((apiRoundTrips + workerRoundTrips) / accepted, 1),
+        db_round_trips_by_process: { api: round(apiRoundTrips / accepted, 1), worker: round(workerRoundTrips / accepted, 1) },
+        ...(process.env.BENCH_PROFILE_SQL === '1'
+          ? { statements_per_message: { api: perMessage(apiStatements, accepted), worker: perMessage(workerStatements, accepted) } }
+          : {}),
         accept_latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), max: round(latencies.at(-1) ?? 0) },
         delivered,
         all_delivered_seconds: deliveredAt === undefined ? null : round(allDeliveredSeconds, 2),
@@ -138,6 +168,8 @@ async function main() {
     await env.teardown();
   }
 }
+
+const perMessage = (counts: Record<string, number>, n: number) => Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, round(v / n, 2)]));
 
 main().catch((err) => {
   console.error(err);

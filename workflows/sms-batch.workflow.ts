@@ -2,7 +2,7 @@ import { ApplicationFailure, log, makeContinueAsNewFunc, proxyLocalActivities, s
 import type { createSmsActivities } from '../activities/sms.activities';
 import { activityFailureCause } from './shared/activity-failures';
 import { smsBatchRoundLocalActivity } from './shared/activity-options';
-import type { SmsBatchInput, SmsBatchPendingMessage, SmsBatchResult } from './shared/messaging.contracts';
+import type { SmsBatchInput, SmsBatchPendingMessage, SmsBatchResult } from './shared/sms.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
 const { sendMessage, failMessage } = proxyLocalActivities<SmsActivities>(smsBatchRoundLocalActivity);

@@ -2,7 +2,7 @@ import { condition, proxyLocalActivities, setHandler, sleep } from '@temporalio/
 import type { createSmsActivities } from '../activities/sms.activities';
 import { isActivityTimeout } from './shared/activity-failures';
 import { smsStepLocalActivity, smsSubmitLocalActivity } from './shared/activity-options';
-import { cancelMessageSignal, deliveryReceiptSignal, type SmsDeliveryInput, type SmsDeliveryResult } from './shared/messaging.contracts';
+import { cancelMessageSignal, deliveryReceiptSignal, type SmsDeliveryInput, type SmsDeliveryResult } from './shared/sms.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
 const { planMessageSend, applyDeliveryReceipts, failMessage } = proxyLocalActivities<SmsActivities>(smsStepLocalActivity);

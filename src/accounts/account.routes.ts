@@ -1,7 +1,7 @@
 import { z } from '../domain/api-schema';
 import { AccountSchema, toAccountObject } from './account.schemas';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { RotateSecretBodySchema } from '../http/schemas';
 import { scopeOf } from '../domain/principal';
 

@@ -1,4 +1,4 @@
-import { listenForNotifications, type NotificationListener } from '../db/notifications';
+import { pgListen, type PgListener } from '../platform/pg-listen';
 import type { Logger } from '../observability/logger';
 import { API_KEY_REVOKED_CHANNEL } from './account.repo';
 import type { AccountsService } from './accounts.service';
@@ -8,11 +8,13 @@ import type { AccountsService } from './accounts.service';
  * drops the key from the cache at once. While the subscription is down, keys are cached for a second.
  * Needs a Postgres server; with embedded PGlite there is one process and revocation clears it directly.
  */
-export function startApiKeyRevocationFeed(input: { url: string; accounts: AccountsService; log?: Logger; retryMs?: number }): NotificationListener {
-  return listenForNotifications({
+export function startApiKeyRevocationFeed(input: { url: string; accounts: AccountsService; log?: Logger; retryMs?: number }): PgListener {
+  return pgListen({
     url: input.url,
     channel: API_KEY_REVOKED_CHANNEL,
-    retryMs: input.retryMs,
+    // A fixed retry delay (1 s by default): keys are cached for a second only while the feed is down.
+    retryMs: input.retryMs ?? 1000,
+    maxRetryMs: input.retryMs ?? 1000,
     onNotification: (keyId) => input.accounts.forgetApiKey({ keyId }),
     onConnected: () => input.accounts.setRevocationFeed({ live: true }),
     onDisconnected: (err) => {

@@ -1,4 +1,5 @@
 import { z } from '../domain/api-schema';
+import { CONVERSATION_CHANNELS } from '../domain/channels';
 
 /**
  * Default `guardrails.confidence_floor`. Scores are calibrated probabilities (docs/decisions.md "Calibrated
@@ -6,7 +7,7 @@ import { z } from '../domain/api-schema';
  */
 export const DEFAULT_CONFIDENCE_FLOOR = 0.5;
 
-export const ChannelSchema = z.enum(['sms', 'chat', 'email', 'voice']);
+export const ChannelSchema = z.enum(CONVERSATION_CHANNELS);
 export type Channel = z.infer<typeof ChannelSchema>;
 
 const FilterValueSchema = z.union([

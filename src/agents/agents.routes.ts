@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import { AgentSchema } from './agent.schemas';
 import { scopeOf } from '../domain/principal';

@@ -22,20 +22,20 @@ import { RunStepsService } from '../runs/run-steps.service';
 import { RunsService } from '../runs/runs.service';
 import { EventsService } from '../webhooks/events.service';
 import { createKnowledgeServices } from '../knowledge/knowledge-services';
-import type { SmsCarriers } from '../channels/sms/carrier';
-import { SmsConversationsPort } from '../channels/sms/sms-conversations.port';
+import type { SmsCarriers } from '../sms/carrier';
+import { SmsInboundAdapter } from '../channels/sms/sms-inbound.adapter';
 import { SmsReplyChannel } from '../channels/sms/sms-reply.channel';
 import { ShortLinksService } from '../links/short-links.service';
-import { InboundSmsService } from '../messaging/inbound-sms.service';
-import { MessageDeliveryService } from '../messaging/message-delivery.service';
-import { MessagesService } from '../messaging/messages.service';
+import { InboundSmsService } from '../sms/inbound-sms.service';
+import { MessageDeliveryService } from '../sms/message-delivery.service';
+import { MessagesService } from '../sms/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
-import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../messaging/sms-dispatcher';
+import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../sms/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
 
 export interface ServiceDeps {
@@ -106,7 +106,7 @@ export function createServices(deps: ServiceDeps) {
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
     delivery: messageDelivery,
-    customerMessages: new SmsConversationsPort({ conversations, messages, log: deps.log }),
+    customerSms: new SmsInboundAdapter({ conversations, log: deps.log }),
     carriers: deps.smsCarriers,
   });
   const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });

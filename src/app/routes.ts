@@ -4,7 +4,7 @@ import { registerConversationRoutes } from '../conversations/conversations.route
 import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
-import { registerMessageRoutes } from '../messaging/messages.routes';
+import { registerMessageRoutes } from '../sms/messages.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
@@ -17,7 +17,7 @@ import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from './route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
@@ -44,7 +44,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
  * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
  * OpenAPI document): a customer's phone following a short link, mail relays and mail clients. Each
  * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
- * function here (voice webhooks are mounted before the per-address limiter, in src/http/app.ts).
+ * function here (voice webhooks are mounted before the per-address limiter, in src/app/create-app.ts).
  */
 export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
   registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });

@@ -4,10 +4,11 @@ import type { RunObject } from '../runs/run.schemas';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { conversationPage, inboxPage } from './views/inbox.view';
 import { scopeOf } from '../domain/principal';
+import { CONVERSATION_CHANNELS } from '../domain/channels';
 
 const FilterSchema = z.object({
   status: z.enum(['active', 'handed_off', 'closed']).optional().catch(undefined),
-  channel: z.enum(['sms', 'chat', 'email', 'voice']).optional().catch(undefined),
+  channel: z.enum(CONVERSATION_CHANNELS).optional().catch(undefined),
   agent_id: z.string().startsWith('agt_').optional().catch(undefined),
   tag: z.string().min(1).max(100).optional().catch(undefined),
   starting_after: z.string().optional().catch(undefined),

@@ -1,7 +1,7 @@
 import { z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { E164Schema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';

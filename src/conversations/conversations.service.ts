@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { ReplyChannels } from '../channels/reply-channels';
-import { parseRecipient } from '../channels/sms/addresses';
+import { parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';

@@ -2,17 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { pgListen } from '../platform/pg-listen';
 import type { DB } from './schema';
 
 // INT8 (count(*), bigint columns) as JS numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
-/**
- * LISTENs on a notification channel; `onNotify` runs per notification. Resolves with a function that
- * stops listening. The Postgres listener reconnects by itself after a lost connection (calling `onNotify`
- * once reconnected, since notifications sent meanwhile are gone).
- */
-export type ListenFn = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+import type { ListenFn } from '../platform/outbox-pump';
+
+export type { ListenFn };
 
 export interface Database {
   db: Kysely<DB>;
@@ -58,39 +56,23 @@ export function connectPostgres(opts: PostgresOptions): Database {
   return { db, kind: 'postgres', close: () => db.destroy(), listen };
 }
 
-/** A dedicated connection LISTENing on `channel`, reconnected with backoff when it drops. */
+/** How long `listen` waits for its first subscription before it lets the caller go on (the sweeps cover meanwhile). */
+const FIRST_LISTEN_WAIT_MS = 5000;
+
+/**
+ * A dedicated connection LISTENing on `channel` (platform/pg-listen: reconnected with backoff when it
+ * drops; `onNotify` runs once reconnected, since notifications sent meanwhile are gone).
+ */
 async function listenPostgres(opts: PostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let retryMs = 250;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: 5000 });
-    c.on('notification', (n) => n.channel === channel && onNotify());
-    c.on('error', (err) => opts.onError?.(err));
-    c.on('end', () => {
-      if (stopped || client !== c) return;
-      client = undefined;
-      timer = setTimeout(reconnect, retryMs);
-    });
-    await c.connect();
-    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    client = c;
-    retryMs = 250;
-  };
-  const reconnect = () => {
-    if (stopped) return;
-    connect().then(onNotify, () => {
-      retryMs = Math.min(retryMs * 2, 10_000);
-      timer = setTimeout(reconnect, retryMs);
-    });
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await client?.end().catch(() => undefined);
-  };
+  const listener = pgListen({
+    url: opts.url,
+    channel,
+    onNotification: () => onNotify(),
+    onConnected: (reconnected) => reconnected && onNotify(),
+    onDisconnected: (err) => err && opts.onError?.(err),
+  });
+  await listener.readyWithin(FIRST_LISTEN_WAIT_MS);
+  return () => listener.close();
 }
 
 /** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a folder: `npm start` with no DATABASE_URL. */

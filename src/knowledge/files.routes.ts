@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { AppError } from '../domain/errors';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { FileSchema } from './file.schemas';
 import { fileTooLarge } from './ingest/document-parsers';
 import { scopeOf } from '../domain/principal';

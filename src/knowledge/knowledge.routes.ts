@@ -3,7 +3,7 @@ import { TOP_K_DEFAULT, TOP_K_MAX } from './knowledge-retrieval.service';
 import { defineRoute } from '../http/route';
 import { DeletedSchema, HttpUrlSchema, IdParamsSchema, PageQuerySchema, listOf } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
 import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
 import { scopeOf } from '../domain/principal';

@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { PhoneNumberSchema } from './phone-number.schemas';
 import { scopeOf } from '../domain/principal';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { scopeOf } from '../domain/principal';
 
 const SenderSchema = z

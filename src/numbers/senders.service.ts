@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { classifySender } from '../channels/sms/addresses';
+import { classifySender } from '../domain/phone-addresses';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';

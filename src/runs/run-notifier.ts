@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import pg from 'pg';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
+import { pgListen, type PgListener } from '../platform/pg-listen';
 
 const CHANNEL = 'converse_run_events';
 
@@ -14,23 +14,26 @@ const CHANNEL = 'converse_run_events';
  */
 export class RunNotifier {
   private readonly local = new EventEmitter().setMaxListeners(0);
-  private listener?: pg.Client;
+  private listener?: PgListener;
 
   constructor(private readonly deps: { db: Kysely<DB>; databaseUrl?: string; notifyAcrossProcesses: boolean; log: Logger }) {}
 
   /** Starts listening for other processes' notifications (API processes with a Postgres server). */
   async listen(): Promise<void> {
     if (!this.deps.databaseUrl || this.listener) return;
-    const client = new pg.Client({ connectionString: this.deps.databaseUrl });
-    client.on('error', (err) => this.deps.log.warn({ err }, 'Run notification listener failed; waiters fall back to polling'));
-    client.on('notification', (n) => n.payload && this.local.emit(n.payload));
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.listener = client;
+    // Reconnects by itself (platform/pg-listen); waiters poll meanwhile, so a lost notification costs latency only.
+    const listener = pgListen({
+      url: this.deps.databaseUrl,
+      channel: CHANNEL,
+      onNotification: (runId) => runId && this.local.emit(runId),
+      onDisconnected: (err) => this.deps.log.warn({ err }, 'Run notification listener lost; waiters poll until it is back'),
+    });
+    this.listener = listener;
+    await listener.readyWithin(5000);
   }
 
   async close(): Promise<void> {
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
     this.listener = undefined;
   }
 

@@ -1,6 +1,6 @@
 import { z } from '../domain/api-schema';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { IdParamsSchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { RunSchema } from './run.schemas';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { E164Schema, IdParamsSchema, SenderSchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
 import { scopeOf } from '../domain/principal';
 

@@ -1,6 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { classifySender, isE164, parseRecipient } from '../channels/sms/addresses';
+import { isE164 } from '../domain/channels';
+import { classifySender, parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import { deriveKey, keyedHash } from '../domain/secret-box';
 import { VerificationRepo } from './verification.repo';
@@ -12,7 +13,7 @@ import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { verificationFinishedSignal, verificationWorkflowContract, verificationWorkflowId } from '../../workflows/shared/verifications.contracts';
 import type { EventsService } from '../webhooks/events.service';
-import type { MessagesService } from '../messaging/messages.service';
+import type { MessagesService } from '../sms/messages.service';
 import { toVerificationObject, type VerificationCheckObject, type VerificationObject } from './verification.schemas';
 import { scopeOf, type Principal, type Scope } from '../domain/principal';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
-import type { ListenFn } from '../db/database';
+import { OutboxPump, type ListenFn } from '../platform/outbox-pump';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { webhookDeliveryWorkflowContract, webhookDeliveryWorkflowId, webhookRetrySchedule } from '../../workflows/shared/webhooks.contracts';
@@ -39,9 +39,7 @@ const START_RETRY_MS = 5_000;
  */
 export class WebhookDispatcher {
   private readonly repo = new WebhookOutboxRepo();
-  private running = false;
-  private pumping = false;
-  private again = false;
+  private readonly pump: OutboxPump;
   private active = 0;
   /** Claimed deliveries waiting for a slot, per account (Map order = round-robin order). */
   private readonly queued = new Map<string, ClaimedDelivery[]>();
@@ -51,10 +49,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries this dispatcher has claimed and not settled yet (queued, in flight, being recorded). */
   private readonly held = new Set<string>();
-  private sweepTimer?: NodeJS.Timeout;
   private renewTimer?: NodeJS.Timeout;
-  private unsubscribe?: () => void;
-  private unlisten?: () => Promise<void>;
 
   constructor(
     private readonly deps: {
@@ -65,24 +60,23 @@ export class WebhookDispatcher {
       log: Logger;
       options: WebhookDispatcherOptions;
     },
-  ) {}
+  ) {
+    this.pump = new OutboxPump({
+      channel: OUTBOX_CHANNEL,
+      sweepMs: deps.options.sweepMs,
+      round: () => this.round(),
+      onQueued: (listener) => deps.events.onDeliveriesQueued(listener),
+      log: deps.log,
+      failureMessage: 'Claiming webhook deliveries failed; the sweep tries again',
+      listenFailureMessage: 'LISTEN for the webhook outbox failed; relying on the sweep',
+    });
+  }
 
   async start(opts: { listen?: ListenFn } = {}): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.unsubscribe = this.deps.events.onDeliveriesQueued(() => this.wake());
-    if (opts.listen) {
-      try {
-        this.unlisten = await opts.listen(OUTBOX_CHANNEL, () => this.wake());
-      } catch (err) {
-        this.deps.log.warn({ err }, 'LISTEN for the webhook outbox failed; relying on the sweep');
-      }
-    }
-    this.sweepTimer = setInterval(() => this.wake(), this.deps.options.sweepMs);
-    this.sweepTimer.unref();
+    if (this.pump.isRunning) return;
     this.renewTimer = setInterval(() => void this.renewClaims(), Math.max(100, Math.floor(this.deps.options.leaseMs / 3)));
     this.renewTimer.unref();
-    this.wake();
+    await this.pump.start(opts);
   }
 
   /**
@@ -90,12 +84,10 @@ export class WebhookDispatcher {
    * up to `graceMs` for attempts in flight to be recorded.
    */
   async stop(graceMs = 10_000): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearInterval(this.sweepTimer);
+    if (!this.pump.isRunning) return;
     clearInterval(this.renewTimer);
-    this.unsubscribe?.();
-    await this.unlisten?.().catch(() => undefined);
+    // A round still claiming gives its claims back itself when it sees the pump stopped.
+    await this.pump.stop({ wait: false });
     const waiting = [...this.queued.values()].flat().map((d) => d.id);
     for (const id of waiting) this.held.delete(id);
     this.queued.clear();
@@ -124,56 +116,40 @@ export class WebhookDispatcher {
   }
 
   private wake(): void {
-    if (!this.running) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    void this.pump().finally(() => {
-      this.pumping = false;
-    });
+    this.pump.wake();
   }
 
-  private async pump(): Promise<void> {
+  /** One round of the pump: claims what fits in the free room and starts it. True when the claim was full. */
+  private async round(): Promise<boolean> {
     const { concurrency, perEndpoint, leaseMs } = this.deps.options;
-    do {
-      this.again = false;
-      // Claimed work is bounded: twice the slots, and twice the per-endpoint limit per endpoint.
-      const room = 2 * concurrency - this.active - this.queuedCount;
-      if (room <= 0) return;
-      const busy = [...this.perKey].filter(([, n]) => n >= 2 * perEndpoint).map(([key]) => key);
-      let claimed: ClaimedDelivery[];
-      try {
-        claimed = await this.repo.claimDeliveries(this.deps.db, {
-          limit: room,
-          perAccount: concurrency,
-          leaseMs,
-          excludeEndpointIds: busy.filter((k) => !k.startsWith('url:')),
-          excludeUrls: busy.filter((k) => k.startsWith('url:')).map((k) => k.slice(4)),
-          // A held claim that expired while the database was away is still this dispatcher's.
-          excludeIds: [...this.held],
-        });
-      } catch (err) {
-        this.deps.log.warn({ err }, 'Claiming webhook deliveries failed; the sweep tries again');
-        return;
-      }
-      if (!this.running) {
-        await this.repo.releaseClaims(this.deps.db, claimed.map((d) => d.id)).catch(() => undefined);
-        return;
-      }
-      for (const d of claimed) {
-        this.held.add(d.id);
-        const list = this.queued.get(d.account_id) ?? [];
-        if (list.length === 0) this.queued.set(d.account_id, list);
-        list.push(d);
-        this.queuedCount++;
-        const key = keyOf(d);
-        this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
-      }
-      this.drain();
-      if (claimed.length === room) this.again = true;
-    } while (this.again && this.running);
+    // Claimed work is bounded: twice the slots, and twice the per-endpoint limit per endpoint.
+    const room = 2 * concurrency - this.active - this.queuedCount;
+    if (room <= 0) return false;
+    const busy = [...this.perKey].filter(([, n]) => n >= 2 * perEndpoint).map(([key]) => key);
+    const claimed = await this.repo.claimDeliveries(this.deps.db, {
+      limit: room,
+      perAccount: concurrency,
+      leaseMs,
+      excludeEndpointIds: busy.filter((k) => !k.startsWith('url:')),
+      excludeUrls: busy.filter((k) => k.startsWith('url:')).map((k) => k.slice(4)),
+      // A held claim that expired while the database was away is still this dispatcher's.
+      excludeIds: [...this.held],
+    });
+    if (!this.pump.isRunning) {
+      await this.repo.releaseClaims(this.deps.db, claimed.map((d) => d.id)).catch(() => undefined);
+      return false;
+    }
+    for (const d of claimed) {
+      this.held.add(d.id);
+      const list = this.queued.get(d.account_id) ?? [];
+      if (list.length === 0) this.queued.set(d.account_id, list);
+      list.push(d);
+      this.queuedCount++;
+      const key = keyOf(d);
+      this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
+    }
+    this.drain();
+    return claimed.length === room;
   }
 
   /** Starts waiting deliveries while slots are free: one per account per round, endpoint limits kept. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema, RotateSecretBodySchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { EventSchema } from './event.schemas';
 import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
 import { scopeOf } from '../domain/principal';

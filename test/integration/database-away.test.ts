@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../src/app/container';
 import { connectPostgres, type Database } from '../../src/db/database';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/app/create-app';
 import { silentLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import type { WorkflowGateway } from '../../src/temporal/workflow-gateway';

@@ -7,11 +7,11 @@ import {
   type InboundSms,
   type SubmitSmsRequest,
   type SubmitSmsResult,
-} from '../../src/channels/sms/carrier';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
-import { SmppCarrierConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
-import type { Clock } from '../../src/channels/sms/carriers/rate-limiter';
-import { SmppCarrier } from '../../src/channels/sms/carriers/smpp.carrier';
+} from '../../src/sms/carrier';
+import { createCarrierRouter } from '../../src/sms/carrier-registry';
+import { SmppCarrierConfigSchema } from '../../src/config/sms-carriers';
+import type { Clock } from '../../src/sms/carriers/rate-limiter';
+import { SmppCarrier } from '../../src/sms/carriers/smpp.carrier';
 import { loadConfig } from '../../src/config/env';
 import { silentLogger } from '../../src/observability/logger';
 import { pollUntil } from '../support/poll';

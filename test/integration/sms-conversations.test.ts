@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { OPT_OUT_REPLY } from '../../src/channels/sms/keywords';
-import { segmentSms } from '../../src/channels/sms/segmenter';
+import { OPT_OUT_REPLY } from '../../src/sms/consent-keywords';
+import { segmentSms } from '../../src/sms/segmenter';
 import { SMS_REPLY_MAX_SEGMENTS } from '../../src/channels/sms/sms-reply-shaping';
 import { smsOfConversationMessage } from '../../src/channels/sms/sms-reply.channel';
 import { HELP_CENTER, ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SANDBOX_MAGIC_NUMBERS } from '../../src/channels/sms/carriers/sandbox.carrier';
+import { SANDBOX_MAGIC_NUMBERS } from '../../src/sms/carriers/sandbox.carrier';
 import { apiClient, type ApiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { SmscSimulator } from '../support/smsc-simulator';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isQuietTime } from '../../src/channels/sms/quiet-hours';
+import { isQuietTime } from '../../src/sms/quiet-hours';
 import { verifySignatureHeader } from '../../src/domain/signature';
-import { smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
+import { smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import { apiClient, type ApiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';

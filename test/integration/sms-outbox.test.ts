@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { silentLogger } from '../../src/observability/logger';
-import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../../src/messaging/sms-dispatcher';
-import { SmsOutboxRepo } from '../../src/messaging/sms-outbox.repo';
-import { smsBatchWorkflowId, smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
+import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../../src/sms/sms-dispatcher';
+import { SmsOutboxRepo } from '../../src/sms/sms-outbox.repo';
+import { smsBatchWorkflowId, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { createServices, type Services } from '../../src/app/container';
-import { CarrierError, type CarrierListener, type SmsCarriers, type SubmitJournal, type SubmitSmsRequest, type SubmitSmsResult } from '../../src/channels/sms/carrier';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
+import { CarrierError, type CarrierListener, type SmsCarriers, type SubmitJournal, type SubmitSmsRequest, type SubmitSmsResult } from '../../src/sms/carrier';
+import { createCarrierRouter } from '../../src/sms/carrier-registry';
 import { loadConfig } from '../../src/config/env';
-import { MessageRepo } from '../../src/messaging/message.repo';
+import { MessageRepo } from '../../src/sms/message.repo';
 import { silentLogger } from '../../src/observability/logger';
 import type { WorkflowGateway } from '../../src/temporal/workflow-gateway';
 import { buildTestConfig } from '../support/config';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createCarrierRouter } from '../../src/channels/sms/carrier-registry';
-import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
+import { createCarrierRouter } from '../../src/sms/carrier-registry';
+import { buildSmsCarriersConfig, CarriersConfigSchema } from '../../src/config/sms-carriers';
 import { silentLogger } from '../../src/observability/logger';
 import { buildTestConfig } from '../support/config';
 import { apiClient, type ApiClient } from '../support/http';

@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
 import { derivedId, IdPrefix } from '../../src/domain/ids';
-import { MessageRepo } from '../../src/messaging/message.repo';
+import { MessageRepo } from '../../src/sms/message.repo';
 import { EventsService } from '../../src/webhooks/events.service';
 import { WebhookOutboxRepo } from '../../src/webhooks/webhook-outbox.repo';
 import { webhookDeliveryWorkflowId } from '../../workflows/shared/webhooks.contracts';

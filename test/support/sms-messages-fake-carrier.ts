@@ -1,5 +1,5 @@
-import { CarrierError, type CarrierListener, type DeliveryReceipt, type SubmitSmsRequest, type SubmitSmsResult } from '../../src/channels/sms/carrier';
-import type { SmsCarriers } from '../../src/channels/sms/carrier';
+import { CarrierError, type CarrierListener, type DeliveryReceipt, type SubmitSmsRequest, type SubmitSmsResult } from '../../src/sms/carrier';
+import type { SmsCarriers } from '../../src/sms/carrier';
 
 /**
  * What the fake does with a message to a given number:

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import * as smpp from 'smpp';
-import { concatFromUdh, concatUdh, encodeSms, type ConcatInfo } from '../../src/channels/sms/carriers/smpp-encoding';
+import { concatFromUdh, concatUdh, encodeSms, type ConcatInfo } from '../../src/sms/carriers/smpp-encoding';
 
 /**
  * An SMSC on loopback built on the smpp package's server side, for tests and benchmarks: accepts

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { segmentSms } from '../../src/channels/sms/segmenter';
+import { segmentSms } from '../../src/sms/segmenter';
 
 describe('segmentSms', () => {
   it('fits 160 GSM-7 characters in one segment and splits 161 into 153 + 8', () => {

@@ -9,13 +9,13 @@ import {
   type InboundSms,
   type SubmitSmsRequest,
   type SubmitSmsResult,
-} from '../../src/channels/sms/carrier';
-import { createCarrierRouter, TEST_SANDBOX_NAME } from '../../src/channels/sms/carrier-registry';
+} from '../../src/sms/carrier';
+import { createCarrierRouter, TEST_SANDBOX_NAME } from '../../src/sms/carrier-registry';
 import { loadConfig } from '../../src/config/env';
-import { SandboxCarrierConfigSchema } from '../../src/channels/sms/carriers/carrier-config';
-import { SANDBOX_MAGIC_NUMBERS, SandboxCarrier } from '../../src/channels/sms/carriers/sandbox.carrier';
-import { CircuitBreaker } from '../../src/channels/sms/circuit-breaker';
-import { CarrierRouter } from '../../src/channels/sms/router';
+import { SandboxCarrierConfigSchema } from '../../src/config/sms-carriers';
+import { SANDBOX_MAGIC_NUMBERS, SandboxCarrier } from '../../src/sms/carriers/sandbox.carrier';
+import { CircuitBreaker } from '../../src/sms/circuit-breaker';
+import { CarrierRouter } from '../../src/sms/router';
 import { silentLogger } from '../../src/observability/logger';
 import { buildTestConfig } from '../support/config';
 import { pollUntil } from '../support/poll';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Semaphore, TokenBucket, type Clock } from '../../src/channels/sms/carriers/rate-limiter';
-import { concatFromUdh, concatUdh, DATA_CODING_GSM7, DATA_CODING_UCS2, encodeSms } from '../../src/channels/sms/carriers/smpp-encoding';
+import { Semaphore, TokenBucket, type Clock } from '../../src/sms/carriers/rate-limiter';
+import { concatFromUdh, concatUdh, DATA_CODING_GSM7, DATA_CODING_UCS2, encodeSms } from '../../src/sms/carriers/smpp-encoding';
 import {
   classifySubmitStatus,
   ConcatAssembler,
@@ -9,7 +9,7 @@ import {
   isReceiptEsmClass,
   parseReceipt,
   toSmppAddress,
-} from '../../src/channels/sms/carriers/smpp-pdu';
+} from '../../src/sms/carriers/smpp-pdu';
 
 /** A clock that only moves when told to; `sleep` advances it and records what was asked. */
 function manualClock(start = 1_000_000): Clock & { t: number; slept: number[] } {

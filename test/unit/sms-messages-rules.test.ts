@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifySender, parseRecipient } from '../../src/channels/sms/addresses';
-import { classifyKeyword } from '../../src/channels/sms/keywords';
-import { priceMessage } from '../../src/channels/sms/pricing';
-import { isQuietTime, quietHoursHoldUntil } from '../../src/channels/sms/quiet-hours';
+import { classifySender, parseRecipient } from '../../src/domain/phone-addresses';
+import { classifyKeyword } from '../../src/sms/consent-keywords';
+import { priceMessage } from '../../src/sms/pricing';
+import { isQuietTime, quietHoursHoldUntil } from '../../src/sms/quiet-hours';
 
 describe('quiet hours', () => {
   it('holds a UK message sent at 22:30 until 08:00 London time', () => {

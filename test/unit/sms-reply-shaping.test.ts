@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { segmentSms } from '../../src/channels/sms/segmenter';
+import { segmentSms } from '../../src/sms/segmenter';
 import { plainSmsText, preferGsm7, shapeSmsReply, SMS_REPLY_MAX_SEGMENTS } from '../../src/channels/sms/sms-reply-shaping';
 
 const LINK = 'https://converse.example.com/l/Ab3dE6fG7h';

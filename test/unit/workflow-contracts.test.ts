@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { mergeActivities } from '../../activities';
 import * as workflows from '../../workflows';
 import * as knowledge from '../../workflows/shared/knowledge.contracts';
-import * as messaging from '../../workflows/shared/messaging.contracts';
+import * as messaging from '../../workflows/shared/sms.contracts';
 import * as verifications from '../../workflows/shared/verifications.contracts';
 import * as webhooks from '../../workflows/shared/webhooks.contracts';
 

@@ -6,8 +6,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { createSmsActivities } from '../../activities/sms.activities';
-import type { SendMessageResult } from '../../src/messaging/message-delivery.service';
-import { smsBatchWorkflowContract, smsBatchWorkflowId, type SmsBatchInput } from '../../workflows/shared/messaging.contracts';
+import type { SendMessageResult } from '../../src/sms/message-delivery.service';
+import { smsBatchWorkflowContract, smsBatchWorkflowId, type SmsBatchInput } from '../../workflows/shared/sms.contracts';
 import { createTimeSkippingEnv, workflowBundle } from '../support/temporal';
 
 /**

@@ -7,7 +7,9 @@
  * retrieval_required, approvals, redaction); a planner only proposes.
  */
 
-export type Channel = 'sms' | 'chat' | 'email' | 'voice';
+import type { ConversationChannel } from '../../domain/channels';
+
+export type Channel = ConversationChannel;
 
 /** JSON Schema of a tool's arguments (type: object, properties, required, …). */
 export type JsonSchema = Record<string, unknown>;

@@ -37,7 +37,7 @@ export function registerEmailRoutes(router: Router, deps: { services: Services; 
     try {
       req.routeTemplate = INBOUND_EMAIL_PATH;
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const result = await inboundEmail.receiveEmail({ rawBody: body, signature: req.header(SIGNATURE_HEADER) });
+      const result = await inboundEmail.receiveInbound({ rawBody: body, signature: req.header(SIGNATURE_HEADER) });
       res.status(200).json(result);
     } catch (err) {
       next(err);

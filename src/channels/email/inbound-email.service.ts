@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config/env';
-import type { ConversationsService } from '../../conversations/conversations.service';
+import type { InboundChannelPort } from '../../domain/channels';
+import type { ConversationInbox } from '../channel-ports';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../domain/errors';
 import { derivedId, IdPrefix } from '../../domain/ids';
@@ -48,14 +49,15 @@ export function capEmailText(text: string, max: number): string {
   return `${text.slice(0, cut).trimEnd()}${note(text.length - cut)}`;
 }
 
-export class InboundEmailService {
+export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer; signature: string | undefined }, InboundEmailResult> {
+  readonly channel = 'email' as const;
   private readonly repo = new EmailRepo();
 
   constructor(
     private readonly deps: {
       db: Kysely<DB>;
       config: Config;
-      conversations: ConversationsService;
+      conversations: ConversationInbox;
       events: EventsService;
       log: Logger;
     },
@@ -84,7 +86,8 @@ export class InboundEmailService {
     }
   }
 
-  async receiveEmail(input: { rawBody: Buffer; signature: string | undefined }): Promise<InboundEmailResult> {
+  /** The inbound port: the relay's POST of one raw email (signature checked first). */
+  async receiveInbound(input: { rawBody: Buffer; signature: string | undefined }): Promise<InboundEmailResult> {
     this.verifySignature(input);
     let email: InboundEmail;
     try {

@@ -1,5 +1,5 @@
 import { endSentence, splitSentences, stripMarkdown } from '../../platform/text';
-import { isGsm7, segmentSms, type SmsEncoding } from './segmenter';
+import { isGsm7, segmentSms, type SmsEncoding } from '../../sms/segmenter';
 
 /**
  * The segment budget of an agent's SMS reply, links included: 3 segments, i.e. at most 459 GSM-7

@@ -1,11 +1,11 @@
 import type { ConversationRow } from '../../conversations/conversation.repo';
 import { derivedId, IdPrefix } from '../../domain/ids';
 import type { ShortLinksService } from '../../links/short-links.service';
-import type { MessagesService } from '../../messaging/messages.service';
+import type { MessagesService } from '../../sms/messages.service';
 import type { PhoneNumbersService } from '../../numbers/phone-numbers.service';
 import type { Logger } from '../../observability/logger';
 import type { ReplyChannel, ReplyToShape } from '../reply-channels';
-import { isE164 } from './addresses';
+import { isE164 } from '../../domain/channels';
 import { shapeSmsReply } from './sms-reply-shaping';
 
 /** The id of the SMS that carries a conversation message: one per message, whatever retries happen. */
@@ -61,18 +61,17 @@ export class SmsReplyChannel implements ReplyChannel {
       log.warn({ agentId: conversation.agent_id }, 'SMS reply not sent: no phone number of the account has this agent attached');
       return;
     }
-    if (await this.deps.messages.isOptedOut({ accountId: conversation.account_id, livemode: conversation.livemode, sender: from, recipient: to })) {
-      log.info('SMS reply not sent: the customer opted out');
-      return;
-    }
-    const sms = await this.deps.messages.sendInternalMessage({
+    const sms = await this.deps.messages.sendConversationReply({
       id: smsOfConversationMessage(message.id),
       accountId: conversation.account_id, livemode: conversation.livemode,
       to,
       from,
       body: message.content,
-      origin: 'conversation',
     });
+    if (!sms) {
+      log.info('SMS reply not sent: the customer opted out');
+      return;
+    }
     log.info({ smsId: sms.id, segments: sms.segments }, 'SMS reply handed to messaging');
   }
 

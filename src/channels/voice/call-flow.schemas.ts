@@ -1,6 +1,7 @@
 import { z } from '../../domain/api-schema';
+import { E164_PATTERN } from '../../domain/channels';
 
-const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'an E.164 number such as +14155550123');
+const E164 = z.string().regex(E164_PATTERN, 'an E.164 number such as +14155550123');
 
 /** Speaks a fixed text (a greeting, a notice). */
 export const SayActionSchema = z.strictObject({

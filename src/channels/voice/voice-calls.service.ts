@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../../agents/agents.service';
 import type { ConversationsService } from '../../conversations/conversations.service';
+import type { InboundChannelPort } from '../../domain/channels';
+import type { ConversationInbox } from '../channel-ports';
 import type { DB } from '../../db/schema';
 import type { CallStatus } from '../../db/tables/calls';
 import { AppError } from '../../domain/errors';
@@ -15,6 +17,7 @@ import { VoiceCallFlowSchema, type VoiceCallFlow } from './call-flow.schemas';
 import { toCallObject, type CallStatusParams, type IncomingCallParams, type RecordingParams, type SpeechResultParams } from './call.schemas';
 import { toTwiml, type TwimlVerb } from './twiml';
 import type { Scope } from '../../domain/principal';
+import { isE164 } from '../../domain/channels';
 
 /** Paths of the provider's webhooks (VOICE_WEBHOOK_PATHS.incoming is what a number's voice URL points at). */
 export const VOICE_WEBHOOK_PATHS = {
@@ -50,7 +53,6 @@ const STATUS_EVENT: Record<CallStatus, string | undefined> = {
   canceled: 'call.completed',
 };
 const TERMINAL = new Set<CallStatus>(['completed', 'busy', 'failed', 'no-answer', 'canceled']);
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
  * Inbound voice calls over Twilio Programmable Voice. A call on one of the account's numbers runs the
@@ -61,7 +63,8 @@ const E164 = /^\+[1-9]\d{6,14}$/;
  * channel voice. Provider status and recording callbacks move the call and emit call.* events.
  * Each method answers the webhook with TwiML.
  */
-export class VoiceCallsService {
+export class VoiceCallsService implements InboundChannelPort<{ params: SpeechResultParams; silences: number }, string> {
+  readonly channel = 'voice' as const;
   private readonly repo = new CallRepo();
 
   constructor(
@@ -69,7 +72,7 @@ export class VoiceCallsService {
       db: Kysely<DB>;
       phoneNumbers: PhoneNumbersService;
       agents: AgentsService;
-      conversations: ConversationsService;
+      conversations: ConversationInbox & Pick<ConversationsService, 'appendAgentMessage'>;
       runs: RunsService;
       events: EventsService;
       log: Logger;
@@ -150,12 +153,13 @@ export class VoiceCallsService {
    * A speech result (or silence) of a call handed to an agent: the caller's words become a customer message
    * of the conversation and its run answers in this turn (retrieval included), spoken, then the next listen.
    */
-  async takeSpeechTurn(params: SpeechResultParams, opts: { silences: number }): Promise<string> {
+  async receiveInbound(input: { params: SpeechResultParams; silences: number }): Promise<string> {
+    const { params } = input;
     const call = await this.repo.getCall(this.deps.db, params.CallSid);
     if (!call || !call.agent_id) return this.endUnknownCall(params.CallSid);
     const speech = params.SpeechResult?.trim() ?? '';
     if (speech === '') {
-      const silences = opts.silences + 1;
+      const silences = input.silences + 1;
       if (silences >= MAX_SILENCES) return toTwiml([{ verb: 'say', text: GOODBYE_SILENT }, { verb: 'hangup' }], call.language);
       return toTwiml([{ verb: 'gather', actionUrl: this.webhookUrl(VOICE_WEBHOOK_PATHS.speech, { silences: String(silences) }), prompt: NOT_HEARD }], call.language);
     }
@@ -167,7 +171,7 @@ export class VoiceCallsService {
         agentId: call.agent_id,
         channel: 'voice',
         // The same caller on sms or chat continues the same conversation (a withheld number matches nobody).
-        customer: E164.test(call.from_number) ? { phone: call.from_number } : {},
+        customer: isE164(call.from_number) ? { phone: call.from_number } : {},
         content: speech,
         conversationId: call.conversation_id ?? undefined,
         waitMs: this.deps.turnWaitMs,
@@ -183,7 +187,7 @@ export class VoiceCallsService {
     return this.answerWithRun(call, conversationId, run, 0);
   }
 
-  /** A turn whose run had not settled: wait for it again, then answer as takeSpeechTurn would. */
+  /** A turn whose run had not settled: wait for it again, then answer as receiveInbound would. */
   async continueTurn(params: { CallSid: string }, opts: { runId: string; waits: number }): Promise<string> {
     const call = await this.repo.getCall(this.deps.db, params.CallSid);
     if (!call || !call.agent_id || !call.conversation_id) return this.endUnknownCall(params.CallSid);

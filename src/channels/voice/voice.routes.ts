@@ -45,7 +45,7 @@ export function registerVoiceWebhookRoutes(
   });
   route(VOICE_WEBHOOK_PATHS.speech, async (req, res) => {
     const { silences } = parseInput(SpeechQuerySchema, req.query, 'query');
-    twiml(res, await deps.voiceCalls.takeSpeechTurn(parseInput(SpeechResultParamsSchema, req.body, 'body'), { silences }));
+    twiml(res, await deps.voiceCalls.receiveInbound({ params: parseInput(SpeechResultParamsSchema, req.body, 'body'), silences }));
   });
   route(VOICE_WEBHOOK_PATHS.wait, async (req, res) => {
     const { run, waits } = parseInput(WaitQuerySchema, req.query, 'query');

@@ -4,6 +4,7 @@ import { html, type Html } from '../html';
 import type { RunObject } from '../../runs/run.schemas';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails } from './run.view';
+import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 const err = (errors: FieldErrors, field: string) => (errors[field] ? html`<div class="field-error" data-field="${field}">${errors[field]}</div>` : '');
 const invalid = (errors: FieldErrors, field: string) => (errors[field] ? 'invalid' : '');
@@ -50,7 +51,7 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   ${Object.keys(errors).length ? html`<p class="error-banner" role="alert">The draft was not saved: ${Object.keys(errors).length} field${Object.keys(errors).length > 1 ? 's need' : ' needs'} fixing (marked below).</p>` : ''}
   <section><h2>Basics</h2>
   <label>Name <input name="name" value="${form.name}" class="${invalid(errors, 'name')}" required>${err(errors, 'name')}</label>
-  <div class="row"><span class="label">Channels</span>${['chat', 'sms', 'email', 'voice'].map(
+  <div class="row"><span class="label">Channels</span>${CONVERSATION_CHANNELS.map(
     (c) => html`<label class="check"><input type="checkbox" name="channels" value="${c}" ${form.channels.includes(c) ? 'checked' : ''}> ${c}</label>`,
   )}${err(errors, 'channels')}</div>
   <label>Locales <span class="hint">comma-separated, e.g. en, fr</span><input name="locales" value="${form.locales}" class="${invalid(errors, 'locales')}">${err(errors, 'locales')}</label>

@@ -4,6 +4,7 @@ import type { RunObject } from '../../runs/run.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails } from './run.view';
+import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 /** The inbox's filters as read from the query (each optional). */
 export interface InboxFilter {
@@ -23,7 +24,7 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
       <div class="tabs">${tab('All')}${tab('Handoff queue', 'handed_off')}${tab('Active', 'active')}${tab('Closed', 'closed')}</div>
       <form method="get" class="filters row">
         ${f.status ? html`<input type="hidden" name="status" value="${f.status}">` : ''}
-        <label>Channel <select name="channel"><option value="">any</option>${['chat', 'sms', 'email', 'voice'].map((c) => html`<option ${f.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
+        <label>Channel <select name="channel"><option value="">any</option>${CONVERSATION_CHANNELS.map((c) => html`<option ${f.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
         <label>Agent <select name="agent_id"><option value="">any</option>${agents.map((a) => html`<option value="${a.id}" ${f.agent_id === a.id ? 'selected' : ''}>${a.name}</option>`)}</select></label>
         <label>Tag <input name="tag" value="${f.tag ?? ''}" class="short"></label>
         <button class="button">Filter</button></form>

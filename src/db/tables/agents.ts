@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { ConversationChannel } from '../../domain/channels';
 import type { Json, NullableTimestamp, Timestamp } from './accounts';
 
 /** A stored agent configuration (draft or a published version); its shape is AgentConfig in src/agents. */
@@ -26,7 +27,7 @@ export interface AgentVersionTable {
 }
 
 export type ConversationStatus = 'active' | 'handed_off' | 'closed';
-export type ConversationChannel = 'sms' | 'chat' | 'email' | 'voice';
+export type { ConversationChannel };
 
 export interface ConversationTable {
   id: string;

@@ -1,12 +1,17 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
-import type { AccountsService } from '../../accounts/accounts.service';
+import type { Principal } from '../../domain/principal';
+
+/** What authentication needs of the accounts area (AccountsService): a key's secret → its principal, or an AppError. */
+export interface ApiKeyAuthenticator {
+  authenticate(secret: string): Promise<Principal>;
+}
 
 /**
  * Bearer API key → req.principal. Routes declared public skip the requirement (defineRoute checks). A
  * failed attempt is charged to the client address (`chargeFailure`), so guessing keys is rate limited.
  */
-export function authenticate(accounts: AccountsService, opts: { chargeFailure?: (req: Request) => AppError | undefined } = {}): RequestHandler {
+export function authenticate(accounts: ApiKeyAuthenticator, opts: { chargeFailure?: (req: Request) => AppError | undefined } = {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization;
     if (!header) return next();

@@ -5,17 +5,17 @@ import { registerVoiceWebhookRoutes } from '../channels/voice/voice.routes';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { Services } from '../app/container';
-import { authenticate } from './middleware/auth';
-import { errorHandler, routeNotFound } from './middleware/error-handler';
-import { idempotency } from './middleware/idempotency';
-import { methodNotAllowed } from './middleware/method-not-allowed';
-import { jsonBody, rejectNulInUrl } from './middleware/json-body';
-import { clientAddressLimit, rateLimit } from './middleware/rate-limit';
-import { requestId } from './middleware/request-id';
-import { createOpenApiRegistry } from './openapi';
-import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from '../app/routes';
-import { registerSystemRoutes, type ReadinessCheck } from './system.routes';
+import type { Services } from './container';
+import { authenticate } from '../http/middleware/auth';
+import { errorHandler, routeNotFound } from '../http/middleware/error-handler';
+import { idempotency } from '../http/middleware/idempotency';
+import { methodNotAllowed } from '../http/middleware/method-not-allowed';
+import { jsonBody, rejectNulInUrl } from '../http/middleware/json-body';
+import { clientAddressLimit, rateLimit } from '../http/middleware/rate-limit';
+import { requestId } from '../http/middleware/request-id';
+import { createOpenApiRegistry } from '../http/openapi';
+import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from './routes';
+import { registerSystemRoutes, type ReadinessCheck } from '../http/system.routes';
 
 export interface AppDeps {
   config: Config;

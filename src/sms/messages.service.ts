@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { countryOf, classifySender, isE164, parseRecipient, type SenderKind } from '../channels/sms/addresses';
-import { segmentSms } from '../channels/sms/segmenter';
+import { isE164 } from '../domain/channels';
+import { countryOf, classifySender, parseRecipient, type SenderKind } from '../domain/phone-addresses';
+import { segmentSms } from './segmenter';
 import type { Config } from '../config/env';
 import { deriveKey, sealText } from '../domain/secret-box';
 import type { PageParams } from '../db/pagination';
@@ -13,7 +14,7 @@ import type { SendersService } from '../numbers/senders.service';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
-import { cancelMessageSignal, smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
+import { cancelMessageSignal, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import { emitMessageUpdated } from './message-events';
 import { retryInBackground } from '../db/retry-in-background';
 import { MessageRepo } from './message.repo';
@@ -147,9 +148,14 @@ export class MessagesService {
     }, { within: input.within });
   }
 
-  /** Whether `recipient` opted out of SMS from `sender` (STOP to it, or STOPALL to the account). */
-  async isOptedOut(input: Scope & { sender: string; recipient: string }): Promise<boolean> {
-    return this.repo.isOptedOut(this.deps.db, scopeOf(input), input.sender, input.recipient);
+  /**
+   * A conversation's reply to its customer (an agent's or a human's), under an id derived from the
+   * transcript message. Outbound consent for replies is decided here, once: a customer who opted out of
+   * `from` (STOP to it, or STOPALL to the account) gets nothing, and no message is created (undefined).
+   */
+  async sendConversationReply(input: Scope & { id: string; to: string; from: string; body: string }): Promise<MessageObject | undefined> {
+    if (await this.repo.isOptedOut(this.deps.db, scopeOf(input), input.from, input.to)) return undefined;
+    return this.sendInternalMessage({ ...input, origin: 'conversation' });
   }
 
   /** Which of `numbers` the handset `from` last wrote to (where a conversation's SMS replies come from). */

@@ -1,7 +1,7 @@
-import type { Config } from '../../../config/env';
-import type { Logger } from '../../../observability/logger';
+import type { Config } from '../../config/env';
+import type { Logger } from '../../observability/logger';
 import type { Carrier } from '../carrier';
-import type { CarrierConfig } from './carrier-config';
+import type { CarrierConfig } from '../../config/sms-carriers';
 import { SandboxCarrier } from './sandbox.carrier';
 import { SmppCarrier } from './smpp.carrier';
 

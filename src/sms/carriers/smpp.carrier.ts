@@ -1,5 +1,5 @@
 import * as smpp from 'smpp';
-import type { Logger } from '../../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import {
   CarrierError,
   type Carrier,
@@ -7,7 +7,7 @@ import {
   type SubmitSmsRequest,
   type SubmitSmsResult,
 } from '../carrier';
-import type { SmppCarrierConfig } from './carrier-config';
+import type { SmppCarrierConfig } from '../../config/sms-carriers';
 import { DeadlinePassed, systemClock, Semaphore, TokenBucket, type Clock } from './rate-limiter';
 import { concatFromUdh, concatUdh, encodeSms, MAX_PARTS, type ConcatInfo } from './smpp-encoding';
 import {

@@ -126,10 +126,22 @@ export class MessageRepo {
     db: Db,
     id: string,
     sent: { carrier: string; carrier_message_ids: string[]; price: string; price_currency: string; sent_at: Date },
+    /**
+     * The submit journal's attempt the carrier accepted, marked `accepted` by the same statement: attempt
+     * N, or 0 for whatever was open (`submitting`/`uncertain`: a receipt adopted an unanswered submit).
+     */
+    journal: { attempt: number },
   ) {
     const parts = sent.carrier_message_ids.map((cid, part) => ({ carrier: sent.carrier, carrier_message_id: cid, message_id: id, part }));
     return db
       .with('parts', (qb) => qb.insertInto('message_parts').values(parts).onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doNothing()))
+      .with('journal', (qb) => {
+        const accepted = qb
+          .updateTable('sms_submit_attempts')
+          .set({ state: 'accepted', accepted_ids: JSON.stringify(sent.carrier_message_ids), finished_at: new Date() })
+          .where('message_id', '=', id);
+        return journal.attempt > 0 ? accepted.where('attempt', '=', journal.attempt) : accepted.where('state', 'in', ['submitting', 'uncertain']);
+      })
       .updateTable('messages')
       .set({
         status: 'sent',
@@ -162,10 +174,14 @@ export class MessageRepo {
 
   /**
    * Stores a receipt (a repeated one keeps the first unless that was `unknown`) and returns the message
-   * it belongs to, in one round trip; undefined while the submit is not recorded yet.
+   * it belongs to with every receipt of its parts now stored, in one round trip; undefined while the
+   * submit is not recorded yet.
    */
-  async storeReceipt(db: Db, row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date }) {
-    return db
+  async storeReceipt(
+    db: Db,
+    row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date },
+  ): Promise<{ message: MessageRow; receipts: ReceiptRow[] } | undefined> {
+    const found = await db
       .with('stored', (qb) =>
         qb
           .insertInto('sms_receipts')
@@ -180,9 +196,23 @@ export class MessageRepo {
       .selectFrom('message_parts as p')
       .innerJoin('messages as m', 'm.id', 'p.message_id')
       .selectAll('m')
+      // The receipts of the message's parts as they were before this statement (its own insert is not
+      // visible to it); this receipt is merged in below the way the upsert above stores it.
+      .select(
+        sql<ReceiptRow[]>`(select coalesce(json_agg(r.*), '[]'::json) from message_parts p2
+          join sms_receipts r on r.carrier = p2.carrier and r.carrier_message_id = p2.carrier_message_id
+          where p2.message_id = m.id)`.as('stored_receipts'),
+      )
       .where('p.carrier', '=', row.carrier)
       .where('p.carrier_message_id', '=', row.carrier_message_id)
       .executeTakeFirst();
+    if (!found) return undefined;
+    const { stored_receipts: before, ...message } = found;
+    const receipts = before.map((r) => ({ ...r, received_at: new Date(r.received_at) }));
+    const same = receipts.findIndex((r) => r.carrier === row.carrier && r.carrier_message_id === row.carrier_message_id);
+    if (same < 0) receipts.push({ ...row });
+    else if (receipts[same]!.status === 'unknown') receipts[same] = { ...row };
+    return { message: message as MessageRow, receipts };
   }
 
   /** The message a carrier message id belongs to (undefined while its submit is not recorded). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Carrier configuration as it appears in the SMS_CARRIERS env var (a JSON array), parsed once by
- * src/config/env.ts. Field names are snake_case like the JSON operators write.
+ * the sms slice (src/config/sms.ts). Field names are snake_case like the JSON operators write.
  */
 
 const CarrierNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lowercase letters, digits, - and _');

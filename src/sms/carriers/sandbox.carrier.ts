@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import {
   CarrierError,
   type Carrier,
@@ -10,7 +10,7 @@ import {
   type SubmitSmsResult,
 } from '../carrier';
 import { segmentSms } from '../segmenter';
-import type { Delay, SandboxCarrierConfig } from './carrier-config';
+import type { Delay, SandboxCarrierConfig } from '../../config/sms-carriers';
 
 /**
  * Recipients with a scripted outcome in the sandbox (US 555-01xx numbers are reserved for fiction, and

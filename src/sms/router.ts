@@ -1,4 +1,4 @@
-import type { Logger } from '../../observability/logger';
+import type { Logger } from '../observability/logger';
 import { CarrierError, type Carrier, type CarrierListener, type SubmitJournal, type SubmitSmsRequest, type SubmitSmsResult } from './carrier';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker';
 

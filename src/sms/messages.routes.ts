@@ -3,7 +3,7 @@ import { MAX_BODY_CHARS } from './messages.service';
 import { defineRoute } from '../http/route';
 import { responseStoreOf } from '../http/middleware/idempotency';
 import { E164Schema, HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
-import type { RouteDeps } from '../http/route-deps';
+import type { RouteDeps } from '../app/route-deps';
 import { MessageSchema, MessageStatusSchema } from './message.schemas';
 import { scopeOf } from '../domain/principal';
 

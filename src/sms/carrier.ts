@@ -1,10 +1,10 @@
 /**
  * The port every SMS carrier implements (sandbox, SMPP, later HTTP carriers). The router in
  * router.ts picks carriers by destination prefix and priority and fails over between them; the
- * messaging service never talks to a carrier directly.
+ * SMS services never talk to a carrier directly.
  *
  * Carriers live in the worker process: activities submit through them, and their receipts and inbound
- * messages are handed to the `CarrierListener` the messaging service registers at worker start.
+ * messages are handed to the `CarrierListener` the SMS area registers at worker start.
  */
 
 export interface SubmitSmsRequest {
@@ -81,7 +81,7 @@ export interface DeliveryReceipt {
   /** The handset the receipt is about (E.164), when the carrier says: matches submits never answered. */
   handset?: string;
   status: ReceiptStatus;
-  /** Carrier's error detail (SMPP `err:` field), mapped to our error_code by the messaging service. */
+  /** Carrier's error detail (SMPP `err:` field), mapped to our error_code by the SMS area. */
   carrierErrorCode?: string;
   at: Date;
 }
@@ -113,7 +113,7 @@ export interface Carrier {
   stop(): Promise<void>;
 }
 
-/** What messaging needs from the carrier layer: the router (submit) and its lifecycle. */
+/** What the SMS area needs from the carrier layer: the router (submit) and its lifecycle. */
 export interface SmsCarriers {
   submit(request: SubmitSmsRequest, journal?: SubmitJournal): Promise<SubmitSmsResult>;
   start?(listener: CarrierListener): Promise<void>;

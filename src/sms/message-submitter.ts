@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from '../channels/sms/carrier';
+import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from './carrier';
 import type { DB } from '../db/schema';
 import type { MessageRow } from './message.repo';
 import { SubmitAttemptRepo } from './submit-attempt.repo';
@@ -59,12 +59,6 @@ export class MessageSubmitter {
       if (err instanceof CarrierError && err.progress.sent === 'unknown') return { kind: 'wait' };
       throw err;
     }
-  }
-
-  /** Marks the journaled attempt accepted with the carrier's part ids (in the caller's transaction). */
-  async markAccepted(db: Kysely<DB>, messageId: string, attempt: number, carrierMessageIds: string[]) {
-    if (attempt > 0) await this.attempts.finishAttempt(db, messageId, attempt, { state: 'accepted', accepted_ids: carrierMessageIds });
-    else await this.attempts.settleOpenAttempts(db, messageId, 'accepted', carrierMessageIds);
   }
 
   /** The message whose unanswered submit a receipt with an unknown carrier id belongs to. */

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isE164 } from './channels';
 
 /**
  * Phone numbers and sender addresses. Recipients must be E.164 and valid for their country's numbering
@@ -7,25 +8,20 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
  */
 export type SenderKind = 'alphanumeric' | 'short_code' | 'number';
 
-const E164 = /^\+[1-9]\d{6,14}$/;
-
-/** Has the E.164 shape (whether the number exists in its plan is parseRecipient's question). */
-export const isE164 = (value: string) => E164.test(value);
-
 export function parseRecipient(value: string): { ok: true; number: string; country: string | null } | { ok: false; reason: string } {
-  if (!E164.test(value)) return { ok: false, reason: 'must be an E.164 phone number such as +14155550100' };
+  if (!isE164(value)) return { ok: false, reason: 'must be an E.164 phone number such as +14155550100' };
   const parsed = parsePhoneNumberFromString(value);
   if (!parsed || !parsed.isValid()) return { ok: false, reason: 'is not a valid phone number' };
   return { ok: true, number: parsed.number, country: parsed.country ?? null };
 }
 
 export function countryOf(value: string): string | null {
-  if (!E164.test(value)) return null;
+  if (!isE164(value)) return null;
   return parsePhoneNumberFromString(value)?.country ?? null;
 }
 
 export function classifySender(value: string): SenderKind | null {
-  if (E164.test(value)) return 'number';
+  if (isE164(value)) return 'number';
   if (/^\d{3,8}$/.test(value)) return 'short_code';
   if (/^[A-Za-z0-9 ]{1,11}$/.test(value) && /[A-Za-z]/.test(value) && value.trim() === value) return 'alphanumeric';
   return null;

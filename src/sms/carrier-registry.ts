@@ -1,7 +1,7 @@
-import type { Config } from '../../config/env';
-import type { Logger } from '../../observability/logger';
+import type { Config } from '../config/env';
+import type { Logger } from '../observability/logger';
 import { createCarriers, SandboxCarrier } from './carriers';
-import { SandboxCarrierConfigSchema } from './carriers/carrier-config';
+import { SandboxCarrierConfigSchema } from '../config/sms-carriers';
 import { CarrierRouter, type CarrierRouterOptions } from './router';
 
 /** The carrier test-mode messages use when the configuration names no sandbox. */
@@ -9,7 +9,7 @@ export const TEST_SANDBOX_NAME = 'test-sandbox';
 
 /**
  * The worker's carrier layer: every configured carrier behind one CarrierRouter. The router is a
- * Carrier itself: the messaging service submits through it and the worker calls `start(listener)` at
+ * Carrier itself: the SMS area submits through it and the worker calls `start(listener)` at
  * boot and `stop()` at shutdown. The API process may build it too; nothing connects before `start`.
  */
 export function createCarrierRouter(

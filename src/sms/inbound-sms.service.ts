@@ -1,37 +1,45 @@
 import type { Kysely } from 'kysely';
-import { countryOf } from '../channels/sms/addresses';
-import type { CarrierListener, DeliveryReceipt, InboundSms, SmsCarriers } from '../channels/sms/carrier';
-import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from '../channels/sms/keywords';
-import { segmentSms } from '../channels/sms/segmenter';
+import { countryOf } from '../domain/phone-addresses';
+import type { CarrierListener, DeliveryReceipt, InboundSms, SmsCarriers } from './carrier';
+import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from './consent-keywords';
+import { segmentSms } from './segmenter';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
+import type { InboundChannelPort } from '../domain/channels';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import type { SendersService } from '../numbers/senders.service';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
-import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/messaging.contracts';
+import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import type { MessageDeliveryService } from './message-delivery.service';
 import { MessageRepo } from './message.repo';
 import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
 
 /**
- * Where a customer's inbound SMS goes once messaging has stored it and applied consent keywords: the
- * conversations area plugs in here (a number with a live agent opens or continues a conversation).
+ * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
+ * keyword in it and looked up the customer's consent: what the sms channel adapter's inbound port
+ * (InboundChannelPort, src/domain/channels.ts) receives.
  */
-export interface CustomerMessagePort {
-  onCustomerMessage(input: { accountId: string; livemode: boolean; phoneNumberId: string; agentId: string; message: MessageObject }): Promise<void>;
+export interface CustomerSms {
+  accountId: string;
+  livemode: boolean;
+  phoneNumberId: string;
+  agentId: string;
+  message: MessageObject;
+  /** The customer opted out of the number (or of the account): posted without a run. */
+  customerOptedOut: boolean;
 }
 
 /** No agent wiring: inbound messages are stored and emitted only. */
-export const noCustomerMessagePort: CustomerMessagePort = { onCustomerMessage: async () => undefined };
+export const noCustomerSmsAdapter: InboundChannelPort<CustomerSms> = { channel: 'sms', receiveInbound: async () => undefined };
 
 /**
  * The carriers' listener (worker process): delivery receipts and inbound SMS. Receipts are stored and
  * folded into their message; inbound messages are stored, consent keywords (STOP/START/HELP) applied and
- * answered, message.received emitted, and a customer message handed to the CustomerMessagePort.
+ * answered, message.received emitted, and a customer message handed to the sms channel adapter.
  */
 export class InboundSmsService implements CarrierListener {
   private readonly repo = new MessageRepo();
@@ -45,7 +53,8 @@ export class InboundSmsService implements CarrierListener {
       senders: SendersService;
       messages: MessagesService;
       delivery: MessageDeliveryService;
-      customerMessages: CustomerMessagePort;
+      /** The sms channel adapter's inbound port (a customer message of a number with an agent). */
+      customerSms: InboundChannelPort<CustomerSms>;
       carriers?: SmsCarriers;
       config: Config;
       log: Logger;
@@ -73,14 +82,15 @@ export class InboundSmsService implements CarrierListener {
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
+    const stored = await this.repo.storeReceipt(db, {
+      carrier: receipt.carrier,
+      carrier_message_id: receipt.carrierMessageId,
+      status: receipt.status,
+      carrier_error_code: receipt.carrierErrorCode ?? null,
+      received_at: receipt.at,
+    });
     const m =
-      (await this.repo.storeReceipt(db, {
-        carrier: receipt.carrier,
-        carrier_message_id: receipt.carrierMessageId,
-        status: receipt.status,
-        carrier_error_code: receipt.carrierErrorCode ?? null,
-        received_at: receipt.at,
-      })) ??
+      stored?.message ??
       (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
       // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
       (await this.deps.delivery.adoptUncertainSubmit(receipt));
@@ -89,7 +99,11 @@ export class InboundSmsService implements CarrierListener {
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a
     // late receipt still moves `sent` forward, never back.
     const signaled = hasOwnWorkflow(m) && (await workflows.signalIfRunning(smsDeliveryWorkflowId(m.id), deliveryReceiptSignal));
-    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m);
+    // The storing statement read the receipts of the message already: for a one-part message (this
+    // receipt is all there is) folding them in needs no second read. A concatenated message's parts may
+    // report concurrently, so it reads them again once this receipt is committed.
+    const onePart = stored !== undefined && Array.isArray(stored.message.carrier_message_ids) && stored.message.carrier_message_ids.length === 1;
+    if (!signaled) await this.deps.delivery.applyReceipts({ messageId: m.id }, m, { receipts: onePart ? stored.receipts : undefined, foldOnly: true });
   }
 
   /**
@@ -184,7 +198,9 @@ export class InboundSmsService implements CarrierListener {
     }
 
     if (!keyword && number?.agent_id) {
-      await this.deps.customerMessages.onCustomerMessage({ accountId, livemode, phoneNumberId: number.id, agentId: number.agent_id, message });
+      // Inbound consent, checked once: an opted-out customer is written down, but no run answers.
+      const customerOptedOut = await this.repo.isOptedOut(db, owner, sms.to, sms.from);
+      await this.deps.customerSms.receiveInbound({ accountId, livemode, phoneNumberId: number.id, agentId: number.agent_id, message, customerOptedOut });
     }
   }
 

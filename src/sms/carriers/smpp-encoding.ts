@@ -3,7 +3,7 @@
  * unpacked, one septet per octet, data_coding 0) or UCS-2 (UTF-16BE, data_coding 8), and the split into
  * concatenated parts with an 8-bit-reference UDH.
  *
- * The split into parts is the segmenter's (src/channels/sms/segmenter.ts), so the parts sent are the
+ * The split into parts is the segmenter's (src/sms/segmenter.ts), so the parts sent are the
  * segments charged; this module only turns text into bytes. Inbound bodies are decoded by the smpp
  * package (by data_coding) before the carrier sees them.
  */

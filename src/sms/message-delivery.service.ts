@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { deriveKey, openText } from '../domain/secret-box';
-import { CarrierError, type SmsCarriers } from '../channels/sms/carrier';
-import { priceMessage } from '../channels/sms/pricing';
-import { quietHoursHoldUntil } from '../channels/sms/quiet-hours';
+import { CarrierError, type SmsCarriers } from './carrier';
+import { priceMessage } from './pricing';
+import { quietHoursHoldUntil } from './quiet-hours';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import type { MessageStatus } from '../db/tables/sms';
@@ -129,7 +129,7 @@ export class MessageDeliveryService {
     return this.repo.getMessage(this.deps.db, m.id);
   }
 
-  /** `sent` with the carrier's part ids and the charge, the journal's attempt accepted, message.updated: one transaction. */
+  /** `sent` with the carrier's part ids and the charge and the journal's attempt accepted (one statement), message.updated: one transaction. */
   private async recordAccepted(m: MessageRow, carrier: string, carrierMessageIds: string[], attempt: number) {
     const { config, events } = this.deps;
     return events.transaction(async (tx) => {
@@ -139,8 +139,7 @@ export class MessageDeliveryService {
         price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
         price_currency: config.messaging.priceCurrency,
         sent_at: new Date(),
-      });
-      await this.submitter.markAccepted(tx, m.id, attempt, carrierMessageIds);
+      }, { attempt });
       if (row) await emitMessageUpdated(events, row, tx);
       return row;
     });
@@ -170,12 +169,20 @@ export class MessageDeliveryService {
    * Folds the stored receipts of a message's parts into its status: a negative receipt makes it
    * `undelivered`, else a delivered one makes it `delivered`. Idempotent; never moves a status back.
    */
-  async applyReceipts(input: { messageId: string }, known?: MessageRow): Promise<{ status: MessageStatus; final: boolean }> {
+  async applyReceipts(
+    input: { messageId: string },
+    known?: MessageRow,
+    /**
+     * `receipts`: the message's receipts when the caller read them already. `fold only`: the caller (the
+     * carrier listener) does not use the answer, so when nothing moved the status is not read again.
+     */
+    opts: { receipts?: ReceiptRow[]; foldOnly?: boolean } = {},
+  ): Promise<{ status: MessageStatus; final: boolean }> {
     const { db } = this.deps;
     const m = known ?? (await this.repo.getMessage(db, input.messageId));
     if (!m) throw notFound('message', input.messageId);
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
-    const receipts = await this.repo.listReceiptsOfMessage(db, m.id);
+    const receipts = opts.receipts ?? (await this.repo.listReceiptsOfMessage(db, m.id));
     if (receipts.length === 0) return { status: m.status, final: false };
     const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
     // Some carriers confirm only the first part of a concatenated message: one delivered part is
@@ -196,6 +203,7 @@ export class MessageDeliveryService {
       return moved;
     });
     if (row) return { status: row.status, final: true };
+    if (opts.foldOnly) return { status: m.status, final: false };
     const now = await this.repo.getMessage(db, m.id);
     return { status: now!.status, final: FINAL.includes(now!.status) };
   }

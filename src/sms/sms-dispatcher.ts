@@ -1,7 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
-import type { ListenFn } from '../db/database';
+import { OutboxPump, type ListenFn } from '../platform/outbox-pump';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import {
@@ -9,7 +9,7 @@ import {
   smsBatchWorkflowId,
   smsDeliveryWorkflowContract,
   smsDeliveryWorkflowId,
-} from '../../workflows/shared/messaging.contracts';
+} from '../../workflows/shared/sms.contracts';
 import { SMS_OUTBOX_CHANNEL, SmsOutboxRepo, type ClaimedOutboxMessage, type UnclaimedOutboxMessage } from './sms-outbox.repo';
 
 export interface SmsDispatcherOptions {
@@ -61,15 +61,7 @@ interface Dispatch {
  */
 export class SmsDispatcher {
   private readonly repo = new SmsOutboxRepo();
-  private running = false;
-  private pumping = false;
-  private again = false;
-  /** The next pump also takes over expired claims (set by the sweep timer). */
-  private sweepDue = false;
-  private current?: Promise<void>;
-  private sweepTimer?: NodeJS.Timeout;
-  private unsubscribe?: () => void;
-  private unlisten?: () => Promise<void>;
+  private readonly pump: OutboxPump;
 
   constructor(
     private readonly deps: {
@@ -80,65 +72,35 @@ export class SmsDispatcher {
       log: Logger;
       options: SmsDispatcherOptions;
     },
-  ) {}
+  ) {
+    this.pump = new OutboxPump({
+      channel: SMS_OUTBOX_CHANNEL,
+      sweepMs: deps.options.sweepMs,
+      round: (sweep) => this.round(sweep),
+      onQueued: deps.onQueued,
+      log: deps.log,
+      failureMessage: 'Dispatching queued SMS failed; the sweep tries again',
+      listenFailureMessage: 'LISTEN for the SMS outbox failed; relying on the sweep',
+    });
+  }
 
   async start(opts: { listen?: ListenFn } = {}): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.unsubscribe = this.deps.onQueued?.(() => this.wake());
-    if (opts.listen) {
-      try {
-        this.unlisten = await opts.listen(SMS_OUTBOX_CHANNEL, () => this.wake());
-      } catch (err) {
-        this.deps.log.warn({ err }, 'LISTEN for the SMS outbox failed; relying on the sweep');
-      }
-    }
-    this.sweepTimer = setInterval(() => this.wake(true), this.deps.options.sweepMs);
-    this.sweepTimer.unref();
-    this.wake(true);
+    await this.pump.start(opts);
   }
 
   /** Stops claiming and waits for the starts in flight (their rows are deleted, or their lease runs out). */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    clearInterval(this.sweepTimer);
-    this.unsubscribe?.();
-    await this.unlisten?.().catch(() => undefined);
-    await this.current;
+    await this.pump.stop();
   }
 
-  private wake(sweep = false): void {
-    if (!this.running) return;
-    if (sweep) this.sweepDue = true;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    this.current = this.pump().finally(() => {
-      this.pumping = false;
-    });
-  }
-
-  private async pump(): Promise<void> {
+  /** One round: on a sweep, takes over expired claims first; then claims what waits and starts it. */
+  private async round(sweep: boolean): Promise<boolean> {
     const { db } = this.deps;
     const { claimLimit, leaseMs } = this.deps.options;
-    do {
-      this.again = false;
-      try {
-        if (this.sweepDue) {
-          this.sweepDue = false;
-          await this.dispatch(groupClaimed(await this.repo.claimExpired(db, leaseMs)));
-        }
-        const claimed = await this.repo.claimUnclaimed(db, { limit: claimLimit, leaseMs, assign: (rows) => this.assignWorkflows(rows) });
-        await this.dispatch(groupClaimed(claimed));
-        if (claimed.length === claimLimit) this.again = true;
-      } catch (err) {
-        this.deps.log.warn({ err }, 'Dispatching queued SMS failed; the sweep tries again');
-        return;
-      }
-    } while (this.again && this.running);
+    if (sweep) await this.dispatch(groupClaimed(await this.repo.claimExpired(db, leaseMs)));
+    const claimed = await this.repo.claimUnclaimed(db, { limit: claimLimit, leaseMs, assign: (rows) => this.assignWorkflows(rows) });
+    await this.dispatch(groupClaimed(claimed));
+    return claimed.length === claimLimit;
   }
 
   /** Names the workflow of each row: immediate messages in batches of `batchSize`, the others alone. */

