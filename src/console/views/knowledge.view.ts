@@ -11,7 +11,7 @@ export function sourceRow(s: KnowledgeSourceObject, csrf: string) {
   return html`<tr data-source-id="${s.id}" data-status="${s.status}"><td><span class="tag">${s.type}</span> ${sourceLabel(s)}<div class="muted mono">${s.id}</div>
     ${Object.entries(s.metadata).map(([k, v]) => html`<span class="tag">${k}=${v}</span> `)}</td>
     <td data-source-status>${statusBadge(s.status)}${s.status === 'indexing' ? html` <span class="spinner" aria-hidden="true"></span>` : ''}${s.error ? html`<div class="field-error">${s.error.code}: ${s.error.message}</div>` : ''}</td>
-    <td>${s.passage_count} passages${s.embedded_passages < s.passage_count && s.status === 'ready' ? html`<div class="muted">${s.embedded_passages} with vectors</div>` : ''}</td>
+    <td>${s.passage_count} ${s.passage_count === 1 ? 'passage' : 'passages'}${s.embedded_passages < s.passage_count && s.status === 'ready' ? html`<div class="muted" title="Searchable by words now; meaning-based search and other languages follow once every passage has its vector">vectors: ${s.embedded_passages} of ${s.passage_count} (in progress)</div>` : ''}</td>
     <td>${s.refresh}<div class="muted">synced ${timeAgo(s.last_synced_at)}</div></td>
     <td><form method="post" action="/console/knowledge/${s.knowledge_base_id}/sources/${s.id}/reindex" class="inline">${csrfField(csrf)}<button class="link">Reindex</button></form>
     <form method="post" action="/console/knowledge/${s.knowledge_base_id}/sources/${s.id}/delete" class="inline" data-confirm="Delete this source and its passages?">${csrfField(csrf)}<button class="link danger">Delete</button></form></td></tr>`;
