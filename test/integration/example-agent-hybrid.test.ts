@@ -65,6 +65,11 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
       assert.ok(run.confidence >= 0.5, `${question}: confidence ${run.confidence}`);
       assert.equal(run.retrieval.find((r: { cited: boolean }) => r.cited)?.title, title, question);
     }
+    // A German question against the English-only help centre: answered from the English passage, saying so.
+    const german = await ask('Wie lange dauert der Versand?');
+    assert.ok(german.reply, `German: ${JSON.stringify(german.handoff)} (confidence ${german.confidence})`);
+    assert.equal(german.retrieval.find((r: { cited: boolean }) => r.cited)?.title, 'Shipping times and costs');
+    assert.match(german.reply.content, /Antwort aus unserem englischsprachigen Hilfe-Center/);
     // Found but not sure enough (the model puts it at about 40 %): the person taking over sees that passage.
     const window = await ask("what's your return window");
     assert.equal(window.retrieval[0]?.title, 'Returns');
