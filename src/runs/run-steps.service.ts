@@ -3,13 +3,12 @@ import type { AccountsService } from '../accounts/accounts.service';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import { matchRestrictedTopic } from '../agents/guardrails/restricted-topics';
-import { validateToolArguments } from '../agents/guardrails/tool-argument-validation';
-import type { HandoffReason, Planner, PlannerDecision, PlannerToolResult } from '../agents/planner/port';
+import type { HandoffReason, Planner, PlannerDecision } from '../agents/planner/port';
 import { callToolEndpoint } from '../agents/tools/tool-client';
 import type { DB } from '../db/schema';
 import { derivedId, IdPrefix } from '../domain/ids';
 import { notFound } from '../domain/errors';
-import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
+import type { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.service';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService, EventTransaction } from '../webhooks/events.service';
@@ -21,7 +20,6 @@ import {
   isTerminalToolCall,
   moveRun,
   moveToolCall,
-  plannedToolCallStatus,
   type MovedRun,
   type RunStatus,
   type TerminalRunStatus,
@@ -29,20 +27,13 @@ import {
 } from './run-lifecycle';
 import type { RunNotifier } from './run-notifier';
 import { decideRunOutcome } from './run-outcome';
+import { retrieveRunPassages } from './run-retrieval';
+import { plannedToolCallRows, toPlannerResult } from './run-tool-calls';
 import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
 
-/** Passages a run retrieves for its planner. */
-const RETRIEVE_TOP_K = 5;
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
-/**
- * Channels whose retrieval runs against the whole thread (SPEC: "in email, retrieval is run against the
- * whole thread"): the customer message is searched, and so are the thread's customer turns together
- * (at most THREAD_QUERY_CHARS, latest first); a passage found by both keeps its better score.
- */
-const THREAD_RETRIEVAL_CHANNELS: ReadonlySet<string> = new Set(['email']);
-const THREAD_QUERY_CHARS = 2000;
 /** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
 const DELTA_CHARS = 48;
 
@@ -123,43 +114,7 @@ export class RunStepsService {
   async retrieveKnowledge(input: { runId: string }): Promise<{ passages: number; topScore: number }> {
     const { run, message, conversation, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     if (config.knowledge_bases.length === 0) return { passages: 0, topScore: 0 };
-    const locale = (conversation.customer as { locale?: string }).locale;
-    // Bases with the same filter are searched together; results merge by calibrated score.
-    const groups = new Map<string, { ids: string[]; filter?: MetadataFilter }>();
-    for (const kb of config.knowledge_bases) {
-      const filter: MetadataFilter | undefined = config.locale_filter_key && locale ? { ...kb.filter, [config.locale_filter_key]: locale } : kb.filter;
-      const key = JSON.stringify(filter ?? null);
-      const group = groups.get(key) ?? { ids: [], filter };
-      group.ids.push(kb.id);
-      groups.set(key, group);
-    }
-    const queries = [message.content];
-    if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
-      const thread = threadQuery(message.content, transcript ?? []);
-      if (thread) queries.push(thread);
-    }
-    const found = await Promise.all(
-      [...groups.values()].flatMap((g) =>
-        queries.map((query) =>
-          this.deps.knowledgeRetrieval
-            .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query, topK: RETRIEVE_TOP_K, filter: g.filter })
-            .catch((err: { code?: string }) => {
-              if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
-              throw err;
-            }),
-        ),
-      ),
-    );
-    // The same passage found by several queries counts once, with its best score.
-    const best = new Map<string, (typeof found)[number]['results'][number]>();
-    for (const p of found.flatMap((r) => r.results)) {
-      const key = `${p.sourceId}\u0000${p.content}`;
-      if ((best.get(key)?.score ?? -1) < p.score) best.set(key, p);
-    }
-    const items: StoredRetrievalItem[] = [...best.values()]
-      .sort((a, b) => b.score - a.score)
-      .slice(0, RETRIEVE_TOP_K)
-      .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
+    const items = await retrieveRunPassages(this.deps.knowledgeRetrieval, { run, message, conversation, transcript, config });
     // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
     await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
@@ -187,30 +142,7 @@ export class RunStepsService {
       await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage });
       return { type: decision.type };
     }
-    const rows = decision.calls.map((call, i) => {
-      const id = derivedId(IdPrefix.toolCall, run.id, String(input.step), String(i));
-      const tool = config.tools.find((t) => t.name === call.tool);
-      const args = redactDeep(call.arguments ?? {});
-      const problem = !tool
-        ? `There is no tool named '${call.tool}'`
-        : (() => {
-            const v = validateToolArguments({ schema: tool.parameters, arguments: args });
-            return v.ok ? null : v.message;
-          })();
-      return {
-        id,
-        run_id: run.id,
-        seq: calls.length + i + 1,
-        tool: call.tool,
-        arguments: JSON.stringify(args),
-        status: plannedToolCallStatus({ valid: problem === null, requiresApproval: config.guardrails.requires_approval.includes(call.tool) }),
-        result: null,
-        error: problem ? JSON.stringify({ code: 'invalid_arguments', message: problem }) : null,
-        latency_ms: null,
-        expires_at: null,
-        decision_note: null,
-      };
-    });
+    const rows = plannedToolCallRows({ runId: run.id, step: input.step, recorded: calls.length, calls: decision.calls, config });
     await db.transaction().execute(async (tx) => {
       await this.repo.insertToolCalls(tx, rows);
       await this.repo.updateRun(tx, run.id, { usage });
@@ -424,23 +356,6 @@ export class RunStepsService {
   }
 }
 
-/** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
-function threadQuery(message: string, transcript: { role: string; content: string }[]): string | undefined {
-  const earlier = transcript.filter((t) => t.role === 'customer').map((t) => t.content);
-  if (earlier.length === 0) return undefined;
-  let query = message;
-  for (const turn of earlier.reverse()) {
-    if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
-    query = `${query}\n${turn}`;
-  }
-  return query === message ? undefined : query;
-}
-
-function toPlannerResult(c: ToolCallRow): PlannerToolResult {
-  const status: PlannerToolResult['status'] = c.status === 'invalid' ? 'error' : (c.status as PlannerToolResult['status']);
-  return { callId: c.id, tool: c.tool, arguments: c.arguments, status, result: c.result ?? undefined, error: c.error ?? undefined };
-}
-
 /** Splits a reply into word-boundary pieces for reply.delta events (their concatenation is the reply). */
 export function deltas(text: string): string[] {
   const out: string[] = [];
@@ -456,5 +371,3 @@ export function deltas(text: string): string[] {
   }
   return out;
 }
-
-const round = (x: number) => Math.round(x * 10_000) / 10_000;

@@ -1,0 +1,75 @@
+import type { AgentConfig } from '../agents/agent.schemas';
+import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
+import type { RunStepContext } from './run.repo';
+import type { StoredRetrievalItem } from './run.schemas';
+
+/** Passages a run retrieves for its planner. */
+const RETRIEVE_TOP_K = 5;
+/**
+ * Channels whose retrieval runs against the whole thread (SPEC: "in email, retrieval is run against the
+ * whole thread"): the customer message is searched, and so are the thread's customer turns together
+ * (at most THREAD_QUERY_CHARS, latest first); a passage found by both keeps its better score.
+ */
+const THREAD_RETRIEVAL_CHANNELS: ReadonlySet<string> = new Set(['email']);
+const THREAD_QUERY_CHARS = 2000;
+
+/**
+ * The run's passages from the agent's knowledge bases (their filters, and the customer's locale where
+ * asked), best first, at most RETRIEVE_TOP_K. Not yet redacted: the run step redacts what it stores.
+ */
+export async function retrieveRunPassages(
+  knowledgeRetrieval: KnowledgeRetrievalService,
+  { run, message, conversation, transcript, config }: Pick<RunStepContext, 'run' | 'message' | 'conversation' | 'transcript'> & { config: AgentConfig },
+): Promise<StoredRetrievalItem[]> {
+  const locale = (conversation.customer as { locale?: string }).locale;
+  // Bases with the same filter are searched together; results merge by calibrated score.
+  const groups = new Map<string, { ids: string[]; filter?: MetadataFilter }>();
+  for (const kb of config.knowledge_bases) {
+    const filter: MetadataFilter | undefined = config.locale_filter_key && locale ? { ...kb.filter, [config.locale_filter_key]: locale } : kb.filter;
+    const key = JSON.stringify(filter ?? null);
+    const group = groups.get(key) ?? { ids: [], filter };
+    group.ids.push(kb.id);
+    groups.set(key, group);
+  }
+  const queries = [message.content];
+  if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
+    const thread = threadQuery(message.content, transcript ?? []);
+    if (thread) queries.push(thread);
+  }
+  const found = await Promise.all(
+    [...groups.values()].flatMap((g) =>
+      queries.map((query) =>
+        knowledgeRetrieval
+          .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query, topK: RETRIEVE_TOP_K, filter: g.filter })
+          .catch((err: { code?: string }) => {
+            if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
+            throw err;
+          }),
+      ),
+    ),
+  );
+  // The same passage found by several queries counts once, with its best score.
+  const best = new Map<string, (typeof found)[number]['results'][number]>();
+  for (const p of found.flatMap((r) => r.results)) {
+    const key = `${p.sourceId}\u0000${p.content}`;
+    if ((best.get(key)?.score ?? -1) < p.score) best.set(key, p);
+  }
+  return [...best.values()]
+    .sort((a, b) => b.score - a.score)
+    .slice(0, RETRIEVE_TOP_K)
+    .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
+}
+
+/** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */
+function threadQuery(message: string, transcript: { role: string; content: string }[]): string | undefined {
+  const earlier = transcript.filter((t) => t.role === 'customer').map((t) => t.content);
+  if (earlier.length === 0) return undefined;
+  let query = message;
+  for (const turn of earlier.reverse()) {
+    if (query.length + turn.length + 1 > THREAD_QUERY_CHARS) break;
+    query = `${query}\n${turn}`;
+  }
+  return query === message ? undefined : query;
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
