@@ -116,7 +116,7 @@ export function createServices(deps: ServiceDeps) {
     agents,
     accounts,
     knowledgeRetrieval: knowledge.knowledgeRetrieval,
-    conversations,
+    conversations: conversations.runOutcomes,
     events,
     workflows,
     notifier: runNotifier,

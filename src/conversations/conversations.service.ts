@@ -9,16 +9,16 @@ import type { DB } from '../db/schema';
 import type { ConversationChannel, ConversationStatus } from '../db/tables/agents';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
-import type { RunConversationsPort, RunReplySource } from '../runs/run-conversations.port';
 import { newRunRow } from '../runs/run-lifecycle';
 import { RunRepo, type RunRow } from '../runs/run.repo';
-import type { Handoff, RunObject } from '../runs/run.schemas';
+import type { RunObject } from '../runs/run.schemas';
 import type { RunsService } from '../runs/runs.service';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
 import { ConversationRepo, type ConversationListFilter, type ConversationRow, type ConversationToPost } from './conversation.repo';
+import { ConversationRunOutcomes } from './conversation-run-outcomes';
 import {
   toConversationMessageObject,
   toConversationObject,
@@ -89,13 +89,16 @@ export function assertCustomerPhone(phone: string | undefined): void {
 /**
  * Conversations and their transcripts, and the only writer of conversation messages. A customer message
  * starts a run (a workflow per run; runs of a conversation answer in order, see RunStepsService.startRun);
- * the runs reach back through RunConversationsPort (their reply, a handoff, the reply's delivery).
+ * the runs reach back through RunConversationsPort (their reply, a handoff, the reply's delivery: its
+ * `runOutcomes`, a ConversationRunOutcomes, which also writes every agent turn).
  * Customer text is redacted before it is stored, so card numbers and national ids reach no table, log,
  * webhook or workflow history.
  */
-export class ConversationsService implements RunConversationsPort {
+export class ConversationsService {
   private readonly repo = new ConversationRepo();
   private readonly runs = new RunRepo();
+  /** What runs write into conversations (RunConversationsPort); the container hands it to the run steps. */
+  readonly runOutcomes: ConversationRunOutcomes;
 
   constructor(
     private readonly deps: {
@@ -109,7 +112,9 @@ export class ConversationsService implements RunConversationsPort {
       channels: ReplyChannels;
       log: Logger;
     },
-  ) {}
+  ) {
+    this.runOutcomes = new ConversationRunOutcomes(deps);
+  }
 
   get conversationRepo() {
     return this.repo;
@@ -358,80 +363,10 @@ export class ConversationsService implements RunConversationsPort {
     attachments?: string[];
   }): Promise<ConversationMessageObject> {
     const conversation = await this.getRow(scopeOf(input), input.conversationId);
-    const written = await this.writeAgentMessage(conversation, { ...input, content: redactText(input.content).text, attachments: input.attachments ?? [] });
+    const written = await this.runOutcomes.writeAgentMessage(conversation, { ...input, content: redactText(input.content).text, attachments: input.attachments ?? [] });
     const row = written ?? (await this.repo.getMessage(this.deps.db, input.messageId));
     if (!row) throw notFound('message', input.messageId);
     return toConversationMessageObject(row, conversation.metadata);
-  }
-
-  /**
-   * The one writer of agent turns: the message (idempotent by its id) and, when it is new, its
-   * conversation.message event, both in `tx` when given (a run's finishing transaction commits them with
-   * the run). Undefined when the message was written before.
-   */
-  private async writeAgentMessage(
-    conversation: ConversationRow,
-    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null },
-    tx?: Transaction<DB>,
-  ) {
-    const row = await this.repo.insertMessage(tx ?? this.deps.db, {
-      id: input.messageId,
-      account_id: conversation.account_id,
-      livemode: conversation.livemode,
-      conversation_id: conversation.id,
-      role: 'agent',
-      channel: input.channel,
-      content: input.content,
-      attachments: JSON.stringify(input.attachments),
-      run_id: input.runId,
-    });
-    if (!row) return undefined;
-    const object = toConversationMessageObject(row, conversation.metadata);
-    await this.deps.events.emit(
-      { accountId: conversation.account_id, livemode: conversation.livemode, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') },
-      { tx },
-    );
-    return row;
-  }
-
-  // ── RunConversationsPort: what a run needs from its conversation ─────────
-  async shapeRunReply(input: { channel: ConversationChannel; accountId: string; conversation: ConversationRow; runId: string; text: string; sources: RunReplySource[] }) {
-    const { channel, ...toShape } = input;
-    const content = await this.deps.channels.shapeReply(channel, toShape);
-    return { content, attachments: this.deps.channels.replyAttachments(channel, toShape) };
-  }
-
-  sendsAfterRun(channel: ConversationChannel): boolean {
-    return this.deps.channels.sendsAfterRun(channel);
-  }
-
-  async appendRunReply(
-    tx: Transaction<DB>,
-    input: { conversation: ConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
-  ): Promise<void> {
-    await this.writeAgentMessage(input.conversation, input, tx);
-  }
-
-  async handOff(tx: Transaction<DB>, input: { conversation: ConversationRow; runId: string; handoff: Handoff }): Promise<void> {
-    const { conversation } = input;
-    const row = await this.repo.setStatus(tx, conversation.id, 'handed_off', { handoff: JSON.stringify(input.handoff) });
-    if (!row) return;
-    await this.deps.events.emit(
-      {
-        accountId: conversation.account_id,
-        livemode: conversation.livemode,
-        type: 'conversation.handoff',
-        data: { ...toConversationObject(row), run_id: input.runId },
-        eventId: derivedId(IdPrefix.event, input.runId, 'conversation.handoff'),
-      },
-      { tx },
-    );
-  }
-
-  async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {
-    const [message, conversation] = await Promise.all([this.repo.getMessage(this.deps.db, input.messageId), this.repo.getConversation(this.deps.db, input.conversationId)]);
-    if (!message || !conversation) return;
-    await this.deps.channels.deliverReply(input.channel, { conversation, message: toConversationMessageObject(message, conversation.metadata), runId: input.runId });
   }
 
   async listMessages(input: Scope & { conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {

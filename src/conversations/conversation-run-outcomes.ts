@@ -1,0 +1,97 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ReplyChannels } from '../channels/reply-channels';
+import type { DB } from '../db/schema';
+import type { ConversationChannel } from '../db/tables/agents';
+import { derivedId, IdPrefix } from '../domain/ids';
+import type { RunConversationsPort, RunReplySource } from '../runs/run-conversations.port';
+import type { Handoff } from '../runs/run.schemas';
+import type { EventsService } from '../webhooks/events.service';
+import { ConversationRepo, type ConversationRow } from './conversation.repo';
+import { toConversationMessageObject, toConversationObject } from './conversation.schemas';
+
+/**
+ * The conversation side of a run's outcome (RunConversationsPort: its reply shaped and written as the
+ * agent's turn, a handoff, the reply's delivery) and the one writer of agent turns. ConversationsService
+ * holds one (`runOutcomes`) beside the API and channel side (conversations, customer and human messages, runs started).
+ */
+export class ConversationRunOutcomes implements RunConversationsPort {
+  private readonly repo = new ConversationRepo();
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      events: EventsService;
+      /** Shapes and sends replies on the conversation's channel (sms, email, voice); chat only stores them. */
+      channels: ReplyChannels;
+    },
+  ) {}
+
+  async shapeRunReply(input: { channel: ConversationChannel; accountId: string; conversation: ConversationRow; runId: string; text: string; sources: RunReplySource[] }) {
+    const { channel, ...toShape } = input;
+    const content = await this.deps.channels.shapeReply(channel, toShape);
+    return { content, attachments: this.deps.channels.replyAttachments(channel, toShape) };
+  }
+
+  sendsAfterRun(channel: ConversationChannel): boolean {
+    return this.deps.channels.sendsAfterRun(channel);
+  }
+
+  async appendRunReply(
+    tx: Transaction<DB>,
+    input: { conversation: ConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
+  ): Promise<void> {
+    await this.writeAgentMessage(input.conversation, input, tx);
+  }
+
+  async handOff(tx: Transaction<DB>, input: { conversation: ConversationRow; runId: string; handoff: Handoff }): Promise<void> {
+    const { conversation } = input;
+    const row = await this.repo.setStatus(tx, conversation.id, 'handed_off', { handoff: JSON.stringify(input.handoff) });
+    if (!row) return;
+    await this.deps.events.emit(
+      {
+        accountId: conversation.account_id,
+        livemode: conversation.livemode,
+        type: 'conversation.handoff',
+        data: { ...toConversationObject(row), run_id: input.runId },
+        eventId: derivedId(IdPrefix.event, input.runId, 'conversation.handoff'),
+      },
+      { tx },
+    );
+  }
+
+  async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {
+    const [message, conversation] = await Promise.all([this.repo.getMessage(this.deps.db, input.messageId), this.repo.getConversation(this.deps.db, input.conversationId)]);
+    if (!message || !conversation) return;
+    await this.deps.channels.deliverReply(input.channel, { conversation, message: toConversationMessageObject(message, conversation.metadata), runId: input.runId });
+  }
+
+  /**
+   * The one writer of agent turns: the message (idempotent by its id) and, when it is new, its
+   * conversation.message event, both in `tx` when given (a run's finishing transaction commits them with
+   * the run). Undefined when the message was written before.
+   */
+  async writeAgentMessage(
+    conversation: ConversationRow,
+    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null },
+    tx?: Transaction<DB>,
+  ) {
+    const row = await this.repo.insertMessage(tx ?? this.deps.db, {
+      id: input.messageId,
+      account_id: conversation.account_id,
+      livemode: conversation.livemode,
+      conversation_id: conversation.id,
+      role: 'agent',
+      channel: input.channel,
+      content: input.content,
+      attachments: JSON.stringify(input.attachments),
+      run_id: input.runId,
+    });
+    if (!row) return undefined;
+    const object = toConversationMessageObject(row, conversation.metadata);
+    await this.deps.events.emit(
+      { accountId: conversation.account_id, livemode: conversation.livemode, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') },
+      { tx },
+    );
+    return row;
+  }
+}
