@@ -9,6 +9,10 @@ const belowHttp = [
 ];
 // src/sms is a floor below src/channels: the sms conversation adapter uses the sms area, never the reverse.
 const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms never imports src/channels (channels use sms, never the reverse).' };
+// The areas a channel adapter calls (conversations and their runs, agents, knowledge, numbers) are floors below
+// src/channels too: they reach a channel only through a port (ReplyChannel in conversations, InboundChannelPort).
+const belowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'This area is below src/channels: reach a channel through its port (conversations/reply-channels.ts, domain/channels.ts).' };
+const areasBelowChannels = ['src/{runs,conversations,agents,knowledge,numbers}/**/*.ts'];
 
 // src/config is the lowest floor: the only reader of process.env, it depends on zod alone.
 const configZodOnly = { regex: '^(?!zod$|\\./)', message: 'src/config depends on zod only (and its own slices).' };
@@ -70,6 +74,17 @@ export default tseslint.config(
     files: ['src/sms/**/*.routes.ts'],
     ...tsFiles,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [smsBelowChannels] }] },
+  },
+  {
+    files: areasBelowChannels,
+    ignores: ['src/**/*.routes.ts'],
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...belowHttp, belowChannels] }] },
+  },
+  {
+    files: areasBelowChannels.map((g) => g.replace('*.ts', '*.routes.ts')),
+    ...tsFiles,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [belowChannels] }] },
   },
   {
     files: ['src/config/**/*.ts'],

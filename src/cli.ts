@@ -7,7 +7,7 @@ import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
 import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
 import { SendersService } from './numbers/senders.service';
-import type { VoiceCallFlowInput } from './channels/voice/call-flow.schemas';
+import type { VoiceCallFlowInput } from './numbers/call-flow.schemas';
 import { EmailAddressesService } from './channels/email/email-addresses.service';
 
 const usage = `Usage:

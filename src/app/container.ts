@@ -9,7 +9,7 @@ import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
-import { ReplyChannels } from '../channels/reply-channels';
+import { ReplyChannels } from '../conversations/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';

@@ -1,7 +1,7 @@
 import type { ConversationsService } from '../conversations/conversations.service';
 
 export type { InboundChannelPort } from '../domain/channels';
-export type { ReplyChannel } from './reply-channels';
+export type { ReplyChannel } from '../conversations/reply-channels';
 
 /**
  * What every channel adapter's inbound side posts to: a customer message arrives → its conversation

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { ReplyChannels } from '../channels/reply-channels';
+import type { ReplyChannels } from './reply-channels';
 import type { DB } from '../db/schema';
 import type { ConversationChannel } from '../db/tables/agents';
 import { derivedId, IdPrefix } from '../domain/ids';

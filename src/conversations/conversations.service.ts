@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
-import type { ReplyChannels } from '../channels/reply-channels';
+import type { ReplyChannels } from './reply-channels';
 import { parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';

@@ -19,7 +19,7 @@ export const isE164 = (value: string) => E164_PATTERN.test(value);
  * provider's speech webhook) and the adapter posts it to its conversation. Every adapter implements this
  * one interface; it is declared here, below the SMS area and the channels, so the SMS area hands an
  * inbound SMS up to the sms adapter without importing src/channels. The outbound port is ReplyChannel
- * (src/channels/reply-channels.ts).
+ * (src/conversations/reply-channels.ts).
  */
 export interface InboundChannelPort<TInbound, TResult = void> {
   readonly channel: ConversationChannel;

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { PhoneNumberTable } from '../db/tables/sms';
 import { z } from '../domain/api-schema';
-import { VoiceCallFlowSchema, type VoiceCallFlow } from '../channels/voice/call-flow.schemas';
+import { VoiceCallFlowSchema, type VoiceCallFlow } from './call-flow.schemas';
 
 /** The phone number object: the API's response schema, the presenter's type and the OpenAPI entry. */
 export const PhoneNumberSchema = z

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { parseRecipient } from '../domain/phone-addresses';
-import { connectAgentOf, VoiceCallFlowSchema, type VoiceCallFlowInput } from '../channels/voice/call-flow.schemas';
+import { connectAgentOf, VoiceCallFlowSchema, type VoiceCallFlowInput } from './call-flow.schemas';
 import { PhoneNumberRepo } from './phone-number.repo';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';

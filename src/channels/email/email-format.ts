@@ -1,4 +1,4 @@
-import type { CitedSource } from '../reply-channels';
+import type { CitedSource } from '../../conversations/reply-channels';
 import { quoteText } from './email-threading';
 
 /** Sources linked under a reply, at most. */

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors';
 import { derivedId, IdPrefix } from '../../domain/ids';
 import type { Logger } from '../../observability/logger';
 import type { EventsService } from '../../webhooks/events.service';
-import type { ReplyChannel, ReplyToShape } from '../reply-channels';
+import type { ReplyChannel, ReplyToShape } from '../../conversations/reply-channels';
 import { renderEmail, shapeEmailReplyText } from './email-format';
 import { replyReferences, replySubject, threadSubjectKey } from './email-threading';
 import type { EmailTrackingService } from './email-tracking.service';

@@ -4,7 +4,7 @@ import type { ShortLinksService } from '../../links/short-links.service';
 import type { MessagesService } from '../../sms/messages.service';
 import type { PhoneNumbersService } from '../../numbers/phone-numbers.service';
 import type { Logger } from '../../observability/logger';
-import type { ReplyChannel, ReplyToShape } from '../reply-channels';
+import type { ReplyChannel, ReplyToShape } from '../../conversations/reply-channels';
 import { isE164 } from '../../domain/channels';
 import { shapeSmsReply } from './sms-reply-shaping';
 

@@ -10,10 +10,11 @@ import { derivedId, IdPrefix } from '../../domain/ids';
 import type { Logger } from '../../observability/logger';
 import type { PhoneNumbersService } from '../../numbers/phone-numbers.service';
 import type { RunObject } from '../../runs/run.schemas';
+import { isTerminalRun } from '../../runs/run-lifecycle';
 import type { RunsService } from '../../runs/runs.service';
 import type { EventsService, EventTransaction } from '../../webhooks/events.service';
 import { CALL_STATUS_RANK, CallRepo, type CallRow } from './call.repo';
-import { VoiceCallFlowSchema, type VoiceCallFlow } from './call-flow.schemas';
+import { VoiceCallFlowSchema, type VoiceCallFlow } from '../../numbers/call-flow.schemas';
 import { toCallObject, type CallStatusParams, type IncomingCallParams, type RecordingParams, type SpeechResultParams } from './call.schemas';
 import { toTwiml, type TwimlVerb } from './twiml';
 import type { Scope } from '../../domain/principal';
@@ -226,7 +227,7 @@ export class VoiceCallsService implements InboundChannelPort<{ params: SpeechRes
       if (run.reply) return toTwiml([{ verb: 'gather', actionUrl: this.webhookUrl(VOICE_WEBHOOK_PATHS.speech), prompt: run.reply.content }], call.language);
       return this.transfer(call, { conversationId, runId: run.id });
     }
-    if (run.status === 'failed' || run.status === 'expired') return this.transfer(call, { conversationId, runId: run.id, reason: SORRY });
+    if (isTerminalRun(run.status)) return this.transfer(call, { conversationId, runId: run.id, reason: SORRY });
     // queued, in_progress, or requires_action (an approval or an async tool result): wait a little, then a human takes over.
     if (waits >= MAX_WAITS) return this.transfer(call, { conversationId, runId: run.id });
     const url = this.webhookUrl(VOICE_WEBHOOK_PATHS.wait, { run: run.id, waits: String(waits + 1) });

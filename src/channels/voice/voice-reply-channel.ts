@@ -1,4 +1,4 @@
-import type { ReplyChannel, ReplyToShape } from '../reply-channels';
+import type { ReplyChannel, ReplyToShape } from '../../conversations/reply-channels';
 import { toSpokenText } from './spoken-text';
 
 /**

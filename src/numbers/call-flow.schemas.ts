@@ -1,5 +1,5 @@
-import { z } from '../../domain/api-schema';
-import { E164_PATTERN } from '../../domain/channels';
+import { z } from '../domain/api-schema';
+import { E164_PATTERN } from '../domain/channels';
 
 const E164 = z.string().regex(E164_PATTERN, 'an E.164 number such as +14155550123');
 

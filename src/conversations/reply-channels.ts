@@ -1,5 +1,5 @@
-import type { ConversationRow } from '../conversations/conversation.repo';
-import type { ConversationMessageObject } from '../conversations/conversation.schemas';
+import type { ConversationRow } from './conversation.repo';
+import type { ConversationMessageObject } from './conversation.schemas';
 import type { ConversationChannel } from '../db/tables/agents';
 
 /** A source the reply cites (the run's retrieval items marked cited), in citation order. */
