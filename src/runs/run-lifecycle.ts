@@ -146,7 +146,7 @@ export type MovedRun = RunRow & { next_queued_run_id: string | null };
  * undefined when the run was not in a status the move starts from (a retried step, or another move won).
  * The events are numbered after the stream's last one; two writers appending at once collide on the
  * stream's key and the loser's statement fails whole (its step is retried). `notify`: a channel to
- * pg_notify the run's id on when the move commits (RunNotifier wakes other processes' waiters).
+ * pg_notify `<run id>:<new status>` on when the move commits (RunNotifier wakes other processes' waiters).
  */
 export async function moveRun(
   db: Db,
@@ -180,7 +180,7 @@ export async function moveRun(
       sql<string | null>`(select q.id from runs q where q.conversation_id = moved.conversation_id and q.status = 'queued'
         and (q.created_at, q.id) > (moved.created_at, moved.id) order by q.created_at, q.id limit 1)`.as('next_queued_run_id'),
     );
-  if (opts.notify) q = q.select(sql<unknown>`pg_notify(${opts.notify}, moved.id)`.as('notified'));
+  if (opts.notify) q = q.select(sql<unknown>`pg_notify(${opts.notify}, moved.id || ':' || moved.status)`.as('notified'));
   const row = (await q.executeTakeFirst()) as (MovedRun & { notified?: unknown }) | undefined;
   if (!row) return undefined;
   const { notified: _notified, ...moved } = row;

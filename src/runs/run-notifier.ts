@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
+import type { RunStatus } from '../db/tables/agents';
 import type { Logger } from '../observability/logger';
 import { pgListen, type PgListener } from '../platform/pg-listen';
 
@@ -25,7 +26,10 @@ export class RunNotifier {
     const listener = pgListen({
       url: this.deps.databaseUrl,
       channel: CHANNEL,
-      onNotification: (runId) => runId && this.local.emit(runId),
+      onNotification: (payload) => {
+        const [runId, status] = payload.split(':');
+        if (runId) this.local.emit(runId, status || undefined);
+      },
       onDisconnected: (err) => this.deps.log.warn({ err }, 'Run notification listener lost; waiters poll until it is back'),
     });
     this.listener = listener;
@@ -61,22 +65,31 @@ export class RunNotifier {
     return this.deps.notifyAcrossProcesses ? CHANNEL : undefined;
   }
 
-  /** The in-process half of `publish` (waiters in this process), once the write has committed. */
-  notifyLocally(runId: string): void {
-    this.local.emit(runId);
+  /**
+   * The in-process half of `publish` (waiters in this process), once the write has committed. `status`: the
+   * run's status after a move, so a waiter for an ending status need not read the run on a step it skips.
+   */
+  notifyLocally(runId: string, status?: RunStatus): void {
+    this.local.emit(runId, status);
   }
 
-  /** Resolves on the next notification for the run, or after `pollMs` (whichever first). */
-  async next(runId: string, pollMs: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves on the next notification for the run, or after `pollMs` (whichever first). With `wakesOn`, a
+   * notification that names a status `wakesOn` refuses is let pass (one that names none always wakes).
+   */
+  async next(runId: string, pollMs: number, signal?: AbortSignal, wakesOn?: (status: RunStatus) => boolean): Promise<void> {
     await new Promise<void>((resolve) => {
+      const onNotification = (status?: RunStatus) => {
+        if (status === undefined || !wakesOn || wakesOn(status)) done();
+      };
       const done = () => {
         clearTimeout(timer);
-        this.local.off(runId, done);
+        this.local.off(runId, onNotification);
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, pollMs);
-      this.local.once(runId, done);
+      this.local.on(runId, onNotification);
       signal?.addEventListener('abort', done, { once: true });
     });
   }

@@ -94,8 +94,8 @@ export class RunStepsService {
     if (isTerminalRun(run.status)) return { status: run.status };
     if (run.status === 'queued') {
       if (earlierOpenRunId) return { status: 'queued' };
-      await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyChannel });
-      this.deps.notifier.notifyLocally(run.id);
+      const started = await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyChannel });
+      this.deps.notifier.notifyLocally(run.id, started?.status);
     }
     const topic = matchRestrictedTopic({ text: message.content, topics: config.guardrails.restricted_topics });
     if (!topic) return { status: 'in_progress' };
@@ -213,7 +213,7 @@ export class RunStepsService {
       });
       if (moved) await this.emitRunEvent(tx, moved, 'run.requires_action', calls, conversation.metadata);
     });
-    this.deps.notifier.notifyLocally(input.runId);
+    this.deps.notifier.notifyLocally(input.runId, 'requires_action');
   }
 
   /** After the wait: expires what is still pending when `expire`, resumes the run, returns the calls' statuses. */
@@ -221,8 +221,8 @@ export class RunStepsService {
     const { db } = this.deps;
     if (input.expire) await expireToolCalls(db, input.toolCallIds);
     const calls = (await this.repo.listToolCalls(db, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
-    await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyChannel });
-    this.deps.notifier.notifyLocally(input.runId);
+    const resumed = await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyChannel });
+    this.deps.notifier.notifyLocally(input.runId, resumed?.status);
     return calls.map((c) => ({ id: c.id, status: c.status }));
   }
 
@@ -332,7 +332,7 @@ export class RunStepsService {
 
   /** A finished run wakes its waiters in this process and lets the conversation's next queued run start. */
   private async afterFinish(run: MovedRun) {
-    this.deps.notifier.notifyLocally(run.id);
+    this.deps.notifier.notifyLocally(run.id, run.status);
     if (run.next_queued_run_id) await this.deps.workflows.signalIfRunning(agentRunWorkflowId(run.next_queued_run_id), previousRunFinishedSignal);
   }
 

@@ -6,9 +6,14 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { agentRunWorkflowId, toolCallResolvedSignal } from '../../workflows/shared/runs.contracts';
 import type { RunNotifier } from './run-notifier';
 import { moveToolCall, RUN_WAIT_ENDS } from './run-lifecycle';
+import type { RunStatus } from '../db/tables/agents';
 import { RunRepo, type RunRow, type RunView } from './run.repo';
 import { toRunObject, type RunObject } from './run.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
+
+/** Whether a run in this status ends a wait (POST …/messages with wait_ms, GET with wait). */
+const endsWait = (status: RunStatus) => RUN_WAIT_ENDS.includes(status);
+
 /** Waiters re-read Postgres this often even without a notification. */
 const POLL_MS = 250;
 
@@ -53,7 +58,8 @@ export class RunsService {
     for (;;) {
       const remaining = deadline - Date.now();
       // Subscribed before reading, so a change between the read and the wait is not missed.
-      const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal) : undefined;
+      // A notification naming a status the wait does not end on (in_progress) costs no read.
+      const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal, endsWait) : undefined;
       if (read || !wake) {
         const view = await this.view(input.runId);
         if (!wake || RUN_WAIT_ENDS.includes(view.run.status) || input.signal?.aborted) return present(view);
