@@ -10,6 +10,8 @@ import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
 import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
+import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
+import { registerCallRoutes } from '../channels/voice/calls.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
 import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
@@ -38,6 +40,8 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAgentRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
+  registerEmailAddressRoutes(deps);
+  registerCallRoutes(deps);
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import type { DB } from '../../db/schema';
 import type { EmailAddressTable, EmailMessageTable, EmailStatus } from '../../db/tables/email';
 import { inScope, type Scope } from '../../db/scope';
+import { paginate, type PageParams } from '../../db/pagination';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type EmailAddressRow = Selectable<EmailAddressTable>;
@@ -34,8 +35,28 @@ export class EmailRepo {
     return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).orderBy('created_at').orderBy('id').execute();
   }
 
-  async setAddressAgent(db: Db, scope: Scope, id: string, agentId: string | null) {
-    return db.updateTable('email_addresses').set({ agent_id: agentId }).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
+  async listAddressPage(db: Kysely<DB>, scope: Scope, page: PageParams) {
+    return paginate(db, 'email_addresses', db.selectFrom('email_addresses').selectAll().where(inScope(scope)), page);
+  }
+
+  /** Whether an account other than `accountId` holds an address on `domain` (either mode). */
+  async domainHeldByAnother(db: Db, accountId: string, domain: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('email_addresses')
+      .select('id')
+      .where('account_id', '<>', accountId)
+      .where(sql<boolean>`lower(split_part(address, '@', 2)) = ${domain.toLowerCase()}`)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async updateAddress(db: Db, scope: Scope, id: string, set: { agent_id?: string | null; display_name?: string | null }) {
+    return db.updateTable('email_addresses').set(set).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async deleteAddress(db: Db, scope: Scope, id: string) {
+    return db.deleteFrom('email_addresses').where(inScope(scope)).where('id', '=', id).returning('id').executeTakeFirst();
   }
 
   /** Inserts unless the same Message-ID (account) or transcript message already has its row; returns the row either way. */
