@@ -13,6 +13,7 @@ import { ReplyChannels } from '../conversations/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
+import { TestHelpersService } from '../test-helpers/test-helpers.service';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
 import { EmailReplyChannel } from '../channels/email/email-reply-channel';
 import { EmailTrackingService } from '../channels/email/email-tracking.service';
@@ -131,9 +132,10 @@ export function createServices(deps: ServiceDeps) {
     turnWaitMs: config.voice.turnWaitMs,
   });
   const calls = new CallsService({ db });
+  const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, calls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

@@ -12,6 +12,7 @@ import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
 import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
 import { registerCallRoutes } from '../channels/voice/calls.routes';
+import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
 import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
@@ -42,6 +43,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
   registerCallRoutes(deps);
+  registerTestHelperRoutes(deps);
 }
 
 /**

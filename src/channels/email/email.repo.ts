@@ -18,11 +18,13 @@ export class EmailRepo {
     return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  /** The registered address among `addresses` (most specific first), whoever owns it. */
-  async findAddress(db: Db, addresses: string[]) {
+  /** The registered address among `addresses` (most specific first), whoever owns it (or only the scope's). */
+  async findAddress(db: Db, addresses: string[], scope?: Scope) {
     if (addresses.length === 0) return undefined;
     const lower = addresses.map((a) => a.toLowerCase());
-    const rows = await db.selectFrom('email_addresses').selectAll().where(sql<boolean>`lower(address) in (${sql.join(lower)})`).execute();
+    let q = db.selectFrom('email_addresses').selectAll().where(sql<boolean>`lower(address) in (${sql.join(lower)})`);
+    if (scope) q = q.where(inScope(scope));
+    const rows = await q.execute();
     return lower.map((a) => rows.find((r) => r.address.toLowerCase() === a)).find((r) => r !== undefined);
   }
 
