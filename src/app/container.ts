@@ -28,6 +28,7 @@ import type { SmsCarriers } from '../sms/carrier';
 import { SmsInboundAdapter } from '../channels/sms/sms-inbound.adapter';
 import { SmsReplyChannel } from '../channels/sms/sms-reply.channel';
 import { ShortLinksService } from '../links/short-links.service';
+import { CitationPagesService } from '../knowledge/citation-pages.service';
 import { InboundSmsService } from '../sms/inbound-sms.service';
 import { MessageDeliveryService } from '../sms/message-delivery.service';
 import { MessagesService } from '../sms/messages.service';
@@ -89,6 +90,7 @@ export function createServices(deps: ServiceDeps) {
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const citationPages = new CitationPagesService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
@@ -122,6 +124,7 @@ export function createServices(deps: ServiceDeps) {
     events,
     workflows,
     notifier: runNotifier,
+    citationPages,
     planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
@@ -135,7 +138,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

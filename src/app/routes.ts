@@ -22,6 +22,7 @@ import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from './route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
+import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
@@ -48,12 +49,13 @@ export function registerApiRoutes(deps: RouteDeps): void {
 
 /**
  * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
- * OpenAPI document): a customer's phone following a short link, mail relays and mail clients. Each
+ * OpenAPI document): a customer's phone following a short link or a citation page, mail relays and mail clients. Each
  * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
  * function here (voice webhooks are mounted before the per-address limiter, in src/app/create-app.ts).
  */
 export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
   registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });
+  registerCitationPageRoutes(router, { citationPages: deps.services.citationPages });
   registerEmailRoutes(router, deps);
 }
 

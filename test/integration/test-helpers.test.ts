@@ -12,6 +12,7 @@ import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
 import { fictionalNumber } from '../support/twilio-voice';
+import { waitForSource } from './knowledge-helpers';
 
 /**
  * Test helpers drive each channel end to end without a carrier, a mail relay or a voice provider: a test
@@ -180,5 +181,51 @@ describe('test helpers (test mode)', () => {
     const unknown = await live('POST', '/v1/no_such_thing', {});
     assert.equal(unknown.body.error.type, 'not_found_error');
     assert.equal((await f.call('GET', '/v1/messages?direction=inbound')).body.data.length, 0, 'nothing was received');
+  });
+
+  it('an SMS reply citing an uploaded document carries a link to the passage\'s page, revoked with the source', async () => {
+    const f = await channelAgent();
+    const markdown = '# Returns handbook\n\n## Damaged items\n\nA damaged item is replaced free of charge within 30 days when you send us a photo of the damage.\n';
+    const form = new FormData();
+    form.append('file', new Blob([markdown], { type: 'text/markdown' }), 'returns.md');
+    const file = (await (await fetch(`${ctx.stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${f.apiKey}` }, body: form })).json()) as any;
+    const src = await f.call('POST', `/v1/knowledge_bases/${f.knowledgeBaseId}/sources`, { type: 'document', file_id: file.id, refresh: 'manual' });
+    assert.equal(src.status, 202, JSON.stringify(src.body));
+    await waitForSource(f.call, f.knowledgeBaseId, src.body.id, 'ready');
+
+    const customer = '+447400123459';
+    await f.call('POST', '/v1/test_helpers/inbound_messages', { from: customer, to: f.number, body: 'Is a damaged item replaced free of charge?' });
+    const reply = await pollUntil('the agent reply citing the document', async () => {
+      const m = (await f.call('GET', `/v1/messages?direction=outbound&to=${encodeURIComponent(customer)}`)).body.data[0];
+      return m && m;
+    });
+    const short = /https?:\/\/\S+\/l\/[0-9A-Za-z]{10}/.exec(reply.body)?.[0];
+    assert.ok(short, `a short link in: ${reply.body}`);
+    const code = short.split('/l/')[1];
+    const hop = await fetch(`${ctx.stack.baseUrl}/l/${code}`, { redirect: 'manual' });
+    assert.equal(hop.status, 302);
+    const page = hop.headers.get('location')!;
+    assert.match(page, new RegExp(`^${PUBLIC_BASE_URL}/c/[A-Za-z0-9_-]{32}$`));
+    const path = new URL(page).pathname;
+
+    const run = (await f.call('GET', '/v1/conversations')).body.data.find((c: any) => c.customer.phone === customer);
+    const transcript = (await f.call('GET', `/v1/conversations/${run.id}/messages`)).body.data;
+    const runObject = (await f.call('GET', `/v1/runs/${transcript[0].run_id}`)).body;
+    const cited = runObject.retrieval.filter((r: any) => r.cited);
+    assert.deepEqual(cited.map((r: any) => [r.source_id, r.url]), [[src.body.id, page]], 'the run shows the page as the cited url');
+
+    const served = await fetch(`${ctx.stack.baseUrl}${path}`);
+    assert.equal(served.status, 200);
+    assert.match(served.headers.get('content-type') ?? '', /text\/html/);
+    const text = await served.text();
+    assert.match(text, /<h1>Returns handbook/);
+    assert.match(text, /Damaged items/);
+    assert.match(text, /replaced free of charge within 30 days/);
+    assert.equal((await fetch(`${ctx.stack.baseUrl}/c/${'A'.repeat(32)}`)).status, 404, 'a token never issued');
+
+    const deleted = await f.call('DELETE', `/v1/knowledge_bases/${f.knowledgeBaseId}/sources/${src.body.id}`);
+    assert.equal(deleted.status, 200);
+    const gone = await fetch(`${ctx.stack.baseUrl}${path}`);
+    assert.equal(gone.status, 404, 'revoked with its source');
   });
 });
