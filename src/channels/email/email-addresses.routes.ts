@@ -26,7 +26,7 @@ export function registerEmailAddressRoutes({ router, registry, services }: Route
   const svc = services.emailAddresses;
 
   defineRoute(router, registry, { method: 'post', path: '/v1/email_addresses', summary: 'Register an inbound email address', tag, body: CreateEmailAddressBodySchema, response: EmailAddressSchema, status: 201 },
-    ({ body, principal }) => svc.addAddress({ ...scopeOf(principal), address: body.address, displayName: body.display_name, agentId: body.agent_id }));
+    ({ body, principal }) => svc.addAddress({ ...scopeOf(principal), address: body.address, displayName: body.display_name, agentId: body.agent_id, selfService: true }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/email_addresses', summary: "List the account's email addresses", tag, query: PageQuerySchema, response: listOf(EmailAddressSchema, 'EmailAddressList') },
     ({ query, principal }) => svc.listAddressPage({ ...scopeOf(principal), page: query }));

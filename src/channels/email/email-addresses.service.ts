@@ -13,8 +13,8 @@ import type { ListObject } from '../../domain/api-schema';
 export const MAILBOX_PATTERN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /**
- * The account's inbound email addresses, created over the API (`/v1/email_addresses`), the console or the
- * CLI; the first account with an address on a domain holds the domain (another account's address there is 409). A live
+ * The account's inbound email addresses, created over the API (`/v1/email_addresses`), the console or by
+ * the operator (CLI); over the API and the console the first account with an address on a domain holds it. A live
  * agent configured for email can be attached to an address: it answers what arrives there, and its
  * replies go out from that address.
  */
@@ -23,11 +23,15 @@ export class EmailAddressesService {
 
   constructor(private readonly deps: { db: Kysely<DB>; agents: AgentsService }) {}
 
-  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string }): Promise<EmailAddressObject> {
+  /**
+   * Registers an address. `selfService` (the API, the console): the first account with an address on a
+   * domain holds it, so another account's address there is 409; the operator (CLI) is not held to that.
+   */
+  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string; selfService?: boolean }): Promise<EmailAddressObject> {
     const address = input.address.trim();
     if (!MAILBOX_PATTERN.test(address) || address.length > 254) throw new AppError('parameter_invalid', `Invalid email address: '${input.address}'`, { param: 'address' });
     const domain = address.slice(address.lastIndexOf('@') + 1);
-    if (await this.repo.domainHeldByAnother(this.deps.db, input.accountId, domain)) {
+    if (input.selfService && (await this.repo.domainHeldByAnother(this.deps.db, input.accountId, domain))) {
       throw new AppError('resource_conflict', `Addresses on ${domain} belong to another account`, { param: 'address' });
     }
     if (input.agentId) await this.checkAgent(scopeOf(input), input.agentId);
