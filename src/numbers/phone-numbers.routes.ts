@@ -4,7 +4,7 @@ import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import type { RouteDeps } from '../app/route-deps';
 import { PhoneNumberSchema } from './phone-number.schemas';
 import { scopeOf } from '../domain/principal';
-import { VoiceCallFlowSchema } from '../channels/voice/call-flow.schemas';
+import { VoiceCallFlowSchema } from './call-flow.schemas';
 
 const UpdatePhoneNumberBodySchema = z.strictObject({
   agent_id: z.string().regex(/^agt_[0-9A-Za-z]+$/).nullable().optional()
