@@ -70,7 +70,20 @@ export const AgentConfigSchema = z.strictObject({
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export type AgentConfigInput = z.input<typeof AgentConfigSchema>;
 
-/** The agent object of the API (read-only there): SPEC "Agent". */
+/** A tool as the agent object shows it: its whole definition, with whether a run must wait for approval. */
+export const AgentToolSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()).describe('JSON Schema of the arguments'),
+    endpoint: z.string().describe('the URL the service POSTs signed calls to (https in live mode; never with credentials)'),
+    timeout_ms: z.number().int(),
+    idempotent: z.boolean().describe('retried once on network errors'),
+    requires_approval: z.boolean().describe('a call waits for approval (the tool is in guardrails.requires_approval)'),
+  })
+  .openapi('AgentTool');
+
+/** The agent object of the API (read-only there): SPEC "Agent", plus the rest of the version's config. */
 export const AgentSchema = z
   .object({
     id: z.string().describe('agt_ prefix'),
@@ -80,15 +93,23 @@ export const AgentSchema = z
     status: z.enum(['live', 'draft']),
     channels: z.array(ChannelSchema),
     locales: z.array(z.string()),
+    instructions: z.string(),
     knowledge_sources: z.array(z.string()).describe('knowledge base ids'),
+    knowledge_bases: z
+      .array(z.object({ id: z.string(), filter: z.record(z.string(), FilterValueSchema).nullable().describe('metadata filter on its sources; null: none') }))
+      .describe('the knowledge bases searched, each with its filter'),
+    locale_filter_key: z.string().nullable().describe("source metadata key filtered with the customer's locale; null: none"),
     tools: z.array(z.string()).describe('tool names'),
+    tool_definitions: z.array(AgentToolSchema).describe('the tools, whole (in the order of tools)'),
     guardrails: z.object({
       requires_approval: z.array(z.string()),
       restricted_topics: z.array(z.string()),
+      restricted_topic_action: z.enum(['handoff', 'refuse']),
       confidence_floor: z.number(),
     }),
     handoff: z.object({ default_queue: z.string(), on_low_confidence: z.boolean() }),
     retrieval_required: z.boolean(),
+    timeouts: z.object({ approval_seconds: z.number().int(), tool_result_seconds: z.number().int() }),
     version: z.number().int().describe('the live version; 0 while the agent was never published'),
     created_at: z.string(),
     updated_at: z.string(),
@@ -96,8 +117,13 @@ export const AgentSchema = z
   .openapi('Agent');
 export type AgentObject = z.infer<typeof AgentSchema>;
 
-/** The API shows what conversations use: the live version, or the draft of an agent never published. */
+/**
+ * The API shows what conversations use: the live version, or the draft of an agent never published. The
+ * whole config is shown: nothing secret is part of it (tools are signed with the account's signing
+ * secret, which the agent does not hold, and a tool URL with credentials in it is refused when configured).
+ */
 export function toAgentObject(row: { id: string; livemode: boolean; live_version: number | null; created_at: Date; updated_at: Date }, config: AgentConfig): AgentObject {
+  const approval = new Set(config.guardrails.requires_approval);
   return {
     id: row.id,
     object: 'agent',
@@ -106,15 +132,29 @@ export function toAgentObject(row: { id: string; livemode: boolean; live_version
     status: row.live_version === null ? 'draft' : 'live',
     channels: config.channels,
     locales: config.locales,
+    instructions: config.instructions,
     knowledge_sources: config.knowledge_bases.map((k) => k.id),
+    knowledge_bases: config.knowledge_bases.map((k) => ({ id: k.id, filter: k.filter ?? null })),
+    locale_filter_key: config.locale_filter_key,
     tools: config.tools.map((t) => t.name),
+    tool_definitions: config.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      endpoint: t.endpoint,
+      timeout_ms: t.timeout_ms,
+      idempotent: t.idempotent,
+      requires_approval: approval.has(t.name),
+    })),
     guardrails: {
       requires_approval: config.guardrails.requires_approval,
       restricted_topics: config.guardrails.restricted_topics,
+      restricted_topic_action: config.guardrails.restricted_topic_action,
       confidence_floor: config.guardrails.confidence_floor,
     },
     handoff: config.handoff,
     retrieval_required: config.retrieval_required,
+    timeouts: config.timeouts,
     version: row.live_version ?? 0,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

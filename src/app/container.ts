@@ -12,6 +12,8 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../conversations/reply-channels';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
+import { CallsService } from '../channels/voice/calls.service';
+import { TestHelpersService } from '../test-helpers/test-helpers.service';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
 import { EmailReplyChannel } from '../channels/email/email-reply-channel';
 import { EmailTrackingService } from '../channels/email/email-tracking.service';
@@ -26,6 +28,7 @@ import type { SmsCarriers } from '../sms/carrier';
 import { SmsInboundAdapter } from '../channels/sms/sms-inbound.adapter';
 import { SmsReplyChannel } from '../channels/sms/sms-reply.channel';
 import { ShortLinksService } from '../links/short-links.service';
+import { CitationPagesService } from '../knowledge/citation-pages.service';
 import { InboundSmsService } from '../sms/inbound-sms.service';
 import { MessageDeliveryService } from '../sms/message-delivery.service';
 import { MessagesService } from '../sms/messages.service';
@@ -87,6 +90,7 @@ export function createServices(deps: ServiceDeps) {
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const citationPages = new CitationPagesService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
@@ -120,6 +124,7 @@ export function createServices(deps: ServiceDeps) {
     events,
     workflows,
     notifier: runNotifier,
+    citationPages,
     planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
@@ -129,9 +134,11 @@ export function createServices(deps: ServiceDeps) {
     publicBaseUrl: config.http.publicBaseUrl,
     turnWaitMs: config.voice.turnWaitMs,
   });
+  const calls = new CallsService({ db });
+  const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

@@ -10,15 +10,20 @@ import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
 import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
+import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
+import { registerCallRoutes } from '../channels/voice/calls.routes';
+import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
 import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
 import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
+import { registerConsoleChannelRoutes } from '../console/console-channels.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from './route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
+import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
@@ -38,16 +43,20 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAgentRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
+  registerEmailAddressRoutes(deps);
+  registerCallRoutes(deps);
+  registerTestHelperRoutes(deps);
 }
 
 /**
  * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
- * OpenAPI document): a customer's phone following a short link, mail relays and mail clients. Each
+ * OpenAPI document): a customer's phone following a short link or a citation page, mail relays and mail clients. Each
  * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
  * function here (voice webhooks are mounted before the per-address limiter, in src/app/create-app.ts).
  */
 export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
   registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });
+  registerCitationPageRoutes(router, { citationPages: deps.services.citationPages });
   registerEmailRoutes(router, deps);
 }
 
@@ -56,5 +65,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes]);
 }

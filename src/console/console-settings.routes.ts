@@ -8,14 +8,16 @@ import { scopeOf } from '../domain/principal';
 
 const EndpointSchema = z.object({ url: z.string().trim().min(1, 'Enter the https URL of your endpoint'), events: z.string().trim().default('*'), description: z.string().trim().max(500).optional() });
 const AttachSchema = z.object({ agent_id: z.string().default('') });
+const CallFlowFormSchema = z.object({ voice_call_flow: z.string().max(20_000).default('') });
 const KeySchema = z.object({ name: z.string().trim().max(100).default('console') });
 
-/** Numbers and senders, webhook endpoints (secrets shown once, deliveries, redeliver) and API keys. */
+/** Numbers (agent, call flow) and senders, webhook endpoints (secrets shown once, deliveries, redeliver) and API keys. */
 export function registerConsoleSettingsRoutes(router: Router, { services }: ConsoleDeps) {
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const NUMBER_NOTICES = new Map([
     ['attached', 'The number is answered by the agent now.'],
     ['detached', 'The number has no agent now.'],
+    ['call_flow', 'The call flow is saved.'],
   ]);
 
   async function renderNumbers(res: Response, extra: { notice?: string; error?: string; status?: number } = {}) {
@@ -45,6 +47,26 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
     try {
       const n = await services.phoneNumbers.attachAgent({ ...scopeOf(session), phoneNumberId: idOf(req), agentId: body.agent_id || null });
       res.redirect(303, `/console/numbers?done=${n.agent_id ? 'attached' : 'detached'}`);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      await renderNumbers(res, { error: err.message, status: 422 });
+    }
+  }));
+
+  router.post('/numbers/:id/call_flow', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const text = CallFlowFormSchema.parse(req.body).voice_call_flow.trim();
+    try {
+      let flow: unknown = null;
+      if (text !== '') {
+        try {
+          flow = JSON.parse(text);
+        } catch {
+          throw new AppError('parameter_invalid', 'The call flow is not valid JSON', { param: 'voice_call_flow' });
+        }
+      }
+      await services.phoneNumbers.updatePhoneNumber({ ...scopeOf(session), phoneNumberId: idOf(req), flow: flow as never });
+      res.redirect(303, '/console/numbers?done=call_flow');
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await renderNumbers(res, { error: err.message, status: 422 });

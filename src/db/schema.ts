@@ -3,7 +3,7 @@ import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndp
 import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsOutboxTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
-import type { ShortLinkTable } from './tables/links';
+import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
 import type { EmailAddressTable, EmailMessageTable } from './tables/email';
@@ -43,6 +43,7 @@ export interface DB {
   run_events: RunEventTable;
   knowledge_embeddings: KnowledgeEmbeddingTable;
   short_links: ShortLinkTable;
+  citation_pages: CitationPageTable;
   console_users: ConsoleUserTable;
   console_sessions: ConsoleSessionTable;
   console_sign_in_links: ConsoleSignInLinkTable;

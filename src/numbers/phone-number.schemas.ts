@@ -11,9 +11,9 @@ export const PhoneNumberSchema = z
     livemode: z.boolean().describe('true in live mode, false in test mode'),
     number: z.string(),
     country: z.string().nullable(),
-    agent_id: z.string().nullable().describe('live agent answering inbound messages (attached in the console)'),
+    agent_id: z.string().nullable().describe("live agent answering inbound messages (attached over the API or in the console)"),
     help_text: z.string().nullable(),
-    voice_call_flow: VoiceCallFlowSchema.nullable().describe('what an inbound call hears and who answers it (set in the console or the CLI); null: no calls'),
+    voice_call_flow: VoiceCallFlowSchema.nullable().describe("what an inbound call hears and who answers it (set over the API, in the console or the CLI); null: no calls"),
     created_at: z.string(),
   })
   .openapi('PhoneNumber');

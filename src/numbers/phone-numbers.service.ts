@@ -12,8 +12,9 @@ import { toPhoneNumberObject, type PhoneNumberObject } from './phone-number.sche
 import { scopeOf, type Scope } from '../domain/principal';
 
 /**
- * The account's phone numbers. They are provisioned by operators (CLI, console) and read-only through
- * the API; outbound messages may use one as `from`, inbound messages to one belong to its account.
+ * The account's phone numbers. They are provisioned by operators (CLI, console); over the API a number's
+ * SMS agent and call flow can be changed. Outbound messages may use one as `from`, inbound messages to
+ * one belong to its account.
  */
 export class PhoneNumbersService {
   private readonly repo = new PhoneNumberRepo();
@@ -53,14 +54,23 @@ export class PhoneNumbersService {
    * account's, live, and configured for sms (422 agent_not_live / channel_not_supported otherwise).
    */
   async attachAgent(input: Scope & { phoneNumberId: string; agentId: string | null }): Promise<PhoneNumberObject> {
+    return this.updatePhoneNumber(input);
+  }
+
+  /**
+   * Changes what the API may change of a number: its SMS agent (`agentId`, null detaches) and its call flow
+   * (`flow`, null: no calls). Everything is checked before anything is written, so a refused update
+   * changes nothing; what is not given stays.
+   */
+  async updatePhoneNumber(input: Scope & { phoneNumberId: string; agentId?: string | null; flow?: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
     await this.getPhoneNumber(input);
-    if (input.agentId !== null) {
-      const live = await this.deps.agents.getLiveVersion({ ...scopeOf(input), agentId: input.agentId });
-      if (!live.config.channels.includes('sms')) {
-        throw new AppError('channel_not_supported', `Agent ${input.agentId} is not configured for the sms channel (it has ${live.config.channels.join(', ')})`, { param: 'agent_id' });
-      }
-    }
-    const row = await this.repo.setAgent(this.deps.db, scopeOf(input), input.phoneNumberId, input.agentId);
+    if (input.agentId) await this.checkAgentTakes(scopeOf(input), input.agentId, 'sms', 'agent_id');
+    const flow = input.flow === undefined || input.flow === null ? input.flow : await this.checkCallFlow(scopeOf(input), input.flow);
+    const row = await this.deps.db.transaction().execute(async (tx) => {
+      let updated = input.agentId !== undefined ? await this.repo.setAgent(tx, scopeOf(input), input.phoneNumberId, input.agentId) : undefined;
+      if (flow !== undefined) updated = await this.repo.setVoiceCallFlow(tx, scopeOf(input), input.phoneNumberId, flow);
+      return updated ?? (await this.repo.getPhoneNumberById(tx, scopeOf(input), input.phoneNumberId));
+    });
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
@@ -76,27 +86,28 @@ export class PhoneNumbersService {
    * account's, live and configured for voice (422 agent_not_live / channel_not_supported).
    */
   async setVoiceCallFlow(input: Scope & { phoneNumberId: string; flow: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
-    await this.getPhoneNumber(input);
-    let stored: Record<string, unknown> | null = null;
-    if (input.flow !== null) {
-      const parsed = VoiceCallFlowSchema.safeParse(input.flow);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const param = ['voice_call_flow', ...issue.path.map(String)].join('.');
-        throw new AppError('parameter_invalid', `Invalid ${param}: ${issue.message}`, { param });
-      }
-      const connect = connectAgentOf(parsed.data);
-      if (connect) {
-        const live = await this.deps.agents.getLiveVersion({ ...scopeOf(input), agentId: connect.agent_id });
-        if (!live.config.channels.includes('voice')) {
-          throw new AppError('channel_not_supported', `Agent ${connect.agent_id} is not configured for the voice channel (it has ${live.config.channels.join(', ')})`, { param: 'voice_call_flow.actions' });
-        }
-      }
-      stored = parsed.data;
+    return this.updatePhoneNumber(input);
+  }
+
+  /** The flow as stored once valid: 400 naming the field at fault, 422 for its agent. */
+  private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput): Promise<Record<string, unknown>> {
+    const parsed = VoiceCallFlowSchema.safeParse(flow);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const param = ['voice_call_flow', ...issue.path.map(String)].join('.');
+      throw new AppError('parameter_invalid', `Invalid ${param}: ${issue.message}`, { param });
     }
-    const row = await this.repo.setVoiceCallFlow(this.deps.db, scopeOf(input), input.phoneNumberId, stored);
-    if (!row) throw notFound('phone number', input.phoneNumberId);
-    return toPhoneNumberObject(row);
+    const connect = connectAgentOf(parsed.data);
+    if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions');
+    return parsed.data;
+  }
+
+  /** The agent must be the scope's, live, and configured for `channel` (422 agent_not_live / channel_not_supported). */
+  private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string) {
+    const live = await this.deps.agents.getLiveVersion({ ...scope, agentId });
+    if (!live.config.channels.includes(channel)) {
+      throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param });
+    }
   }
 
   /** The number's row whoever owns it (inbound routing). */

@@ -1,5 +1,7 @@
 import type { AgentConfig } from '../agents/agent.schemas';
 import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
+import type { CitationPagesService } from '../knowledge/citation-pages.service';
+import type { RunRow } from './run.repo';
 import type { RunStepContext } from './run.repo';
 import type { StoredRetrievalItem } from './run.schemas';
 
@@ -57,7 +59,30 @@ export async function retrieveRunPassages(
   return [...best.values()]
     .sort((a, b) => b.score - a.score)
     .slice(0, RETRIEVE_TOP_K)
-    .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content }));
+    .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content, section: p.heading }));
+}
+
+/**
+ * The retrieval with a link on each cited passage that has no url of its own (an uploaded document, a
+ * record): its citation page, so the run shows it and a reply can carry it. Idempotent (the same
+ * citation gets the same page).
+ */
+export async function linkCitedPassages(
+  citationPages: Pick<CitationPagesService, 'linkPassage'>,
+  run: Pick<RunRow, 'id' | 'account_id' | 'livemode'>,
+  retrieval: StoredRetrievalItem[],
+  citations: number[],
+): Promise<StoredRetrievalItem[]> {
+  return Promise.all(
+    retrieval.map(async (item, i) => {
+      if (item.url || !item.source_id || !citations.includes(i + 1)) return item;
+      const url = await citationPages.linkPassage({
+        accountId: run.account_id, livemode: run.livemode, runId: run.id,
+        sourceId: item.source_id, title: item.title, section: item.section ?? null, content: item.content,
+      });
+      return url ? { ...item, url } : item;
+    }),
+  );
 }
 
 /** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */

@@ -27,7 +27,8 @@ import {
 } from './run-lifecycle';
 import type { RunNotifier } from './run-notifier';
 import { decideRunOutcome } from './run-outcome';
-import { retrieveRunPassages } from './run-retrieval';
+import { linkCitedPassages, retrieveRunPassages } from './run-retrieval';
+import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import { plannedToolCallRows, toPlannerResult } from './run-tool-calls';
 import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
@@ -67,6 +68,8 @@ export class RunStepsService {
       events: EventsService;
       workflows: WorkflowGateway;
       notifier: RunNotifier;
+      /** Links cited passages without a url of their own (documents, records) to their citation page. */
+      citationPages: Pick<CitationPagesService, 'linkPassage'>;
       planner: Planner;
       allowPrivateNetwork: boolean;
       log: Logger;
@@ -234,15 +237,16 @@ export class RunStepsService {
   async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<FinishRunResult> {
     const { run, message, conversation, calls, config } = await this.load(input.runId);
     if (isTerminalRun(run.status)) return { status: run.status, deliver: this.hasReplyToSend(run) };
-    const retrieval = run.retrieval as StoredRetrievalItem[];
+    const found = run.retrieval as StoredRetrievalItem[];
     const outcome = decideRunOutcome({
       config,
       decision: run.decision as PlannerDecision | null,
-      retrieval,
+      retrieval: found,
       customerMessage: message.content,
       forcedHandoff: input.handoffReason,
       notes: run.guardrail_notes as GuardrailNote[],
     });
+    const retrieval = outcome.reply === null ? found : await linkCitedPassages(this.deps.citationPages, run, found, outcome.citations);
     const cited = retrieval.map((item, i) => ({ ...item, cited: outcome.citations.includes(i + 1) }));
     const reply =
       outcome.reply === null

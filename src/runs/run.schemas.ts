@@ -71,6 +71,8 @@ export type RunObject = z.infer<typeof RunSchema>;
 /** What the run stores per retrieved passage (the API shows all but `content`, which grounds the planner). */
 export interface StoredRetrievalItem extends z.infer<typeof RunRetrievalItemSchema> {
   content: string;
+  /** The passage's heading (its section of the source), kept for its citation page. */
+  section?: string | null;
 }
 
 const RESULT_STATUS: Record<string, string> = { pending_result: 'pending', calling: 'in_progress', ready: 'queued', approved: 'approved' };
@@ -87,7 +89,7 @@ export function toRunObject(run: RunRow, calls: ToolCallRow[], metadata: Record<
     channel: run.channel,
     status: run.status,
     confidence: run.confidence,
-    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, ...item }) => item),
+    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, section: _section, ...item }) => item),
     tool_calls: calls.map((c) => ({
       id: c.id,
       tool: c.tool,

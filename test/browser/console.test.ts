@@ -245,4 +245,46 @@ describe('console', () => {
     await page.waitForSelector('text=is answered by the agent now');
     assert.equal((await ctx.stack.services.phoneNumbers.getPhoneNumber({ accountId: f.accountId, livemode: false, phoneNumberId: number.id })).agent_id, f.agentId);
   });
+
+  test('email addresses, call flows and calls: the objects the CLI alone reached are in the console', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms', 'email', 'voice'] });
+    const scope = { accountId: f.accountId, livemode: false };
+    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ ...scope, number: '+14155550124' });
+    const page = await signedIn(f.apiKey);
+
+    await visit(page, '/console/email');
+    await page.fill('form[action="/console/email"] input[name=address]', 'help@console-test.example');
+    await page.fill('form[action="/console/email"] input[name=display_name]', 'Console Help');
+    await page.selectOption('form[action="/console/email"] select', f.agentId);
+    await page.click('button:text("Add address")');
+    await page.waitForSelector('text=The address is registered.');
+    const [address] = await ctx.stack.services.emailAddresses.listAddresses(scope);
+    assert.equal(address?.agent_id, f.agentId);
+    await visit(page, '/console/email', 'email-addresses');
+    await page.fill('form[action="/console/email"] input[name=address]', 'help@console-test.example');
+    await page.click('button:text("Add address")');
+    assert.match(await page.textContent('.error-banner') ?? '', /already registered/);
+
+    await visit(page, '/console/numbers');
+    await page.click(`form[action="/console/numbers/${number.id}/call_flow"] >> xpath=..`);
+    const flow = { actions: [{ action: 'connect_agent', agent_id: f.agentId, transfer_to: '+14155550199' }], record: true };
+    await page.fill(`form[action="/console/numbers/${number.id}/call_flow"] textarea`, JSON.stringify(flow));
+    await page.click(`form[action="/console/numbers/${number.id}/call_flow"] button`);
+    await page.waitForSelector('text=The call flow is saved.');
+    assert.match(await page.textContent('tbody') ?? '', /answered by Support, handoffs to \+14155550199 · recorded/);
+    await page.click('text=answered by Support');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'numbers-call-flow.png'), fullPage: true });
+    const saved = await ctx.stack.services.phoneNumbers.getPhoneNumber({ ...scope, phoneNumberId: number.id });
+    assert.equal(saved.voice_call_flow?.record, true);
+
+    const call = await f.call('POST', '/v1/test_helpers/calls', { from: '+14155550142', to: number.number });
+    await f.call('POST', `/v1/test_helpers/calls/${call.body.call.id}/speech`, { speech: 'How long does standard shipping take?' });
+    await f.call('POST', `/v1/test_helpers/calls/${call.body.call.id}/hangup`, { duration_seconds: 75 });
+    await visit(page, '/console/calls', 'calls');
+    const row = await page.textContent('tbody tr') ?? '';
+    assert.match(row, /\+14155550142/);
+    assert.match(row, /completed/);
+    assert.match(row, /75 s/);
+    assert.ok(await page.$('tbody tr a[href^="/console/inbox/cnv_"]'), 'the call links to its transcript');
+  });
 });

@@ -17,7 +17,7 @@ export interface DevRuntime {
 }
 
 /**
- * The production wiring (src/runtime.ts: worker and optionally the API) on a real Temporal dev server and
+ * The production wiring (src/app/runtime.ts: worker and optionally the API) on a real Temporal dev server and
  * a Postgres schema of its own: for end-to-end tests and benchmarks.
  */
 export async function startDevRuntime(opts: { label: string; api?: boolean; config?: Partial<Config> }): Promise<DevRuntime> {

@@ -6,12 +6,15 @@ import { IdPrefix, newId } from '../../domain/ids';
 import { EmailRepo } from './email.repo';
 import { toEmailAddressObject, type EmailAddressObject } from './email.schemas';
 import { scopeOf, type Scope } from '../../domain/principal';
+import type { PageParams } from '../../db/pagination';
+import type { ListObject } from '../../domain/api-schema';
 
 /** A plain mailbox address (local@domain); display names and comments are not part of it. */
 export const MAILBOX_PATTERN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /**
- * The account's inbound email addresses, provisioned by the operator (CLI) like phone numbers. A live
+ * The account's inbound email addresses, created over the API (`/v1/email_addresses`), the console or by
+ * the operator (CLI); over the API and the console the first account with an address on a domain holds it. A live
  * agent configured for email can be attached to an address: it answers what arrives there, and its
  * replies go out from that address.
  */
@@ -20,9 +23,17 @@ export class EmailAddressesService {
 
   constructor(private readonly deps: { db: Kysely<DB>; agents: AgentsService }) {}
 
-  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string }): Promise<EmailAddressObject> {
+  /**
+   * Registers an address. `selfService` (the API, the console): the first account with an address on a
+   * domain holds it, so another account's address there is 409; the operator (CLI) is not held to that.
+   */
+  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string; selfService?: boolean }): Promise<EmailAddressObject> {
     const address = input.address.trim();
     if (!MAILBOX_PATTERN.test(address) || address.length > 254) throw new AppError('parameter_invalid', `Invalid email address: '${input.address}'`, { param: 'address' });
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    if (input.selfService && (await this.repo.domainHeldByAnother(this.deps.db, input.accountId, domain))) {
+      throw new AppError('resource_conflict', `Addresses on ${domain} belong to another account`, { param: 'address' });
+    }
     if (input.agentId) await this.checkAgent(scopeOf(input), input.agentId);
     const row = await this.repo.insertAddress(this.deps.db, {
       id: newId(IdPrefix.emailAddress),
@@ -37,15 +48,44 @@ export class EmailAddressesService {
 
   /** Attaches a live email agent to the address (null detaches: what arrives there is then ignored). */
   async attachAgent(input: Scope & { emailAddressId: string; agentId: string | null }): Promise<EmailAddressObject> {
-    if (!(await this.repo.getAddressById(this.deps.db, scopeOf(input), input.emailAddressId))) throw notFound('email address', input.emailAddressId);
-    if (input.agentId !== null) await this.checkAgent(scopeOf(input), input.agentId);
-    const row = await this.repo.setAddressAgent(this.deps.db, scopeOf(input), input.emailAddressId, input.agentId);
+    return this.updateAddress(input);
+  }
+
+  /** Changes the address's agent (null detaches) and display name (null clears); what is not given stays. */
+  async updateAddress(input: Scope & { emailAddressId: string; agentId?: string | null; displayName?: string | null }): Promise<EmailAddressObject> {
+    await this.getAddress(input);
+    if (input.agentId) await this.checkAgent(scopeOf(input), input.agentId);
+    const row = await this.repo.updateAddress(this.deps.db, scopeOf(input), input.emailAddressId, {
+      ...(input.agentId !== undefined ? { agent_id: input.agentId } : {}),
+      ...(input.displayName !== undefined ? { display_name: input.displayName?.trim() || null } : {}),
+    });
     if (!row) throw notFound('email address', input.emailAddressId);
     return toEmailAddressObject(row);
   }
 
+  async getAddress(input: Scope & { emailAddressId: string }): Promise<EmailAddressObject> {
+    const row = await this.repo.getAddressById(this.deps.db, scopeOf(input), input.emailAddressId);
+    if (!row) throw notFound('email address', input.emailAddressId);
+    return toEmailAddressObject(row);
+  }
+
+  /**
+   * Removes the address: what arrives there afterwards is ignored. Its conversations and emails stay (they
+   * name the address as text), and the address can be registered again.
+   */
+  async deleteAddress(input: Scope & { emailAddressId: string }): Promise<{ id: string; object: 'email_address'; deleted: true }> {
+    const row = await this.repo.deleteAddress(this.deps.db, scopeOf(input), input.emailAddressId);
+    if (!row) throw notFound('email address', input.emailAddressId);
+    return { id: row.id, object: 'email_address', deleted: true };
+  }
+
   async listAddresses(input: Scope): Promise<EmailAddressObject[]> {
     return (await this.repo.listAddresses(this.deps.db, scopeOf(input))).map(toEmailAddressObject);
+  }
+
+  async listAddressPage(input: Scope & { page: PageParams }): Promise<ListObject<EmailAddressObject>> {
+    const page = await this.repo.listAddressPage(this.deps.db, scopeOf(input), input.page);
+    return { object: 'list', data: page.data.map(toEmailAddressObject), has_more: page.has_more };
   }
 
   private async checkAgent(scope: Scope, agentId: string) {

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import type { DB } from '../../db/schema';
 import type { EmailAddressTable, EmailMessageTable, EmailStatus } from '../../db/tables/email';
 import { inScope, type Scope } from '../../db/scope';
+import { paginate, type PageParams } from '../../db/pagination';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type EmailAddressRow = Selectable<EmailAddressTable>;
@@ -17,11 +18,13 @@ export class EmailRepo {
     return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  /** The registered address among `addresses` (most specific first), whoever owns it. */
-  async findAddress(db: Db, addresses: string[]) {
+  /** The registered address among `addresses` (most specific first), whoever owns it (or only the scope's). */
+  async findAddress(db: Db, addresses: string[], scope?: Scope) {
     if (addresses.length === 0) return undefined;
     const lower = addresses.map((a) => a.toLowerCase());
-    const rows = await db.selectFrom('email_addresses').selectAll().where(sql<boolean>`lower(address) in (${sql.join(lower)})`).execute();
+    let q = db.selectFrom('email_addresses').selectAll().where(sql<boolean>`lower(address) in (${sql.join(lower)})`);
+    if (scope) q = q.where(inScope(scope));
+    const rows = await q.execute();
     return lower.map((a) => rows.find((r) => r.address.toLowerCase() === a)).find((r) => r !== undefined);
   }
 
@@ -34,8 +37,28 @@ export class EmailRepo {
     return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).orderBy('created_at').orderBy('id').execute();
   }
 
-  async setAddressAgent(db: Db, scope: Scope, id: string, agentId: string | null) {
-    return db.updateTable('email_addresses').set({ agent_id: agentId }).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
+  async listAddressPage(db: Kysely<DB>, scope: Scope, page: PageParams) {
+    return paginate(db, 'email_addresses', db.selectFrom('email_addresses').selectAll().where(inScope(scope)), page);
+  }
+
+  /** Whether an account other than `accountId` holds an address on `domain` (either mode). */
+  async domainHeldByAnother(db: Db, accountId: string, domain: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('email_addresses')
+      .select('id')
+      .where('account_id', '<>', accountId)
+      .where(sql<boolean>`lower(split_part(address, '@', 2)) = ${domain.toLowerCase()}`)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async updateAddress(db: Db, scope: Scope, id: string, set: { agent_id?: string | null; display_name?: string | null }) {
+    return db.updateTable('email_addresses').set(set).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async deleteAddress(db: Db, scope: Scope, id: string) {
+    return db.deleteFrom('email_addresses').where(inScope(scope)).where('id', '=', id).returning('id').executeTakeFirst();
   }
 
   /** Inserts unless the same Message-ID (account) or transcript message already has its row; returns the row either way. */

@@ -54,7 +54,7 @@ export const toEmailObject = (row: EmailMessageRow): EmailObject => ({
   created_at: row.created_at.toISOString(),
 });
 
-/** An inbound email address of the account (CLI output). */
+/** An inbound email address of the account (`/v1/email_addresses`). */
 export const EmailAddressSchema = z
   .object({
     id: z.string().describe('ea_ prefix'),

@@ -14,6 +14,7 @@ import { parseInboundEmail, type InboundEmail, type InboundEmailReport } from '.
 import { threadSubjectKey } from './email-threading';
 import { EmailRepo } from './email.repo';
 import { toEmailObject, type InboundEmailResult } from './email.schemas';
+import { sameScope, type Scope } from '../../domain/principal';
 
 /** Placeholder text of an email with no text of its own (attachments only, or empty). */
 const NO_TEXT = '(no text)';
@@ -89,23 +90,35 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
   /** The inbound port: the relay's POST of one raw email (signature checked first). */
   async receiveInbound(input: { rawBody: Buffer; signature: string | undefined }): Promise<InboundEmailResult> {
     this.verifySignature(input);
-    let email: InboundEmail;
-    try {
-      email = await parseInboundEmail(input.rawBody);
-    } catch (err) {
-      throw new AppError('parameter_invalid', 'The body is not a MIME message', { cause: err });
-    }
-    if (email.report) return this.receiveReport(email, email.report);
-    return this.receiveCustomerEmail(email, input.rawBody);
+    return this.receiveRaw(input.rawBody);
   }
 
-  private async receiveCustomerEmail(email: InboundEmail, raw: Buffer): Promise<InboundEmailResult> {
+  /**
+   * A test helper's email (test mode): taken as the relay's post would be, without a signature, and only
+   * to the scope's addresses or about the scope's emails (anything else is ignored, with the reason).
+   */
+  async receiveTestEmail(input: { rawBody: Buffer; scope: Scope }): Promise<InboundEmailResult> {
+    return this.receiveRaw(input.rawBody, input.scope);
+  }
+
+  private async receiveRaw(raw: Buffer, scope?: Scope): Promise<InboundEmailResult> {
+    let email: InboundEmail;
+    try {
+      email = await parseInboundEmail(raw);
+    } catch (err) {
+      throw new AppError('parameter_invalid', 'The body is not a MIME message', { cause: err, param: scope ? 'raw' : undefined });
+    }
+    if (email.report) return this.receiveReport(email, email.report, scope);
+    return this.receiveCustomerEmail(email, raw, scope);
+  }
+
+  private async receiveCustomerEmail(email: InboundEmail, raw: Buffer, onlyScope?: Scope): Promise<InboundEmailResult> {
     const { db } = this.deps;
     const ignored = (reason: string): InboundEmailResult => {
       this.deps.log.info({ reason, recipients: email.recipients.length }, 'Inbound email ignored');
       return { object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null };
     };
-    const address = await this.repo.findAddress(db, email.recipients);
+    const address = await this.repo.findAddress(db, email.recipients, onlyScope);
     if (!address) return ignored('no registered recipient address');
     if (!address.agent_id) return ignored('no agent is attached to the recipient address');
     if (!email.from) return ignored('no sender address');
@@ -178,11 +191,12 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
   }
 
   /** A bounce (DSN) or a complaint (ARF) about one of our emails: its state and the event, once. */
-  private async receiveReport(email: InboundEmail, report: InboundEmailReport): Promise<InboundEmailResult> {
+  private async receiveReport(email: InboundEmail, report: InboundEmailReport, onlyScope?: Scope): Promise<InboundEmailResult> {
     const { db, events } = this.deps;
     const kind = report.type === 'delivery_status' ? 'bounce' : 'complaint';
     const ignored = (reason: string): InboundEmailResult => ({ object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null });
-    const original = report.originalMessageId ? await this.repo.findOutboundByMessageId(db, report.originalMessageId) : undefined;
+    const found = report.originalMessageId ? await this.repo.findOutboundByMessageId(db, report.originalMessageId) : undefined;
+    const original = found && (!onlyScope || sameScope({ accountId: found.account_id, livemode: found.livemode }, onlyScope)) ? found : undefined;
     if (!original) return ignored(`the ${kind} names no email we sent`);
     // The report must reach an address of the account that sent the email (when it names one of ours).
     const to = await this.repo.findAddress(db, email.recipients);

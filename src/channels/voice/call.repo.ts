@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema';
+import { paginate, type PageParams } from '../../db/pagination';
+import { inScope, type Scope } from '../../db/scope';
 import type { CallStatus, CallTable } from '../../db/tables/calls';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -28,6 +30,20 @@ export class CallRepo {
 
   async getCall(db: Db, id: string) {
     return db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The call when it belongs to the scope (the account, in that mode). */
+  async getCallInScope(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('calls').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The scope's calls, newest first, optionally of one number, conversation or status. */
+  async listCalls(db: Kysely<DB>, scope: Scope, page: PageParams, filter: { phoneNumberId?: string; conversationId?: string; status?: CallStatus }) {
+    let q = db.selectFrom('calls').selectAll().where(inScope(scope));
+    if (filter.phoneNumberId) q = q.where('phone_number_id', '=', filter.phoneNumberId);
+    if (filter.conversationId) q = q.where('conversation_id', '=', filter.conversationId);
+    if (filter.status) q = q.where('status', '=', filter.status);
+    return paginate(db, 'calls', q, page);
   }
 
   /** Locks the call for a transition (status callbacks of one call may arrive at once). */

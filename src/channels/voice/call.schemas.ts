@@ -45,7 +45,7 @@ export const toCallObject = (c: CallRow): CallObject => ({
   ended_at: c.ended_at ? c.ended_at.toISOString() : null,
 });
 
-const CallStatusSchema = z.enum(['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'failed', 'no-answer', 'canceled']);
+export const CallStatusSchema = z.enum(['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'failed', 'no-answer', 'canceled']);
 const optionalInt = z.coerce.number().int().min(0).optional();
 
 /*

@@ -11,6 +11,8 @@ const NAV = [
   ['knowledge', 'Knowledge'],
   ['inbox', 'Inbox'],
   ['numbers', 'Numbers'],
+  ['email', 'Email'],
+  ['calls', 'Calls'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
 ] as const;

@@ -27,17 +27,38 @@ export interface KeyRow {
 export const secretOnce = (label: string, secret: string) =>
   html`<div class="secret-once" role="status"><b>${label}</b> It is shown only this once: copy it now.<div class="row"><code data-secret>${secret}</code><button type="button" class="button" data-copy>Copy</button></div></div>`;
 
+const FLOW_EXAMPLE = '{"actions":[{"action":"say","text":"Thanks for calling."},{"action":"connect_agent","agent_id":"agt_…","transfer_to":"+14155550199"}],"record":false}';
+
+/** A number's call flow in a sentence, and a form to replace it (JSON, as the API takes it; empty: no calls). */
+function callFlowCell(n: PhoneNumberObject, names: Map<string, string>, csrf: string): Html {
+  const flow = n.voice_call_flow;
+  const last = flow?.actions.at(-1);
+  const summary = !flow
+    ? 'no calls'
+    : last?.action === 'connect_agent'
+      ? `answered by ${names.get(last.agent_id) ?? last.agent_id}, handoffs to ${last.transfer_to}`
+      : last?.action === 'dial'
+        ? `forwarded to ${last.number}`
+        : 'a message, then hang up';
+  return html`<details><summary>${summary}${flow?.record ? ' · recorded' : ''}</summary>
+    <form method="post" action="/console/numbers/${n.id}/call_flow">${csrfField(csrf)}
+      <label>Call flow <span class="hint">JSON, as <code>voice_call_flow</code> of the API; empty: the number takes no calls</span>
+      <textarea name="voice_call_flow" rows="6" class="mono" spellcheck="false" placeholder="${FLOW_EXAMPLE}">${flow ? JSON.stringify(flow, null, 2) : ''}</textarea></label>
+      <button class="button">Save call flow</button></form></details>`;
+}
+
 /** Phone numbers with the agent answering each (only live agents can), and the senders. */
 export function numbersPage({ numbers, senders, agents, csrf }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string }): Html {
   const live = agents.filter((a) => a.status === 'live');
   const names = new Map(agents.map((a) => [a.id, a.name]));
   return html`<div class="page-head"><h1>Numbers</h1></div>
       <p class="muted">Inbound messages to a number with a live agent open or continue a conversation with it, and the agent replies by SMS.</p>
-      ${numbers.length ? html`<table class="list"><thead><tr><th>Number</th><th>Agent answering</th><th></th></tr></thead><tbody>
+      ${numbers.length ? html`<table class="list"><thead><tr><th>Number</th><th>Agent answering</th><th></th><th>Calls</th></tr></thead><tbody>
       ${numbers.map((n) => html`<tr><td class="mono">${n.number}<div class="muted">${n.country ?? ''}</div></td><td>${n.agent_id ? html`<a href="/console/agents/${n.agent_id}">${names.get(n.agent_id) ?? n.agent_id}</a>` : html`<span class="muted">none</span>`}</td>
         <td><form method="post" action="/console/numbers/${n.id}/agent" class="row">${csrfField(csrf)}
           <select name="agent_id"><option value="">no agent</option>${live.map((a) => html`<option value="${a.id}" ${n.agent_id === a.id ? 'selected' : ''}>${a.name}</option>`)}</select>
-          <button class="button">${n.agent_id ? 'Change' : 'Attach'}</button></form></td></tr>`)}</tbody></table>`
+          <button class="button">${n.agent_id ? 'Change' : 'Attach'}</button></form></td>
+        <td>${callFlowCell(n, names, csrf)}</td></tr>`)}</tbody></table>`
         : html`<p class="empty">No phone numbers in this account yet (provision them with <code>npm run cli -- numbers</code>).</p>`}
       ${live.length === 0 && numbers.length ? html`<p class="muted">Only live agents can answer a number: publish one first.</p>` : ''}
       <h2>Senders</h2>

@@ -17,3 +17,20 @@ export interface ShortLinkTable {
   last_clicked_at: NullableTimestamp;
   created_at: Timestamp;
 }
+
+/**
+ * A cited passage of a source without a url of its own, served at `/c/{token}` (title, section, text,
+ * redacted). The token is derived from (account, run, source, passage) under a server key; only its
+ * SHA-256 is stored. Rows go with their source (on delete cascade): deleting the source revokes its links.
+ */
+export interface CitationPageTable {
+  token_hash: Buffer;
+  account_id: string;
+  livemode: boolean;
+  source_id: string;
+  run_id: string | null;
+  title: string;
+  section: string | null;
+  content: string;
+  created_at: Generated<Date>;
+}
