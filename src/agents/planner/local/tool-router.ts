@@ -11,7 +11,7 @@ export { NO_TOOL_ANCHORS, toolEmbeddingText } from './tool-views';
 
 /**
  * Tool choice by meaning. The customer message and each tool, seen through several texts (tool-views.ts:
- * its card, its description as a passage, synthesized requests, its parameters' descriptions, questions
+ * its card, its description and the description's clauses as passages, synthesized requests, its parameters' descriptions, questions
  * about its subject), are embedded with the service's embedding model. A tool's features are its cosine
  * with the message per view, its margin over the agent's next-best tool, its lead over generic no-tool
  * messages, how much more the message looks like a request for it than a question about it, the lexical
@@ -42,6 +42,9 @@ export const TOOL_FEATURES = [
   'description',
   'descriptionMargin',
   'descriptionLead',
+  'clause',
+  'clauseMargin',
+  'clauseLead',
   'request',
   'requestMargin',
   'requestLead',
@@ -53,12 +56,13 @@ export const TOOL_FEATURES = [
   'argumentsFound',
 ] as const;
 /**
- * `<view>`: the best cosine of the message with the view's texts; `<view>Margin`: its lead over the
- * agent's next-best tool on that view (0 for an agent with one tool); `<view>Lead`: its lead over the
- * closest generic no-tool message (NO_TOOL_ANCHORS); `requestOverQuestion`: the request view's cosine
- * minus the questions view's; `lexical`: the keyword path's score, 0..1; `aboutSubject`: the message is
- * phrased as a question about a subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the tool's parameters whose
- * values the message itself holds (an order number, an email…).
+ * Per view (card, description, clause, request, parameters): `<view>`: the best cosine of the message
+ * with the view's texts; `<view>Margin`: its lead over the agent's next-best tool on that view (0 for an
+ * agent with one tool); `<view>Lead`: its lead over the closest generic no-tool message
+ * (NO_TOOL_ANCHORS). `requestOverQuestion`: the request view's cosine minus the questions view's;
+ * `lexical`: the keyword path's score, 0..1; `aboutSubject`: the message is phrased as a question about a
+ * subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the
+ * tool's parameters whose values the message itself holds (an order number, an email…).
  */
 export type ToolFeatures = Record<(typeof TOOL_FEATURES)[number], number>;
 
@@ -131,6 +135,9 @@ export function toolFeatures(input: {
     description: cos.description[i]!,
     descriptionMargin: margin('description', i),
     descriptionLead: cos.description[i]! - anchor,
+    clause: cos.clauses[i]!,
+    clauseMargin: margin('clauses', i),
+    clauseLead: cos.clauses[i]! - anchor,
     request: cos.requests[i]!,
     requestMargin: margin('requests', i),
     requestLead: cos.requests[i]! - anchor,

@@ -4,7 +4,8 @@ import { identifierWords } from '../../../platform/text';
 /**
  * The texts a tool is embedded from, one group per view. The router compares the customer's message with
  * each view separately (a view's cosine is the best of its texts) because each view misses different
- * phrasings: the description embedded as a passage finds paraphrases best, the synthesized requests find
+ * phrasings: the description embedded as a passage finds paraphrases best, its clauses short messages
+ * that name one case of it ("zero bars" for a fault report), the synthesized requests find
  * first-person wording ("I want to …"), the parameter descriptions find messages that mention what the
  * tool needs, and the informational forms ("How does … work?") are the questions about the tool's subject
  * that need no tool.
@@ -14,6 +15,8 @@ export interface ToolViews {
   card: string;
   /** The description alone, embedded as a passage. */
   description: string;
+  /** The description's clauses ("no signal", "dropped calls"…), passages: short messages match one of them. */
+  clauses: string[];
   /** Requests a customer could write, synthesized from the name and the description (queries). */
   requests: string[];
   /** The parameters' descriptions (the name in words for a tool without any), queries. */
@@ -23,11 +26,12 @@ export interface ToolViews {
 }
 
 export type ToolView = keyof ToolViews;
-export const TOOL_VIEWS: readonly ToolView[] = ['card', 'description', 'requests', 'parameters', 'questions'];
+export const TOOL_VIEWS: readonly ToolView[] = ['card', 'description', 'clauses', 'requests', 'parameters', 'questions'];
 /** How each view is embedded (e5-style models prefix queries and passages differently). */
 export const VIEW_KIND: Record<ToolView, 'query' | 'passage'> = {
   card: 'query',
   description: 'passage',
+  clauses: 'passage',
   requests: 'query',
   parameters: 'query',
   questions: 'query',
@@ -53,6 +57,19 @@ export function inFirstPerson(description: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
+/**
+ * A description cut at punctuation and at "or", "and", "so": "Report a network fault: no signal, dropped
+ * calls or no mobile internet" gives "Report a network fault", "no signal", "dropped calls", "no mobile
+ * internet". Pieces of one word are dropped; a description without two-word pieces stays whole.
+ */
+export function descriptionClauses(description: string): string[] {
+  const parts = description
+    .split(/[:;,()]| or | and | so /)
+    .map((p) => p.replace(/^[\s.]+|[\s.]+$/g, ''))
+    .filter((p) => p.split(/\s+/).filter(Boolean).length >= 2);
+  return parts.length ? parts : [description];
+}
+
 export function toolViews(tool: PlannerTool): ToolViews {
   const words = identifierWords(tool.name).join(' ');
   const properties = Object.values((tool.parameters?.properties ?? {}) as Record<string, { description?: unknown }>);
@@ -60,6 +77,7 @@ export function toolViews(tool: PlannerTool): ToolViews {
   return {
     card: toolEmbeddingText(tool),
     description: tool.description,
+    clauses: descriptionClauses(tool.description),
     requests: [`I want to ${words}`, `Please ${inFirstPerson(tool.description)}`, `Can you ${words} for me?`],
     parameters: parameters.length ? parameters : [words],
     questions: [`How does ${words} work?`, `What is your policy on ${words}?`],
