@@ -94,6 +94,14 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
+/** The views whose cosine, margin and lead are features, with the features' name. */
+const VIEWS_WITH_LEAD: ReadonlyArray<[ToolView, string]> = [
+  ['card', 'card'],
+  ['description', 'description'],
+  ['clauses', 'clause'],
+  ['requests', 'request'],
+];
+
 const best = (q: Float32Array, vs: readonly Float32Array[]) => Math.max(...vs.map((v) => cosine(q, v)));
 
 /**
@@ -129,18 +137,13 @@ export function toolFeatures(input: {
   const terms = contentTerms(message);
   const aboutSubject = asksAboutSubject(message) ? 1 : 0;
   return tools.map((tool, i) => ({
-    card: cos.card[i]!,
-    cardMargin: margin('card', i),
-    cardLead: cos.card[i]! - anchor,
-    description: cos.description[i]!,
-    descriptionMargin: margin('description', i),
-    descriptionLead: cos.description[i]! - anchor,
-    clause: cos.clauses[i]!,
-    clauseMargin: margin('clauses', i),
-    clauseLead: cos.clauses[i]! - anchor,
-    request: cos.requests[i]!,
-    requestMargin: margin('requests', i),
-    requestLead: cos.requests[i]! - anchor,
+    ...(Object.fromEntries(
+      VIEWS_WITH_LEAD.flatMap(([view, name]) => [
+        [name, cos[view][i]!],
+        [`${name}Margin`, margin(view, i)],
+        [`${name}Lead`, cos[view][i]! - anchor],
+      ]),
+    ) as Pick<ToolFeatures, 'card' | 'cardMargin' | 'cardLead' | 'description' | 'descriptionMargin' | 'descriptionLead' | 'clause' | 'clauseMargin' | 'clauseLead' | 'request' | 'requestMargin' | 'requestLead'>),
     parameters: cos.parameters[i]!,
     parametersMargin: margin('parameters', i),
     requestOverQuestion: cos.requests[i]! - cos.questions[i]!,
