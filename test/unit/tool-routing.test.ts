@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
-import { toolEmbeddingText, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import { asksAboutSubject } from '../../src/agents/planner/local/local-intents';
+import { toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import { descriptionClauses, inFirstPerson, toolViews } from '../../src/agents/planner/local/tool-views';
 import type { PlannerDecision, PlannerInput, PlannerTool } from '../../src/agents/planner/port';
 import { OpenAiEmbeddingsClient, RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
 import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
@@ -88,6 +90,22 @@ describe('local planner: tool choice by meaning (the local embedding model)', ()
     assert.deepEqual(withImei.type === 'tool_calls' && withImei.calls, [{ tool: 'request_unlock_code', arguments: { imei: '356938035643809' } }]);
   });
 
+  it('the issue\'s help desk: unlocking a handset never turns to number porting; bringing a number over calls the porting tool', async () => {
+    const unlock = await planner.plan(input('how do I unlock my handset', helpDesk));
+    assert.notEqual(calledTool(unlock), 'port_number', JSON.stringify(unlock));
+    assert.doesNotMatch(unlock.type === 'reply' ? unlock.content : '', /mobile number|number to bring over/i, JSON.stringify(unlock));
+    const port = await planner.plan(input("I want to bring my number over from my old provider, it's 07911 123456", helpDesk));
+    assert.deepEqual(port.type === 'tool_calls' && port.calls, [{ tool: 'port_number', arguments: { phone_number: '+447911123456' } }], JSON.stringify(port));
+  });
+
+  it('questions about a tool\'s subject (its price, what it is) call nothing and ask nothing', async () => {
+    for (const message of ['how much does it cost to port my number', 'Can I keep my phone number if I change network?']) {
+      const d = await planner.plan(input(message, helpDesk));
+      assert.equal(calledTool(d), null, `${message}: ${JSON.stringify(d)}`);
+      assert.equal(asks(d), false, `${message}: ${JSON.stringify(d)}`);
+    }
+  });
+
   it('calls the right tool for a paraphrase that shares no word with its name or description', async () => {
     const message = "My mother can't walk far and needs help getting to the plane, booking HJ72KD";
     const tool = airline.find((t) => t.name === 'request_wheelchair')!;
@@ -164,5 +182,38 @@ describe('local planner: tool router costs and fallback', () => {
     const embeddedTexts = during.flatMap((r) => r.texts);
     assert.equal(embeddedTexts.filter((t) => t === 'Where is my order 12345?').length, 0, 'the message vector comes from the query cache');
     assert.equal(embeddedTexts.filter((t) => t === toolEmbeddingText(lookupOrder)).length, 1, 'the tool is embedded once');
+  });
+});
+
+describe('tool router: what is embedded', () => {
+  it('routes the message without its identifiers (numbers of three digits or more, email addresses)', () => {
+    assert.equal(withoutIdentifiers("I want to bring my number over from my old provider, it's 07911 123456"), "I want to bring my number over from my old provider, it's");
+    assert.equal(withoutIdentifiers('invite anna@example.com to our workspace'), 'invite to our workspace');
+    assert.equal(withoutIdentifiers('is BA456 on time?'), 'is on time?');
+    assert.equal(withoutIdentifiers('book me in on the 3rd'), 'book me in on the 3rd');
+    assert.equal(withoutIdentifiers('12345'), '12345', 'a message that is only an identifier is kept');
+  });
+
+  it("sees a tool through its card, its description, requests in the customer's words, its parameters and questions about it", () => {
+    assert.equal(inFirstPerson("Look up where a customer's order is: shipping status."), 'look up where my order is: shipping status');
+    assert.equal(inFirstPerson('Reset two-factor authentication for a user who lost access to their authenticator app.'), 'reset two-factor authentication for me who lost access to my authenticator app');
+    const v = toolViews(portNumber);
+    assert.equal(v.card, toolEmbeddingText(portNumber));
+    assert.ok(v.requests.includes('I want to port number'));
+    assert.deepEqual(v.parameters, ['The mobile number to bring over, in international format.', 'The network the number is with today.']);
+    assert.ok(v.questions.includes('How does port number work?'));
+    assert.deepEqual(descriptionClauses('Report a network fault: no signal, dropped calls or no mobile internet at a place, and get a fault reference.'), [
+      'Report a network fault',
+      'no signal',
+      'dropped calls',
+      'no mobile internet at a place',
+      'get a fault reference',
+    ]);
+    assert.deepEqual(descriptionClauses('Refunds, fast.'), ['Refunds, fast.'], 'no piece of two words: the description stays whole');
+  });
+
+  it('tells questions about a subject from requests that share their first words', () => {
+    for (const q of ['how much does it cost to port my number', 'what happens if I miss an appointment', 'what is an IMEI number', 'Wie viel kostet ein Wechsel?', 'How do I set up voicemail?']) assert.equal(asksAboutSubject(q), true, q);
+    for (const r of ['how much data have I got left this month?', "what's my balance", 'unlock my phone pls', 'how much money is in my savings']) assert.equal(asksAboutSubject(r), false, r);
   });
 });

@@ -58,3 +58,16 @@ const HOW_TO =
 export function isHowTo(message: string): boolean {
   return HOW_TO.test(normalise(message).trim());
 }
+
+/**
+ * Questions about a subject rather than requests to act on it: how-to and policy questions, prices ("how
+ * much does it cost to…"), consequences ("what happens if…") and definitions ("what is a…"). "How much
+ * data have I got left" and "what's my balance" are requests, not matched.
+ */
+const ABOUT_SUBJECT =
+  /^(?:\W*(?:hi|hello|hey|hallo|bonjour|hola)\W+)?(?:how much (?:does|do|is|are|would|will) (?:it|an?|the|your|this)\b.*\b(?:cost|charge|fee)s?\b|how much is (?:an?|the)\b|what happens (?:if|to|when|after)|what (?:is|are) (?:an?|two|\d)\b|what does .* mean|was (?:kostet|ist ein|passiert)|wie viel kostet|combien (?:coute|ca coute)|qu'est-ce qu(?:e|'un)|que se passe|cuanto (?:cuesta|vale)|que es (?:un|una|el|la)|que pasa si)/;
+
+/** A question about the subject of a tool that needs no tool (isHowTo, or ABOUT_SUBJECT). */
+export function asksAboutSubject(message: string): boolean {
+  return isHowTo(message) || ABOUT_SUBJECT.test(normalise(message).trim());
+}

@@ -1,23 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { PlannerTool } from '../port';
-import { contentTerms, identifierWords } from '../../../platform/text';
-import { isHowTo } from './local-intents';
+import { contentTerms } from '../../../platform/text';
+import { asksAboutSubject } from './local-intents';
 import { scoreTool } from './lexical-tool-match';
 import { extractArguments } from './tool-argument-extraction';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
+import { NO_TOOL_ANCHORS, TOOL_VIEWS, VIEW_KIND, toolViews, viewTexts, type ToolView } from './tool-views';
+
+export { NO_TOOL_ANCHORS, toolEmbeddingText } from './tool-views';
 
 /**
- * Tool choice by meaning. The customer message and each tool (its name in words, description and parameter
- * descriptions) are embedded with the service's embedding model; a tool's features are its cosine with the
- * message, its margin over the next-best tool, the lexical match of the old keyword path (a cue, not the
- * decision) and whether the message is phrased as a how-to question. A logistic fitted on the tool-routing
- * dev set (bench/tool-routing.ts) turns them into P(the customer wants this tool), which the planner compares
- * with calibrated thresholds (TOOL_ROUTING_CALIBRATION).
+ * Tool choice by meaning. The customer message and each tool, seen through several texts (tool-views.ts:
+ * its card, its description and the description's clauses as passages, synthesized requests, its parameters' descriptions, questions
+ * about its subject), are embedded with the service's embedding model. A tool's features are its cosine
+ * with the message per view, its margin over the agent's next-best tool, its lead over generic no-tool
+ * messages, how much more the message looks like a request for it than a question about it, the lexical
+ * match of the keyword path (a cue, not the decision), whether it is phrased as a question about a subject,
+ * and the share of its parameters
+ * whose values the message holds. A logistic fitted leave-one-agent-out on the tool-routing dev set
+ * (bench/tool-routing.ts) turns them into P(the customer wants this tool), which the planner compares with
+ * thresholds by meaning (TOOL_ROUTING_CALIBRATION).
  *
- * Cost: a tool's vector is computed once per model and tool text (an agent version's tools are embedded on
- * its first message, then served from memory); the message's vector is usually already in the query cache
- * because retrieval embedded the same text. Without an embedder, or when it fails, `route` answers null and
- * the planner falls back to the lexical match.
+ * Cost: a tool's vectors are computed once per model and text (an agent version's tools are embedded on
+ * its first message, one request per kind, then served from memory); the message's vector is usually
+ * already in the query cache because retrieval embedded the same text (unless it holds an identifier, which
+ * the router leaves out: one more request, ~0.1 s). Without an embedder, or when it
+ * fails, `rank` throws and the planner falls back to the lexical match.
  */
 
 /** The embedding port the router needs (structurally the knowledge area's EmbeddingsPort). */
@@ -26,20 +34,37 @@ export interface TextEmbedder {
   embed(input: { texts: string[]; kind: 'query' | 'passage'; signal?: AbortSignal }): Promise<Float32Array[]>;
 }
 
-export interface ToolFeatures {
-  /** Cosine of the message with the tool's name and description. */
-  cosine: number;
-  /** Its lead over the next-best tool of the agent (0 for an agent with one tool). */
-  margin: number;
-  /** Its lead over the closest of the generic no-tool messages (NO_TOOL_ANCHORS). */
-  anchor: number;
-  /** Lexical match of the keyword path, 0..1. */
-  lexical: number;
-  /** The message is phrased as a how-to or policy question (1) or not (0). */
-  howTo: number;
-  /** Share of the tool's parameters whose values the message itself holds (an order number, an email…). */
-  argumentsFound: number;
-}
+/** The features of one tool for one message; names are those of the calibration's weights. */
+export const TOOL_FEATURES = [
+  'card',
+  'cardMargin',
+  'cardLead',
+  'description',
+  'descriptionMargin',
+  'descriptionLead',
+  'clause',
+  'clauseMargin',
+  'clauseLead',
+  'request',
+  'requestMargin',
+  'requestLead',
+  'parameters',
+  'parametersMargin',
+  'requestOverQuestion',
+  'lexical',
+  'aboutSubject',
+  'argumentsFound',
+] as const;
+/**
+ * Per view (card, description, clause, request, parameters): `<view>`: the best cosine of the message
+ * with the view's texts; `<view>Margin`: its lead over the agent's next-best tool on that view (0 for an
+ * agent with one tool); `<view>Lead`: its lead over the closest generic no-tool message
+ * (NO_TOOL_ANCHORS). `requestOverQuestion`: the request view's cosine minus the questions view's;
+ * `lexical`: the keyword path's score, 0..1; `aboutSubject`: the message is phrased as a question about a
+ * subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the
+ * tool's parameters whose values the message itself holds (an order number, an email…).
+ */
+export type ToolFeatures = Record<(typeof TOOL_FEATURES)[number], number>;
 
 export interface RankedTool {
   tool: PlannerTool;
@@ -48,36 +73,8 @@ export interface RankedTool {
   features: ToolFeatures;
 }
 
-/**
- * The text a tool is embedded from: its name in words and its description. Parameter descriptions are not
- * embedded (on the dev set they made tools that share a parameter, such as an order number, look alike);
- * they count through `argumentsFound` instead.
- */
-export function toolEmbeddingText(tool: PlannerTool): string {
-  return `${identifierWords(tool.name).join(' ')}. ${tool.description.trim()}`;
-}
-
-/**
- * Generic messages that need no tool (questions about policy, prices, hours; courtesy): a tool must be
- * closer to the message than these are. Embedded once per model.
- */
-export const NO_TOOL_ANCHORS = [
-  'What is your policy on this?',
-  'How does this work?',
-  'Do you offer this?',
-  'How much does it cost?',
-  'What are your opening hours?',
-  'Hello',
-  'Thank you, goodbye',
-  'What does this mean?',
-  'Is it possible to do this?',
-  'Where can I find information about this?',
-  'Tell me a joke',
-  "What's the weather today?",
-  'What are the rules for this?',
-  'How long does it usually take?',
-  'Can you recommend something?',
-];
+/** A tool's vectors per view. */
+export type ToolVectors = Record<ToolView, Float32Array[]>;
 
 /** Share of a tool's parameters whose values are in the message itself (no context, no earlier turns). */
 export function argumentsFound(message: string, tool: PlannerTool, locale: string | null): number {
@@ -89,7 +86,7 @@ export function argumentsFound(message: string, tool: PlannerTool, locale: strin
 
 /** Lexical score is capped here: beyond two distinctive words it adds no evidence. */
 const LEXICAL_CAP = 2;
-const TOOL_VECTOR_CACHE = 4096;
+const VECTOR_CACHE = 8192;
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -97,43 +94,73 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** Features of every tool for one message, given the vectors of the message, the tools and the anchors. */
+/** The views whose cosine, margin and lead are features, with the features' name. */
+const VIEWS_WITH_LEAD: ReadonlyArray<[ToolView, string]> = [
+  ['card', 'card'],
+  ['description', 'description'],
+  ['clauses', 'clause'],
+  ['requests', 'request'],
+];
+
+const best = (q: Float32Array, vs: readonly Float32Array[]) => Math.max(...vs.map((v) => cosine(q, v)));
+
+/**
+ * The message as the router embeds it: without identifiers (tokens holding three digits or more, email
+ * addresses), which say nothing about the tool meant but pull the message's vector away from every tool.
+ * The arguments are read from the full message.
+ */
+export function withoutIdentifiers(message: string): string {
+  const kept = message.split(/\s+/).filter((t) => !t.includes('@') && (t.match(/\d/g)?.length ?? 0) < 3);
+  const text = kept.join(' ').replace(/\s+([,.?!])/g, '$1').replace(/^[\s,]+|[\s,]+$/g, '');
+  return text || message.trim();
+}
+
+/**
+ * Features of every tool for one message, given the vectors of the message (`withoutIdentifiers`), the
+ * tools and the anchors.
+ */
 export function toolFeatures(input: {
   message: string;
   locale: string | null;
   messageVector: Float32Array;
   tools: readonly PlannerTool[];
-  toolVectors: Float32Array[];
+  toolVectors: ToolVectors[];
   anchorVectors: Float32Array[];
 }): ToolFeatures[] {
-  const { message, messageVector, tools } = input;
-  const cos = input.toolVectors.map((v) => cosine(messageVector, v));
-  const anchor = Math.max(...input.anchorVectors.map((v) => cosine(messageVector, v)));
+  const { message, messageVector: q, tools, toolVectors } = input;
+  const anchor = best(q, input.anchorVectors);
+  const cos = Object.fromEntries(TOOL_VIEWS.map((view) => [view, toolVectors.map((v) => best(q, v[view]))])) as Record<ToolView, number[]>;
+  const margin = (view: ToolView, i: number) => {
+    const others = cos[view].filter((_, j) => j !== i);
+    return others.length ? cos[view][i]! - Math.max(...others) : 0;
+  };
   const terms = contentTerms(message);
-  const howTo = isHowTo(message) ? 1 : 0;
-  return tools.map((tool, i) => {
-    const others = cos.filter((_, j) => j !== i);
-    return {
-      cosine: cos[i]!,
-      margin: others.length ? cos[i]! - Math.max(...others) : 0,
-      anchor: cos[i]! - anchor,
-      lexical: Math.min(LEXICAL_CAP, scoreTool(terms, tool)) / LEXICAL_CAP,
-      howTo,
-      argumentsFound: argumentsFound(message, tool, input.locale),
-    };
-  });
+  const aboutSubject = asksAboutSubject(message) ? 1 : 0;
+  return tools.map((tool, i) => ({
+    ...(Object.fromEntries(
+      VIEWS_WITH_LEAD.flatMap(([view, name]) => [
+        [name, cos[view][i]!],
+        [`${name}Margin`, margin(view, i)],
+        [`${name}Lead`, cos[view][i]! - anchor],
+      ]),
+    ) as Pick<ToolFeatures, 'card' | 'cardMargin' | 'cardLead' | 'description' | 'descriptionMargin' | 'descriptionLead' | 'clause' | 'clauseMargin' | 'clauseLead' | 'request' | 'requestMargin' | 'requestLead'>),
+    parameters: cos.parameters[i]!,
+    parametersMargin: margin('parameters', i),
+    requestOverQuestion: cos.requests[i]! - cos.questions[i]!,
+    lexical: Math.min(LEXICAL_CAP, scoreTool(terms, tool)) / LEXICAL_CAP,
+    aboutSubject,
+    argumentsFound: argumentsFound(message, tool, input.locale),
+  }));
 }
 
 /** The calibrated probability of one tool's features. */
 export function toolProbability(f: ToolFeatures, c: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION): number {
-  const w = c.weights;
-  const z =
-    c.bias + w.cosine * f.cosine + w.margin * f.margin + w.anchor * f.anchor + w.lexical * f.lexical + w.howTo * f.howTo + w.argumentsFound * f.argumentsFound;
+  const z = TOOL_FEATURES.reduce((a, k) => a + (c.weights[k] ?? 0) * f[k], c.bias);
   return 1 / (1 + Math.exp(-z));
 }
 
 export class ToolRouter {
-  private readonly toolVectors = new Map<string, Float32Array>();
+  private readonly vectors = new Map<string, Float32Array>();
   private anchorVectors: Promise<Float32Array[]> | null = null;
 
   /**
@@ -156,7 +183,7 @@ export class ToolRouter {
     const { message, tools, signal } = input;
     if (tools.length === 0 || !message.trim()) return [];
     const [messageVector, toolVectors, anchorVectors] = await Promise.all([
-      this.embedder.embed({ texts: [message], kind: 'query', signal }).then((v) => v[0]!),
+      this.embedder.embed({ texts: [withoutIdentifiers(message)], kind: 'query', signal }).then((v) => v[0]!),
       this.vectorsOf(tools, signal),
       this.anchors(signal),
     ]);
@@ -175,18 +202,25 @@ export class ToolRouter {
     return this.anchorVectors;
   }
 
-  /** One vector per tool, embedded once per model and tool text (in one request for those not cached yet). */
-  async vectorsOf(tools: readonly PlannerTool[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const keys = tools.map((t) => createHash('sha256').update(`${this.embedder.model}\u0000${toolEmbeddingText(t)}`).digest('base64'));
-    const missing = [...new Set(keys.filter((k) => !this.toolVectors.has(k)))];
-    if (missing.length) {
-      const texts = missing.map((k) => toolEmbeddingText(tools[keys.indexOf(k)]!));
-      const vectors = await this.catalogue.embed({ texts, kind: this.calibration.toolKind, signal });
-      missing.forEach((k, i) => {
-        if (this.toolVectors.size >= TOOL_VECTOR_CACHE) this.toolVectors.delete(this.toolVectors.keys().next().value!);
-        this.toolVectors.set(k, vectors[i]!);
+  /**
+   * Each tool's vectors per view, embedded once per model, kind and text: the texts not cached yet go in
+   * one request per kind.
+   */
+  async vectorsOf(tools: readonly PlannerTool[], signal?: AbortSignal): Promise<ToolVectors[]> {
+    const views = tools.map(toolViews);
+    const key = (kind: string, text: string) => createHash('sha256').update(`${this.embedder.model}\u0000${kind}\u0000${text}`).digest('base64');
+    for (const kind of ['query', 'passage'] as const) {
+      const texts = views.flatMap((v) => TOOL_VIEWS.filter((view) => VIEW_KIND[view] === kind).flatMap((view) => viewTexts(v, view)));
+      const missing = [...new Set(texts.filter((t) => !this.vectors.has(key(kind, t))))];
+      if (missing.length === 0) continue;
+      const vectors = await this.catalogue.embed({ texts: missing, kind, signal });
+      missing.forEach((t, i) => {
+        if (this.vectors.size >= VECTOR_CACHE) this.vectors.delete(this.vectors.keys().next().value!);
+        this.vectors.set(key(kind, t), vectors[i]!);
       });
     }
-    return keys.map((k) => this.toolVectors.get(k)!);
+    return views.map(
+      (v) => Object.fromEntries(TOOL_VIEWS.map((view) => [view, viewTexts(v, view).map((t) => this.vectors.get(key(VIEW_KIND[view], t))!)])) as ToolVectors,
+    );
   }
 }
