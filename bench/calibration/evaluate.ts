@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, type FusionModel } from '../../src/knowledge/index/scoring';
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
+import { HELD_OUT } from './sets';
 
 /** The default confidence_floor the rates are read at. */
 export const FLOOR = 0.5;
@@ -16,7 +17,7 @@ export const FLOOR = 0.5;
 const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 10);
 const L2 = Number(process.env.BENCH_L2 ?? 0.001);
 
-type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
+type Featurize = (cands: readonly CollectedCandidate[], query: string) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
 
 /** Solves A·x = b (small, symmetric positive definite) by Gaussian elimination. */
@@ -79,6 +80,22 @@ function fitStandardised(xs: number[][], ys: number[], ws: number[], l2: number)
 }
 
 const relevant = (q: CollectedQuery, doc: string) => (q.rel[doc] ?? 0) > 0;
+/** A set without its held-out questions (help centre phrasings written after the fit was chosen). */
+const withoutHeldOut = (s: CollectedSet): CollectedSet => ({ ...s, queries: s.queries.filter((q) => q.group !== HELD_OUT) });
+
+/**
+ * Sets whose unanswerable questions are near misses written against the very paragraph they sit next to
+ * (SQuAD 2.0): retrieval features cannot tell them from answerable ones (AUC about 0.58), and the share of
+ * them (half, by the set's construction) would only lower every score in every base by a rate that is a
+ * property of how that set was made. The fits read these sets' answerable questions; their figures still
+ * count every question.
+ */
+const NEAR_MISS_SETS = new Set(['squad2']);
+/** The questions a fit reads from a set. */
+const fitQuestions = (s: CollectedSet): CollectedSet => {
+  const kept = withoutHeldOut(s);
+  return NEAR_MISS_SETS.has(s.set) ? { ...kept, queries: kept.queries.filter((q) => q.answerable) } : kept;
+};
 
 /** The candidates the fit reads for a question: the top FIT_DEPTH of each side. */
 function fitRows(q: CollectedQuery): number[] {
@@ -91,10 +108,10 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
   const xs: number[][] = [];
   const ys: number[] = [];
   const ws: number[] = [];
-  for (const s of sets) {
+  for (const s of sets.map(fitQuestions)) {
     for (const q of s.queries) {
       if (q.cands.length === 0) continue;
-      const f = featurize(q.cands);
+      const f = featurize(q.cands, q.text);
       const rows = fitRows(q);
       for (const i of rows) {
         xs.push(f[i]!);
@@ -107,7 +124,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
 }
 
 export function scoreQuery(q: CollectedQuery, model: FusionModel, featurize: Featurize = fusionFeatures): number[] {
-  return featurize(q.cands).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
+  return featurize(q.cands, q.text).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
 }
 
 function ndcgAt10(docs: string[], rel: Record<string, number>): number {
@@ -166,7 +183,10 @@ export interface SetFigures {
 }
 
 /** A set's figures under `model` (from a fit that did not see it). */
-export function figures(s: CollectedSet, model: FusionModel, featurize: Featurize = fusionFeatures, diagramsDir?: string): SetFigures & Record<string, unknown> {
+export function figures(all: CollectedSet, model: FusionModel, featurize: Featurize = fusionFeatures, diagramsDir?: string): SetFigures & Record<string, unknown> {
+  const held = all.queries.filter((q) => q.group === HELD_OUT);
+  const s = withoutHeldOut(all);
+  const heldOut = held.length ? figures({ ...s, queries: held.map((q) => ({ ...q, group: undefined })) }, model, featurize) : undefined;
   const answerable = s.queries.filter((q) => q.answerable);
   const nd = { lexical: 0, dense: 0, hybrid: 0 };
   const top1: { p: number; y: number }[] = [];
@@ -218,6 +238,9 @@ export function figures(s: CollectedSet, model: FusionModel, featurize: Featuriz
       ? { groups: Object.fromEntries([...groups].map(([k, g]) => [k, { ndcg_at_10: { lexical: round(g.lexical / g.n, 4), dense: round(g.dense / g.n, 4), hybrid: round(g.hybrid / g.n, 4) }, answer_rate: round(g.answered / g.n, 3) }])) }
       : {}),
     reliability: rel1.bins.map((b) => [b.n, round(b.predicted, 3), round(b.observed, 3)]),
+    ...(heldOut
+      ? { held_out: { questions: heldOut.questions, top1_accuracy: heldOut.top1_accuracy, ece: heldOut.ece, auc_answerable: heldOut.auc_answerable, answer_rate_in_scope: heldOut.answer_rate_in_scope, handoff_rate_out_of_scope: heldOut.handoff_rate_out_of_scope } }
+      : {}),
   };
 }
 
@@ -246,7 +269,7 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
   // The lexical-only scores over the lexical side's top 10: LEXICAL_MODEL (x read against the other hits,
   // as lexicalScores computes them) and, for a passage alone, CALIBRATION_A/C (x only).
   const lx: number[][] = [], l1: number[][] = [], ly: number[] = [], lw: number[] = [];
-  for (const s of sets) {
+  for (const s of sets.map(fitQuestions)) {
     for (const q of s.queries) {
       const lex = q.cands.filter((c) => c.lexical && c.x > 0).sort((a, b) => b.x - a.x);
       const sorted = lex.map((c) => c.x);
@@ -271,6 +294,7 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     min_hybrid_minus_best_side: round(Math.min(...rows.map((r) => r.ndcg_at_10.hybrid - Math.max(r.ndcg_at_10.lexical, r.ndcg_at_10.dense))), 4),
     help_centre_answer_rate: hc?.answer_rate_in_scope ?? null,
     help_centre_handoff_rate: hc?.handoff_rate_out_of_scope ?? null,
+    help_centre_held_out: (hc as { held_out?: unknown } | undefined)?.held_out ?? null,
     faq_auc_answerable: faq?.auc_answerable ?? null,
     ...(tools ?? {}),
     floor: FLOOR,

@@ -35,7 +35,10 @@ export const embeddingsConfig = z
      */
     EMBEDDINGS_FUSION: z
       .string()
-      .regex(/^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){4}\s*$/, 'five numbers: w_cos,w_x,w_margin,w_over_background,bias (the three-number format of before issue 23 is not read)')
+      .regex(
+        /^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){7}\s*$/,
+        'eight numbers: w_cos,w_x,w_margin,w_over_background,w_cos_over_background,w_agreement,w_query_words,bias (the earlier three- and five-number formats are not read)',
+      )
       .optional(),
     /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
     EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),

@@ -259,7 +259,7 @@ export class KnowledgeRetrievalService {
     // The fused score reads each candidate against the others (its margin over the next best), so it is
     // computed over the whole candidate set at once.
     const fused = [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined);
-    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION);
+    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION, input.query);
     fused.forEach((c, i) => (c.score = scores[i]!));
     const ranked = [...candidates.values()].sort((a, b) => b.score - a.score);
     const top = ranked.slice(0, topK);

@@ -58,6 +58,7 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
     for (const [question, title] of [
       ['How do I reset my password?', 'Password reset'],
       ['how long do I have to return an item', 'Returns'],
+      ["what's your return window", 'Returns'],
       ['where is my order 12345?', 'Order tracking'],
     ]) {
       const run = await ask(question!);
@@ -70,10 +71,6 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
     assert.ok(german.reply, `German: ${JSON.stringify(german.handoff)} (confidence ${german.confidence})`);
     assert.equal(german.retrieval.find((r: { cited: boolean }) => r.cited)?.title, 'Shipping times and costs');
     assert.match(german.reply.content, /Antwort aus unserem englischsprachigen Hilfe-Center/);
-    // Found but not sure enough (the model puts it at about 40 %): the person taking over sees that passage.
-    const window = await ask("what's your return window");
-    assert.equal(window.retrieval[0]?.title, 'Returns');
-    if (!window.reply) assert.match(window.handoff.summary, /Best passage: "Returns" \(score \d+ %\)/);
     const offTopic = await ask('Can I pay with bitcoin?');
     assert.equal(offTopic.reply, null, JSON.stringify(offTopic));
     assert.ok(['no_supporting_source', 'low_confidence'].includes(offTopic.handoff.reason), offTopic.handoff.reason);

