@@ -37,6 +37,9 @@ import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../sms/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
+import { DeclaredToolAnswers } from '../evaluations/declared-tool-answers';
+import { EvaluationsService } from '../evaluations/evaluations.service';
+import { TestCasesService } from '../evaluations/test-cases.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -123,7 +126,11 @@ export function createServices(deps: ServiceDeps) {
     planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
+    toolAnswers: new DeclaredToolAnswers({ db }),
   });
+  const testCases = new TestCasesService({ db, agents });
+  const evaluations = new EvaluationsService({ db, agents, conversations, runs, events, workflows, concurrency: config.evaluations.concurrency });
+  agents.setPublishGate(evaluations);
   const voiceCalls = new VoiceCallsService({
     db, phoneNumbers, agents, conversations, runs, events, log: deps.log,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -131,7 +138,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, testCases, evaluations, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

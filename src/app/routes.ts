@@ -2,6 +2,7 @@ import { registerAccountRoutes } from '../accounts/account.routes';
 import { registerAgentRoutes } from '../agents/agents.routes';
 import { registerConversationRoutes } from '../conversations/conversations.routes';
 import { registerRunRoutes } from '../runs/runs.routes';
+import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
 import { registerMessageRoutes } from '../sms/messages.routes';
@@ -38,6 +39,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerAgentRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
+  registerEvaluationRoutes(deps);
 }
 
 /**
