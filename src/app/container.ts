@@ -38,6 +38,8 @@ import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../sms/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
 import { DeclaredToolAnswers } from '../evaluations/declared-tool-answers';
+import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
+import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
 import { TestCasesService } from '../evaluations/test-cases.service';
 
@@ -129,8 +131,9 @@ export function createServices(deps: ServiceDeps) {
     toolAnswers: new DeclaredToolAnswers({ db }),
   });
   const testCases = new TestCasesService({ db, agents });
-  const evaluations = new EvaluationsService({ db, agents, conversations, runs, events, workflows, concurrency: config.evaluations.concurrency });
-  agents.setPublishGate(evaluations);
+  const evaluations = new EvaluationsService({ db, agents, events, workflows, concurrency: config.evaluations.concurrency });
+  const evaluationCases = new EvaluationCaseRunner({ db, conversations, runs });
+  agents.setPublishGate(new EvaluationPublishGate({ db, agents }));
   const voiceCalls = new VoiceCallsService({
     db, phoneNumbers, agents, conversations, runs, events, log: deps.log,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -138,7 +141,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, testCases, evaluations, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

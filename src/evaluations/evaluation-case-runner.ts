@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { DB } from '../db/schema';
-import { AppError } from '../domain/errors';
+import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix } from '../domain/ids';
 import type { Scope } from '../domain/principal';
 import type { RunObject } from '../runs/run.schemas';
@@ -32,7 +32,17 @@ export class EvaluationCaseRunner {
 
   constructor(private readonly deps: { db: Kysely<DB>; conversations: ConversationsService; runs: RunsService }) {}
 
-  async runCase(input: { evaluation: EvaluationRow; testCase: TestCaseRow; position: number; heartbeat?: () => void }): Promise<CaseResultRow> {
+  /** One case of a running evaluation (the evaluation workflow's activity); its result is recorded once. */
+  async runEvaluationCase(input: { evaluationId: string; caseId: string; position: number; heartbeat?: () => void }): Promise<{ passed: boolean }> {
+    const evaluation = await this.repo.getEvaluation(this.deps.db, input.evaluationId);
+    if (!evaluation) throw notFound('evaluation', input.evaluationId);
+    const testCase = await this.repo.getTestCaseById(this.deps.db, input.caseId);
+    if (!testCase || testCase.agent_id !== evaluation.agent_id) throw notFound('test case', input.caseId);
+    const result = await this.runCase({ evaluation, testCase, position: input.position, heartbeat: input.heartbeat });
+    return { passed: result.passed };
+  }
+
+  private async runCase(input: { evaluation: EvaluationRow; testCase: TestCaseRow; position: number; heartbeat?: () => void }): Promise<CaseResultRow> {
     const { evaluation, testCase } = input;
     const recorded = await this.repo.getCaseResult(this.deps.db, evaluation.id, testCase.id);
     if (recorded) return recorded;

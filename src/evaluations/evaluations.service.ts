@@ -1,48 +1,38 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
-import type { ConversationsService } from '../conversations/conversations.service';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import { scopeOf, type Scope } from '../domain/principal';
-import type { RunsService } from '../runs/runs.service';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import { evaluationWorkflowContract, evaluationWorkflowId } from '../../workflows/shared/evaluations.contracts';
-import { EvaluationCaseRunner } from './evaluation-case-runner';
 import { EvaluationRepo, type CaseResultRow, type EvaluationRow } from './evaluation.repo';
 import type { EvaluationComparison, EvaluationObject } from './evaluation.schemas';
 
 /** The comparison as stored: the API's, plus the cases the baseline had (to tell `unchanged` from `new`). */
-type StoredComparison = EvaluationComparison & { baseline_case_ids: string[] };
+export type StoredComparison = EvaluationComparison & { baseline_case_ids: string[] };
 
 /**
  * Evaluations: an agent's test cases run against a version or a snapshot of its draft, as a workflow
  * (evaluationWorkflow: one activity per case, bounded concurrency), each case in a hidden test
- * conversation (EvaluationCaseRunner). A completed evaluation is compared with the last completed one
- * of the live version (regressions and fixes per case) and announced (`evaluation.completed`). An agent
- * with `require_passing_evaluation` publishes only a draft whose latest evaluation is of the current
- * draft and has no regression (`assertPublishable`, AgentsService's publish gate).
+ * conversation (EvaluationCaseRunner, in the worker). A completed evaluation is compared with the last
+ * completed one of the live version (regressions and fixes per case) and announced (`evaluation.completed`).
  */
 export class EvaluationsService {
   private readonly repo = new EvaluationRepo();
-  private readonly runner: EvaluationCaseRunner;
 
   constructor(
     private readonly deps: {
       db: Kysely<DB>;
       agents: AgentsService;
-      conversations: ConversationsService;
-      runs: RunsService;
       events: EventsService;
       workflows: WorkflowGateway;
       /** Cases of one evaluation running at once. */
       concurrency: number;
     },
-  ) {
-    this.runner = new EvaluationCaseRunner(deps);
-  }
+  ) {}
 
   /** Starts an evaluation of `version` (a number, or `draft`: a snapshot of the draft as it is now). */
   async createEvaluation(input: Scope & { agentId: string; version: number | 'draft'; caseIds?: string[] }): Promise<EvaluationObject> {
@@ -89,18 +79,6 @@ export class EvaluationsService {
     return { object: 'list' as const, data: page.data.map((e) => present(e, results.filter((r) => r.evaluation_id === e.id))), has_more: page.has_more };
   }
 
-  /** One case of a running evaluation (the evaluation workflow's activity); its result is recorded once. */
-  async runEvaluationCase(input: { evaluationId: string; caseId: string; position: number; heartbeat?: () => void }): Promise<{ passed: boolean }> {
-    const evaluation = await this.repo.getEvaluation(this.deps.db, input.evaluationId);
-    if (!evaluation) throw notFound('evaluation', input.evaluationId);
-    const recorded = await this.repo.getCaseResult(this.deps.db, evaluation.id, input.caseId);
-    if (recorded) return { passed: recorded.passed };
-    const testCase = await this.repo.getTestCaseById(this.deps.db, input.caseId);
-    if (!testCase || testCase.agent_id !== evaluation.agent_id) throw notFound('test case', input.caseId);
-    const result = await this.runner.runCase({ evaluation, testCase, position: input.position, heartbeat: input.heartbeat });
-    return { passed: result.passed };
-  }
-
   /** Compares with the live version's last evaluation, marks the evaluation completed and emits evaluation.completed (once). */
   async completeEvaluation(input: { evaluationId: string }): Promise<void> {
     const evaluation = await this.repo.getEvaluation(this.deps.db, input.evaluationId);
@@ -117,29 +95,6 @@ export class EvaluationsService {
         { tx },
       );
     });
-  }
-
-  /**
-   * The publish gate of an agent with `require_passing_evaluation`: its latest draft evaluation must be
-   * of the draft as it is now (422 evaluation_required otherwise, also while it runs) and have no
-   * regression against the live version (422 evaluation_regression, naming the cases).
-   */
-  async assertPublishable(input: Scope & { agentId: string }): Promise<void> {
-    const snapshot = await this.deps.agents.snapshotDraft(input);
-    const latest = await this.repo.latestDraftEvaluation(this.deps.db, input.agentId);
-    if (!latest || latest.agent_version !== snapshot.version) {
-      throw new AppError('evaluation_required', `Agent ${input.agentId} requires a passing evaluation: the draft ${latest ? 'changed since its latest evaluation' : 'was never evaluated'}; evaluate the draft first (POST /v1/evaluations with version "draft")`);
-    }
-    if (latest.status !== 'completed') throw new AppError('evaluation_required', `Evaluation ${latest.id} of the draft is still running; publish once it completes`);
-    const comparison = latest.comparison as StoredComparison | null;
-    if (comparison && comparison.regressions.length > 0) {
-      const results = await this.repo.listCaseResults(this.deps.db, [latest.id]);
-      const names = comparison.regressions.map((id) => results.find((r) => r.case_id === id)?.case_name ?? id);
-      throw new AppError(
-        'evaluation_regression',
-        `Evaluation ${latest.id} of the draft has ${names.length} regression${names.length === 1 ? '' : 's'} against version ${comparison.baseline_version}: ${names.map((n) => `'${n}'`).join(', ')}`,
-      );
-    }
   }
 
   private async resolveVersion(scope: Scope, agentId: string, version: number | 'draft'): Promise<AgentVersion> {
