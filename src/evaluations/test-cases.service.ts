@@ -98,13 +98,16 @@ export class TestCasesService {
       const existing = await this.repo.listTestCases(tx, input.agentId);
       let created = 0;
       let updated = 0;
-      for (const d of definitions) {
+      // New cases keep the file's order (cases are listed and evaluated by creation time).
+      const now = Date.now();
+      for (const [i, d] of definitions.entries()) {
         const row = existing.find((e) => e.name === d.name);
         if (row) {
           await this.repo.updateTestCase(tx, row.id, { name: d.name, definition: JSON.stringify(d) });
           updated++;
         } else {
-          await this.repo.insertTestCase(tx, { id: newId(IdPrefix.testCase), account_id: input.accountId, livemode: input.livemode, agent_id: input.agentId, name: d.name, definition: JSON.stringify(d) });
+          const at = new Date(now + i);
+          await this.repo.insertTestCase(tx, { id: newId(IdPrefix.testCase), account_id: input.accountId, livemode: input.livemode, agent_id: input.agentId, name: d.name, definition: JSON.stringify(d), created_at: at, updated_at: at });
           created++;
         }
       }

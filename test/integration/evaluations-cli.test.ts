@@ -58,10 +58,11 @@ describe('the example agent kept as code, with its tests', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('passes its ten tests against the example help center (tool calls answered from the declared results) and keeps them on apply', async () => {
+  it('passes its ten tests against the example help center (tool calls answered from the declared results) and keeps them on apply', async (t) => {
     const { services } = ctx.stack;
     const { output, passed } = await runAgentsTestCommand(services, { account: accountId, file: exampleFile('support-agent.yaml'), pollMs: 100 });
     assert.equal(passed, true, output);
+    t.diagnostic(output);
     assert.equal(output.match(/ pass /g)?.length, 10, output);
     assert.match(output, /10 of 10 passed/);
 
