@@ -16,6 +16,7 @@ import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
 import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
 import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
+import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from './route-deps';
@@ -58,5 +59,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes]);
 }
