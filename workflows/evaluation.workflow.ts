@@ -22,9 +22,15 @@ export async function evaluationWorkflow(input: EvaluationInput): Promise<Evalua
   async function lane() {
     while (next < caseIds.length) {
       const position = next++;
-      const outcome = await runEvaluationCase({ evaluationId, caseId: caseIds[position]!, position });
-      if (outcome.passed) passed++;
-      else failed++;
+      try {
+        const outcome = await runEvaluationCase({ evaluationId, caseId: caseIds[position]!, position });
+        if (outcome.passed) passed++;
+        else failed++;
+      } catch {
+        // A case whose activity gave up (its retries spent): it has no result and counts as failed; the
+        // evaluation still completes (its case_count shows the missing result).
+        failed++;
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, caseIds.length)) }, lane));

@@ -37,7 +37,16 @@ export class EvaluationCaseRunner {
     const evaluation = await this.repo.getEvaluation(this.deps.db, input.evaluationId);
     if (!evaluation) throw notFound('evaluation', input.evaluationId);
     const testCase = await this.repo.getTestCaseById(this.deps.db, input.caseId);
-    if (!testCase || testCase.agent_id !== evaluation.agent_id) throw notFound('test case', input.caseId);
+    if (!testCase || testCase.agent_id !== evaluation.agent_id) {
+      // Deleted after the evaluation started: recorded as failed, so the evaluation still completes.
+      await this.repo.insertCaseResult(this.deps.db, {
+        evaluation_id: evaluation.id, case_id: input.caseId, case_name: input.caseId, position: input.position, passed: false,
+        failures: JSON.stringify([{ turn: 0, expectation: 'case', reason: 'The test case was deleted during the evaluation' }]),
+        run_ids: JSON.stringify([]), conversation_id: evaluationConversationId(evaluation.id, input.caseId), confidence: null, latency_ms: 0,
+      });
+      const recorded = await this.repo.getCaseResult(this.deps.db, evaluation.id, input.caseId);
+      return { passed: recorded?.passed ?? false };
+    }
     const result = await this.runCase({ evaluation, testCase, position: input.position, heartbeat: input.heartbeat });
     return { passed: result.passed };
   }

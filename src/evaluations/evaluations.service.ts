@@ -51,7 +51,8 @@ export class EvaluationsService {
     if (caseIds.length === 0) throw new AppError('parameter_unprocessable', `Agent ${input.agentId} has no test cases to evaluate`, { param: 'agent_id' });
     const row = await this.repo.insertEvaluation(this.deps.db, {
       id: newId(IdPrefix.evaluation),
-      ...{ account_id: scope.accountId, livemode: scope.livemode },
+      account_id: scope.accountId,
+      livemode: scope.livemode,
       agent_id: input.agentId,
       target: input.version === 'draft' ? 'draft' : 'version',
       agent_version: version.version,

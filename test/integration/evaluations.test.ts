@@ -214,6 +214,24 @@ describe('evaluations', () => {
     assert.equal(published.version, 2);
   });
 
+  it('records a case deleted after its evaluation started as failed, so the evaluation still completes', async () => {
+    const f = await seed();
+    const kept = await addCase(f, { name: 'kept', turns: [{ customer: 'How do I reset my password?', expect: { reply: {} } }] });
+    const gone = await addCase(f, { name: 'gone', turns: [{ customer: 'How do I reset my password?' }] });
+    const evaluation = await ctx.stack.services.evaluations.createEvaluation({ accountId: f.accountId, livemode: false, agentId: f.agentId, version: 'draft', caseIds: [kept] });
+    await f.call('DELETE', `/v1/agents/${f.agentId}/test_cases/${gone}`);
+    const outcome = await ctx.stack.services.evaluationCases.runEvaluationCase({ evaluationId: evaluation.id, caseId: gone, position: 1 });
+    assert.deepEqual(outcome, { passed: false });
+    const done = await pollUntil('the evaluation to complete', async () => {
+      const res = await f.call('GET', `/v1/evaluations/${evaluation.id}`);
+      return res.body.status === 'completed' && res.body;
+    });
+    const deleted = done.cases.find((c: any) => c.case_id === gone);
+    assert.equal(deleted.passed, false);
+    assert.match(deleted.failures[0].reason, /deleted/);
+    assert.equal(resultOf(done, 'kept').passed, true);
+  });
+
   it('refuses bad test cases and evaluations with the API error format, changing nothing', async () => {
     const f = await seed();
     const bad = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi', expect: { reply: { max_sms_segments: 0 } } }] });
