@@ -155,11 +155,4 @@ export const CreateEvaluationBodySchema = z.strictObject({
   case_ids: z.array(z.string().min(1).max(255)).min(1).max(1000).optional().describe('default: every case of the agent'),
 });
 
-export const EvaluationListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  starting_after: z.string().min(1).max(255).optional(),
-  ending_before: z.string().min(1).max(255).optional(),
-  agent_id: z.string().min(1).max(255).optional(),
-});
-
 export const TestCaseParamsSchema = z.strictObject({ id: z.string().min(1).max(255), case_id: z.string().min(1).max(255) });

@@ -1,15 +1,17 @@
+import { z } from '../domain/api-schema';
 import { defineRoute } from '../http/route';
 import type { RouteDeps } from '../app/route-deps';
 import { DeletedSchema, IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import { scopeOf } from '../domain/principal';
 import {
   CreateEvaluationBodySchema,
-  EvaluationListQuerySchema,
   EvaluationSchema,
   TestCaseDefinitionSchema,
   TestCaseParamsSchema,
   TestCaseSchema,
 } from './evaluation.schemas';
+
+const EvaluationListQuerySchema = PageQuerySchema.extend({ agent_id: z.string().min(1).max(255).optional().describe("only this agent's evaluations") });
 
 /** An agent's test cases (`/v1/agents/{id}/test_cases`) and its evaluations (`/v1/evaluations`). */
 export function registerEvaluationRoutes({ router, registry, services }: RouteDeps) {
