@@ -52,13 +52,13 @@ export function registerConsoleTestRoutes(router: Router, { services, config }: 
     });
   }
 
-  /** Runs `fn`; a bad case (400) shows the Tests tab again with the message and the text as typed. */
+  /** Runs `fn`; a bad case (400, 422) shows the Tests tab again with the message and the text as typed. */
   async function orShowError(res: Response, agentId: string, text: string, fn: () => Promise<unknown>, done: string) {
     try {
       await fn();
       res.redirect(303, done);
     } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 400) throw err;
+      if (!(err instanceof AppError) || (err.status !== 400 && err.status !== 422)) throw err;
       await renderTests(res, agentId, { error: err.message, draftYaml: text, status: 422 });
     }
   }

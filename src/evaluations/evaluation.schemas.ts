@@ -12,7 +12,8 @@ const CitedSourceSchema = z
     title: z.string().min(1).max(500).optional().describe('a cited source whose title contains this (case-insensitive)'),
     url: z.string().min(1).max(2048).optional().describe('a cited source whose url contains this'),
   })
-  .refine((s) => s.source_id || s.title || s.url, 'name a source_id, a title or a url');
+  .refine((s) => s.source_id || s.title || s.url, 'name a source_id, a title or a url')
+  .openapi({ minProperties: 1 } as Record<string, unknown>);
 
 /** What must happen after a customer turn; every key given is one expectation, all must hold. */
 export const TurnExpectationsSchema = z
@@ -43,7 +44,8 @@ export const TurnExpectationsSchema = z
     no_tool: z.literal(true).optional().describe('the run called no tool'),
     redacted: z.array(z.string().min(1).max(500)).min(1).max(20).optional().describe('none of these strings is stored anywhere (transcript, runs, tool calls, events)'),
   })
-  .refine((e) => Object.values(e).some((v) => v !== undefined), 'give at least one expectation');
+  .refine((e) => Object.values(e).some((v) => v !== undefined), 'give at least one expectation')
+  .openapi({ minProperties: 1 } as Record<string, unknown>);
 export type TurnExpectations = z.infer<typeof TurnExpectationsSchema>;
 
 export const TestTurnSchema = z.strictObject({
@@ -67,11 +69,16 @@ export const DeclaredToolResultSchema = z
     pending: z.literal(true).optional(),
     call_endpoint: z.literal(true).optional(),
   })
-  .refine((d) => [d.result !== undefined && !d.pending, d.error !== undefined, d.pending === true, d.call_endpoint === true].filter(Boolean).length === 1, {
-    message: 'declare exactly one of: result, error, pending (with result), call_endpoint',
-  })
-  .refine((d) => !d.pending || d.result !== undefined, { message: 'pending: true needs the result submitted after the 202' });
+  .describe('exactly one of: result, error, pending (with the result), call_endpoint (checked by the service: 422)');
 export type DeclaredToolResult = z.infer<typeof DeclaredToolResultSchema>;
+
+/** What a declaration's schema cannot say: exactly one kind, and a pending one carries its result. */
+export function declaredResultProblem(d: DeclaredToolResult): string | undefined {
+  const kinds = [d.result !== undefined && !d.pending, d.error !== undefined, d.pending === true, d.call_endpoint === true].filter(Boolean).length;
+  if (d.pending && d.result === undefined) return 'pending: true needs the result submitted after the 202';
+  if (kinds !== 1) return 'declare exactly one of: result, error, pending (with result), call_endpoint';
+  return undefined;
+}
 
 /** A test case as authored (YAML `tests:` entries, the API's body). */
 export const TestCaseDefinitionSchema = z.strictObject({

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { scopeOf, type Scope } from '../domain/principal';
 import { EvaluationRepo, type TestCaseRow } from './evaluation.repo';
-import { TestCaseDefinitionSchema, type TestCaseDefinition, type TestCaseObject } from './evaluation.schemas';
+import { declaredResultProblem, TestCaseDefinitionSchema, type TestCaseDefinition, type TestCaseObject } from './evaluation.schemas';
 
 /** A case's definition read back from its row (stored as validated). */
 export const definitionOf = (row: TestCaseRow): TestCaseDefinition => TestCaseDefinitionSchema.parse(row.definition);
@@ -33,7 +33,15 @@ export function toTestCaseObject(row: TestCaseRow): TestCaseObject {
 /** Parses a definition; a problem is 400 naming the path (`tests.2.turns.0.expect`, `turns.0.customer`). */
 export function parseDefinition(value: unknown, prefix: (string | number)[] = []): TestCaseDefinition {
   const parsed = TestCaseDefinitionSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // Rules the published schema cannot state: 422, as the API answers a request that matches its schema.
+    parsed.data.tool_results.forEach((d, i) => {
+      const problem = declaredResultProblem(d);
+      const param = [...prefix, 'tool_results', i].join('.');
+      if (problem) throw new AppError('parameter_unprocessable', `Invalid test case at ${param}: ${problem}`, { param });
+    });
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0]!;
   const param = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))].join('.');
   const extra = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';

@@ -240,7 +240,11 @@ describe('evaluations', () => {
     const unknown = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi', expect: { replies: {} } }] });
     assert.equal(unknown.status, 400);
     const both = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi' }], tool_results: [{ tool: 'lookup_order', result: {}, error: { code: 'x' } }] });
-    assert.equal(both.status, 400);
+    assert.equal(both.status, 422);
+    assert.equal(both.body.error.param, 'tool_results.0');
+    const pendingAlone = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi' }], tool_results: [{ tool: 'lookup_order', pending: true }] });
+    assert.equal(pendingAlone.status, 422);
+    assert.match(pendingAlone.body.error.message, /pending: true needs the result/);
     const none = await f.call('POST', '/v1/evaluations', { agent_id: f.agentId });
     assert.equal(none.status, 422);
     const id = await addCase(f, { name: 'ok', turns: [{ customer: 'hi' }] });
