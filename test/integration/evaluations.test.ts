@@ -164,6 +164,11 @@ describe('evaluations', () => {
       tool_results: [{ tool: 'lookup_order', call_endpoint: true }],
     });
     await addCase(f, { name: 'undeclared', turns: [{ customer: 'Where is my order 12345?', expect: { tool_called: { tool: 'lookup_order' } } }] });
+    await addCase(f, {
+      name: 'approval rejected',
+      turns: [{ customer: 'Please cancel my premium subscription plan', approve: false, expect: { requires_action: { tool: 'cancel_subscription', type: 'approval' }, handoff: { reasons: ['approval_rejected'] } } }],
+      tool_results: [{ tool: 'cancel_subscription', result: { cancelled: true } }],
+    });
     const before = tools.requests.length;
     const evaluation = await evaluate(f);
     for (const c of evaluation.cases) assert.deepEqual(c.failures, [], c.name);
@@ -174,6 +179,7 @@ describe('evaluations', () => {
     assert.equal(errored.error.code, 'order_system_down');
     assert.equal((await callOf('pending then result')).result_status, 'ok');
     assert.equal((await callOf('undeclared')).error.code, 'tool_result_not_declared');
+    assert.equal((await callOf('approval rejected')).result_status, 'rejected');
     assert.equal(tools.requests.length, before + 1, 'only the case that asked called the endpoint');
     assert.equal(tools.requests.at(-1)!.body.arguments.order_id, '54321');
   });
