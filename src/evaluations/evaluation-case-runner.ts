@@ -14,6 +14,8 @@ import { definitionOf } from './test-cases.service';
 
 /** How long one wait for a run lasts before the runner heartbeats and waits again. */
 const WAIT_SLICE_MS = 2_000;
+/** After answering a required action, how often the runner looks for the run to move on. */
+const ANSWERED_RECHECK_MS = 50;
 const ENDED = new Set<RunObject['status']>(['completed', 'failed', 'expired']);
 
 /** The derived ids of a case's conversation and turns: a repeated case finds what it posted before. */
@@ -121,13 +123,20 @@ export class EvaluationCaseRunner {
    * a failure, and the run is left waiting (it expires at the agent's timeout).
    */
   private async settle(scope: Scope, runId: string, d: TestCaseDefinition, approve: boolean, failures: CaseFailure[], turn: number, heartbeat?: () => void): Promise<RunObject> {
+    const answered = new Set<string>();
     for (;;) {
       heartbeat?.();
       const run = await this.deps.runs.waitForRun({ runId, waitMs: WAIT_SLICE_MS });
       if (ENDED.has(run.status)) return run;
       if (run.status !== 'requires_action' || !run.required_action) continue;
       const action = run.required_action;
+      // Answered already: the run goes on once its workflow has read the answers.
+      if (action.tool_calls.every((c) => answered.has(c.id))) {
+        await new Promise((r) => setTimeout(r, ANSWERED_RECHECK_MS));
+        continue;
+      }
       for (const call of action.tool_calls) {
+        answered.add(call.id);
         if (action.type === 'approve_tool_call') {
           await ignoreSettled(this.deps.runs.decideApproval({ ...scope, runId, toolCallId: call.id, decision: approve ? 'approve' : 'reject', note: 'evaluation' }));
           continue;
