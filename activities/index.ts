@@ -1,4 +1,5 @@
 import type { Services } from '../src/app/container';
+import { createEvaluationActivities } from './evaluations.activities';
 import { createKnowledgeActivities } from './knowledge.activities';
 import { createRunActivities } from './runs.activities';
 import { createSmsActivities } from './sms.activities';
@@ -31,6 +32,7 @@ export function createActivities(services: Services) {
     createSmsActivities(services),
     createVerificationActivities(services),
     createRunActivities(services),
+    createEvaluationActivities(services),
   );
 }
 

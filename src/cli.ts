@@ -5,7 +5,7 @@ import { openDatabase } from './db/open';
 import { createLogger } from './observability/logger';
 import { AccountsService } from './accounts/accounts.service';
 import { PhoneNumbersService } from './numbers/phone-numbers.service';
-import { buildAgentsCommandServices, runAgentsCommand } from './agents/agents.commands';
+import { buildAgentsCommandServices, runAgentsCommand, runAgentsTestCommand } from './agents/agents.commands';
 import { SendersService } from './numbers/senders.service';
 import type { VoiceCallFlowInput } from './numbers/call-flow.schemas';
 import { EmailAddressesService } from './channels/email/email-addresses.service';
@@ -23,6 +23,7 @@ const usage = `Usage:
   npm run cli -- agents apply --account <acct_id> <agent.yaml> [--mode test|live]   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id> [--mode test|live]
   npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]
+  npm run cli -- agents test --account <acct_id> <agent.yaml> [--mode test|live]   (applies as draft, runs its tests on the running service; exit 1 on a failure)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
 
 Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
@@ -95,6 +96,15 @@ async function main() {
       console.log(JSON.stringify(address, null, 2));
     } else if (resource === 'emails' && action === 'list' && values.account) {
       console.log(JSON.stringify(await emailAddresses().listAddresses({ accountId: values.account, livemode }), null, 2));
+    } else if (resource === 'agents' && action === 'test' && values.account && positionals[0]) {
+      const services = buildAgentsCommandServices({ config, db: database.db });
+      try {
+        const { output, passed } = await runAgentsTestCommand(services, { account: values.account, livemode, file: positionals[0] });
+        console.log(output);
+        if (!passed) process.exitCode = 1;
+      } finally {
+        await services.close();
+      }
     } else if (resource === 'agents') {
       const output = await runAgentsCommand(buildAgentsCommandServices({ config, db: database.db }), {
         action,

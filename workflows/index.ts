@@ -5,3 +5,4 @@ export { smsDeliveryWorkflow } from './sms-delivery.workflow';
 export { smsBatchWorkflow } from './sms-batch.workflow';
 export { verificationWorkflow } from './verification.workflow';
 export { agentRunWorkflow } from './agent-run.workflow';
+export { evaluationWorkflow } from './evaluation.workflow';

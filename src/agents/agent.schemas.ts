@@ -59,6 +59,8 @@ export const AgentConfigSchema = z.strictObject({
   handoff: z
     .strictObject({ default_queue: z.string().min(1).max(120).default('support'), on_low_confidence: z.boolean().default(true) })
     .default({ default_queue: 'support', on_low_confidence: true }),
+  /** Publishing refuses a draft whose latest evaluation has a regression or is older than the draft (issue 20). */
+  require_passing_evaluation: z.boolean().default(false),
   /** How long an approval or an async tool result is awaited before the run gives up on it. */
   timeouts: z
     .strictObject({

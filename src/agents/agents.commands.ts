@@ -10,6 +10,11 @@ import { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.serv
 import { KnowledgeSourcesService } from '../knowledge/knowledge-sources.service';
 import { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AgentsService } from './agents.service';
+import { EventsService } from '../webhooks/events.service';
+import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
+import { EvaluationsService } from '../evaluations/evaluations.service';
+import { TestCasesService } from '../evaluations/test-cases.service';
+import { formatEvaluationTable } from '../evaluations/evaluation-table';
 
 /**
  * The services `npm run cli -- agents …` needs, built on the database alone. Agent commands only read
@@ -25,7 +30,15 @@ export function buildAgentsCommandServices(input: { config: Config; db: Kysely<D
   const retrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs });
   const sources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
   const knowledgeBases = new KnowledgeBasesService({ db, sources, retrieval });
-  return { accounts, knowledgeBases, agents: new AgentsService({ db, knowledgeBases, allowPrivateNetwork }) };
+  const agents = new AgentsService({ db, knowledgeBases, allowPrivateNetwork });
+  agents.setPublishGate(new EvaluationPublishGate({ db, agents }));
+  // `agents test` starts an evaluation on the running service's Temporal (its worker runs the cases).
+  const evaluations = new EvaluationsService({ db, agents, events: new EventsService({ db }), workflows, concurrency: config.evaluations.concurrency });
+  return {
+    accounts, knowledgeBases, agents, testCases: new TestCasesService({ db, agents }), evaluations,
+    /** Closes the Temporal connection if a command dialled it. */
+    close: () => connection.close().catch(() => undefined),
+  };
 }
 
 export type AgentsCommandServices = ReturnType<typeof buildAgentsCommandServices>;
@@ -52,13 +65,8 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
   const livemode = input.livemode ?? false;
   if (input.action === 'apply' && input.file) {
     await accounts.getAccount({ accountId });
-    let text: string;
-    try {
-      text = await readFile(input.file, 'utf8');
-    } catch (err) {
-      throw new AppError('parameter_invalid', `Cannot read ${input.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    const { agent, created } = await agents.applyAgentFile({ accountId, livemode, text });
+    const text = await readAgentFile(input.file);
+    const { agent, created } = await agents.applyAgentFile({ accountId, livemode, text, tests: services.testCases.agentFileTests });
     return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version, created }, null, 2);
   }
   if (input.action === 'list') {
@@ -78,4 +86,37 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
     return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version }, null, 2);
   }
   return null;
+}
+
+async function readAgentFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new AppError('parameter_invalid', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * `agents test FILE`: applies the file's agent as a draft (never publishes) with its `tests:`, evaluates
+ * the draft on the running service (its worker runs the cases), waits for the result and answers the
+ * table to print and whether every case passed (the CLI exits 1 otherwise).
+ */
+export async function runAgentsTestCommand(
+  services: Pick<AgentsCommandServices, 'accounts' | 'agents' | 'testCases' | 'evaluations'>,
+  input: { account: string; livemode?: boolean; file: string; timeoutMs?: number; pollMs?: number },
+): Promise<{ output: string; passed: boolean }> {
+  const scope = { accountId: input.account, livemode: input.livemode ?? false };
+  await services.accounts.getAccount({ accountId: scope.accountId });
+  const text = await readAgentFile(input.file);
+  const { agent } = await services.agents.applyAgentFile({ ...scope, text, tests: services.testCases.agentFileTests, draftOnly: true });
+  const started = await services.evaluations.createEvaluation({ ...scope, agentId: agent.id, version: 'draft' });
+  const deadline = Date.now() + (input.timeoutMs ?? 10 * 60_000);
+  for (;;) {
+    const evaluation = await services.evaluations.getEvaluation({ ...scope, evaluationId: started.id });
+    if (evaluation.status === 'completed') return { output: formatEvaluationTable(evaluation, agent.name), passed: evaluation.passed === true };
+    if (Date.now() > deadline) {
+      throw new AppError('service_unavailable', `Evaluation ${started.id} did not complete in time (${evaluation.cases.length} of ${evaluation.case_count} cases done): is the service's worker running?`);
+    }
+    await new Promise((r) => setTimeout(r, input.pollMs ?? 250));
+  }
 }

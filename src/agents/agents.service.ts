@@ -18,6 +18,17 @@ export interface AgentVersion {
   config: AgentConfig;
 }
 
+/** What publishing an agent with `require_passing_evaluation` must pass (the evaluations area implements it). */
+export interface AgentPublishGate {
+  assertPublishable(input: Scope & { agentId: string }): Promise<void>;
+}
+
+/** Keeps the `tests:` of an agent file (the evaluations area): `check` throws for a bad entry before anything is written. */
+export interface AgentFileTests {
+  check(tests: unknown): void;
+  keep(input: Scope & { agentId: string; tests: unknown }): Promise<unknown>;
+}
+
 /** Describes a config problem the way a person editing YAML or a console form needs it: where and what. */
 function configError(path: (string | number)[], message: string): AppError {
   const param = path.join('.');
@@ -33,6 +44,7 @@ export class AgentsService {
   private readonly repo = new AgentRepo();
   /** Published versions never change: each is read from Postgres once per process (bounded). */
   private readonly versions = new Map<string, AgentVersion>();
+  private publishGate?: AgentPublishGate;
 
   constructor(
     private readonly deps: {
@@ -92,19 +104,29 @@ export class AgentsService {
     return toAgentObject(row, config);
   }
 
-  /** Freezes the draft as a new version and makes it live. */
+  /** Set once by the composition (evaluations sit above agents): checked before publishing when the draft requires it. */
+  setPublishGate(gate: AgentPublishGate): void {
+    this.publishGate = gate;
+  }
+
+  /** Freezes the draft as a new version and makes it live (when the draft requires a passing evaluation, after the gate). */
   async publishAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
     const current = await this.getRow(input, input.agentId);
-    await this.validateConfig({ ...scopeOf(input), config: current.draft });
+    const draft = await this.validateConfig({ ...scopeOf(input), config: current.draft });
+    if (draft.require_passing_evaluation) {
+      if (!this.publishGate) throw new AppError('evaluation_required', `Agent ${current.id} requires a passing evaluation, which this process cannot check`);
+      await this.publishGate.assertPublishable({ ...scopeOf(input), agentId: current.id });
+    }
     const row = await this.repo.publishDraft(this.deps.db, current.id);
     return toAgentObject(row, AgentConfigSchema.parse(row.draft));
   }
 
   /**
    * Applies an agent kept as code (YAML or JSON text): creates it or replaces the draft of the agent with
-   * the same name, and publishes it unless `publish: false`.
+   * the same name, keeps its `tests:` (through `tests`, the evaluations area: checked before anything is
+   * written, kept before publishing), and publishes it unless `publish: false` (or `draftOnly`).
    */
-  async applyAgentFile(input: Scope & { text: string }): Promise<{ agent: AgentObject; created: boolean }> {
+  async applyAgentFile(input: Scope & { text: string; tests?: AgentFileTests; draftOnly?: boolean }): Promise<{ agent: AgentObject; created: boolean }> {
     let doc: unknown;
     try {
       doc = parseYaml(input.text);
@@ -112,13 +134,17 @@ export class AgentsService {
       throw new AppError('parameter_invalid', `The agent file is not valid YAML: ${(err as Error).message}`);
     }
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new AppError('parameter_invalid', 'The agent file must hold one mapping (name, channels, …)');
-    const { publish = true, ...config } = doc as Record<string, unknown> & { publish?: boolean };
+    const { publish = true, tests, ...config } = doc as Record<string, unknown> & { publish?: boolean; tests?: unknown };
     const validated = await this.validateConfig({ ...scopeOf(input), config });
+    if (tests !== undefined && !input.tests) throw new AppError('parameter_invalid', 'This command does not keep the tests of an agent file', { param: 'tests' });
+    if (tests !== undefined) input.tests!.check(tests);
     const existing = await this.repo.getAgentByName(this.deps.db, input, validated.name);
     const agent = existing
       ? await this.updateDraft({ ...scopeOf(input), agentId: existing.id, config: validated })
       : await this.createAgent({ ...scopeOf(input), config: validated });
-    return { agent: publish ? await this.publishAgent({ ...scopeOf(input), agentId: agent.id }) : agent, created: !existing };
+    if (tests !== undefined) await input.tests!.keep({ ...scopeOf(input), agentId: agent.id, tests });
+    const publishes = publish && !input.draftOnly;
+    return { agent: publishes ? await this.publishAgent({ ...scopeOf(input), agentId: agent.id }) : agent, created: !existing };
   }
 
   async getAgent(input: Scope & { agentId: string }): Promise<AgentObject> {

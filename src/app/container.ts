@@ -40,6 +40,11 @@ import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../sms/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
+import { DeclaredToolAnswers } from '../evaluations/declared-tool-answers';
+import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
+import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
+import { EvaluationsService } from '../evaluations/evaluations.service';
+import { TestCasesService } from '../evaluations/test-cases.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -128,7 +133,12 @@ export function createServices(deps: ServiceDeps) {
     planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
+    toolAnswers: new DeclaredToolAnswers({ db }),
   });
+  const testCases = new TestCasesService({ db, agents });
+  const evaluations = new EvaluationsService({ db, agents, events, workflows, concurrency: config.evaluations.concurrency });
+  const evaluationCases = new EvaluationCaseRunner({ db, conversations, runs });
+  agents.setPublishGate(new EvaluationPublishGate({ db, agents }));
   const voiceCalls = new VoiceCallsService({
     db, phoneNumbers, agents, conversations, runs, events, log: deps.log,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -138,7 +148,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
   };
 }

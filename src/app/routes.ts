@@ -2,6 +2,7 @@ import { registerAccountRoutes } from '../accounts/account.routes';
 import { registerAgentRoutes } from '../agents/agents.routes';
 import { registerConversationRoutes } from '../conversations/conversations.routes';
 import { registerRunRoutes } from '../runs/runs.routes';
+import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
 import { registerMessageRoutes } from '../sms/messages.routes';
@@ -19,6 +20,7 @@ import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.rou
 import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
 import { registerConsoleChannelRoutes } from '../console/console-channels.routes';
+import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from './route-deps';
@@ -46,6 +48,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerEmailAddressRoutes(deps);
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
+  registerEvaluationRoutes(deps);
 }
 
 /**
@@ -65,5 +68,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes]);
 }

@@ -29,6 +29,7 @@ export interface AgentForm {
   on_low_confidence: boolean;
   approval_seconds: string;
   tool_result_seconds: string;
+  require_passing_evaluation: boolean;
 }
 
 /** Validation messages by form field name. */
@@ -59,6 +60,7 @@ export function configToForm(c: AgentConfig): AgentForm {
     on_low_confidence: c.handoff.on_low_confidence,
     approval_seconds: String(c.timeouts.approval_seconds),
     tool_result_seconds: String(c.timeouts.tool_result_seconds),
+    require_passing_evaluation: c.require_passing_evaluation,
   };
 }
 
@@ -101,6 +103,7 @@ export function readAgentForm(body: Record<string, unknown>): AgentForm {
     on_low_confidence: on(body.on_low_confidence),
     approval_seconds: str(body.approval_seconds).trim(),
     tool_result_seconds: str(body.tool_result_seconds).trim(),
+    require_passing_evaluation: on(body.require_passing_evaluation),
   };
 }
 
@@ -145,6 +148,7 @@ export function formToConfig(form: AgentForm): { config?: AgentConfigInput; erro
     },
     handoff: { default_queue: form.default_queue || undefined, on_low_confidence: form.on_low_confidence },
     timeouts: { approval_seconds: num(form.approval_seconds), tool_result_seconds: num(form.tool_result_seconds) },
+    require_passing_evaluation: form.require_passing_evaluation,
   };
   const parsed = AgentConfigSchema.safeParse(config);
   if (!parsed.success) {

@@ -61,7 +61,8 @@ export class ConversationRunOutcomes implements RunConversationsPort {
 
   async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {
     const [message, conversation] = await Promise.all([this.repo.getMessage(this.deps.db, input.messageId), this.repo.getConversation(this.deps.db, input.conversationId)]);
-    if (!message || !conversation) return;
+    // A test conversation (console test chat, evaluation) never reaches a customer on a channel.
+    if (!message || !conversation || conversation.test) return;
     await this.deps.channels.deliverReply(input.channel, { conversation, message: toConversationMessageObject(message, conversation.metadata), runId: input.runId });
   }
 

@@ -38,6 +38,11 @@ export interface CreateConversationInput {
   metadata?: Record<string, string>;
   /** A console test chat: runs use a snapshot of the agent's draft, and the conversation stays out of lists. */
   test?: boolean;
+  /**
+   * An evaluation's test conversation (with `test`): every run uses this agent version (a draft snapshot
+   * or a published one) and the case's channel; its id is derived by the caller, so a repeat finds it.
+   */
+  evaluation?: { conversationId: string; agentVersion: number };
 }
 
 export interface PostMessageInput {
@@ -126,14 +131,17 @@ export class ConversationsService {
 
   /** Creates the conversation; answers its row and the agent version its runs use (so a first post reads neither again). */
   private async openConversation(input: CreateConversationInput): Promise<{ row: ConversationToPost; live: AgentVersion }> {
-    const live = await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
+    const live = input.evaluation
+      ? await this.deps.agents.getVersion({ agentId: input.agent_id, version: input.evaluation.agentVersion })
+      : await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
     // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
-    const channel = input.test ? 'chat' : (input.channel ?? 'chat');
+    // An evaluation's conversation keeps its case's channel (shaping) and is never delivered (ConversationRunOutcomes).
+    const channel = input.test && !input.evaluation ? 'chat' : (input.channel ?? 'chat');
     if (!input.test && !live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${input.agent_id} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param: 'channel' });
     }
     const row = await this.repo.insertConversation(this.deps.db, {
-      id: newId(IdPrefix.conversation),
+      id: input.evaluation?.conversationId ?? newId(IdPrefix.conversation),
       account_id: input.accountId,
       livemode: input.livemode,
       agent_id: input.agent_id,
@@ -145,13 +153,15 @@ export class ConversationsService {
       metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
       handoff: null,
       closed_at: null,
-      test: input.test ?? false,
+      test: (input.test ?? false) || input.evaluation !== undefined,
+      pinned_agent_version: input.evaluation?.agentVersion ?? null,
     });
-    return { row: { ...row, agent_live_version: input.test ? null : live.version }, live };
+    return { row: { ...row, agent_live_version: row.test ? null : live.version }, live };
   }
 
   /** The version a run of the conversation uses, from the live version read with it when it has one. */
   private runVersionOf(conversation: ConversationToPost, scope: Scope): Promise<AgentVersion> {
+    if (conversation.pinned_agent_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.pinned_agent_version });
     if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
     return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
   }

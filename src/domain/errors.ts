@@ -52,6 +52,10 @@ export const errorPolicy = {
   /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
   parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },
   account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** Publishing an agent with require_passing_evaluation whose draft has no completed evaluation of its current state. */
+  evaluation_required: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** Publishing an agent with require_passing_evaluation whose draft's latest evaluation has regressions. */
+  evaluation_regression: { status: 422, type: 'unprocessable_error', retryable: false },
   // 429 / 5xx
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'api_error', retryable: true },

@@ -21,6 +21,8 @@ export const IdPrefix = {
   sender: 'snd',
   emailAddress: 'ea',
   email: 'em',
+  testCase: 'tcase',
+  evaluation: 'eval',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -14,6 +14,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService, EventTransaction } from '../webhooks/events.service';
 import { agentRunWorkflowId, previousRunFinishedSignal } from '../../workflows/shared/runs.contracts';
 import type { RunConversationsPort } from './run-conversations.port';
+import type { RunToolAnswersPort } from './run-tool-answers.port';
 import {
   expireToolCalls,
   isTerminalRun,
@@ -73,6 +74,8 @@ export class RunStepsService {
       planner: Planner;
       allowPrivateNetwork: boolean;
       log: Logger;
+      /** Declared tool results (an evaluation's test conversations); none: every call goes to its endpoint. */
+      toolAnswers?: RunToolAnswersPort;
     },
   ) {}
 
@@ -161,7 +164,7 @@ export class RunStepsService {
    */
   async callTool(input: { runId: string; toolCallId: string }): Promise<{ status: ToolCallStatus }> {
     const { db } = this.deps;
-    const { run, calls, config } = await this.load(input.runId);
+    const { run, calls, config, conversation } = await this.load(input.runId);
     const call = calls.find((c) => c.id === input.toolCallId);
     if (!call) throw notFound('tool call', input.toolCallId);
     if (call.status !== 'ready' && call.status !== 'approved' && call.status !== 'calling') return { status: call.status };
@@ -177,7 +180,8 @@ export class RunStepsService {
       await this.repo.appendEvents(tx, run.id, [{ type: 'tool.called', data: { run_id: run.id, tool_call_id: call.id, tool: call.tool, arguments: call.arguments } }]);
     });
     await this.deps.notifier.publish(run.id);
-    const outcome = await callToolEndpoint({
+    const declared = await this.deps.toolAnswers?.answerToolCall({ conversation, tool: call.tool, arguments: call.arguments });
+    const outcome = declared ?? await callToolEndpoint({
       endpoint: tool.endpoint,
       tool: tool.name,
       arguments: call.arguments,

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeActivities } from '../../activities';
 import * as workflows from '../../workflows';
+import * as evaluations from '../../workflows/shared/evaluations.contracts';
 import * as knowledge from '../../workflows/shared/knowledge.contracts';
 import * as messaging from '../../workflows/shared/sms.contracts';
 import * as verifications from '../../workflows/shared/verifications.contracts';
 import * as webhooks from '../../workflows/shared/webhooks.contracts';
 
-const contracts = [knowledge, messaging, verifications, webhooks]
+const contracts = [evaluations, knowledge, messaging, verifications, webhooks]
   .flatMap((m) => Object.values(m))
   .filter((v): v is { workflowType: string } => typeof v === 'object' && v !== null && 'workflowType' in v);
 

@@ -119,3 +119,20 @@ export const replyDeliveryActivity: ActivityOptions = {
   scheduleToCloseTimeout: '24h',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '10m', nonRetryableErrorTypes: ['resource_missing'] },
 };
+
+/**
+ * One evaluation case: its turns posted and their runs awaited (heartbeating while it waits). A worker
+ * lost mid-case is noticed within the heartbeat timeout and the case is retried, finding what it already
+ * posted by derived ids (nothing is posted or run twice).
+ */
+export const evaluationCaseActivity: ActivityOptions = {
+  startToCloseTimeout: '15m',
+  heartbeatTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['resource_missing', 'parameter_invalid'] },
+};
+
+/** An evaluation's bookkeeping in Postgres (completing it, its comparison and event). */
+export const evaluationStepActivity: ActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: ['resource_missing'] },
+};

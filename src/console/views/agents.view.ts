@@ -79,6 +79,7 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   <label>Handoff queue <input name="default_queue" value="${form.default_queue}" class="${invalid(errors, 'default_queue')}">${err(errors, 'default_queue')}</label>
   </div>
   <label class="check"><input type="checkbox" name="on_low_confidence" value="1" ${form.on_low_confidence ? 'checked' : ''}> Hand off when confidence is below the floor <span class="hint">(otherwise answer with a guardrail note)</span></label>
+  <label class="check"><input type="checkbox" name="require_passing_evaluation" value="1" ${form.require_passing_evaluation ? 'checked' : ''}> Require a passing evaluation to publish <span class="hint">(the draft's latest evaluation must be current and have no regression: see the Tests tab)</span></label>
   <div class="grid2">
   <label>Approval wait (s) <input name="approval_seconds" value="${form.approval_seconds}" type="number" class="short ${invalid(errors, 'approval_seconds')}">${err(errors, 'approval_seconds')}</label>
   <label>Async tool result wait (s) <input name="tool_result_seconds" value="${form.tool_result_seconds}" type="number" class="short ${invalid(errors, 'tool_result_seconds')}">${err(errors, 'tool_result_seconds')}</label>
@@ -102,6 +103,7 @@ export function agentPage(input: {
   <div class="muted mono">${agent.id}</div></div>
   <div class="head-actions">
     <a class="button" href="/console/agents/${agent.id}/versions">Versions</a>
+    <a class="button" href="/console/agents/${agent.id}/tests">Tests</a>
     <form method="post" action="/console/agents/${agent.id}/publish" class="inline">${csrfField(input.csrf)}
       <button class="button primary" ${input.draftChanged || !input.liveVersion ? '' : 'disabled title="The draft is the live version"'}>${input.liveVersion ? `Publish draft as version ${input.liveVersion + 1}` : 'Publish (go live)'}</button></form>
   </div></div>

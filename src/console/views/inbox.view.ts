@@ -62,6 +62,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
+          ${m.role === 'customer' ? addToTests(c.id, m.id, csrf) : ''}
           ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${run.confidence === null ? '—' : run.confidence.toFixed(2)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
       })}</ol>
       ${c.status !== 'closed'
@@ -71,4 +72,12 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
           ${h ? html`<form method="post" action="/console/inbox/${c.id}/handoff/close" class="close-handoff">${csrfField(csrf)}
             <label>Note <span class="hint">why the case is done; control returns to the agent</span><input name="note"></label><button class="button">Close handoff</button></form>` : ''}</section>`
         : html`<p class="muted">This conversation is closed.</p>`}`;
+}
+
+/** "Add to tests" on a customer turn: a test case of the agent from the turns up to it, expecting the answer given (reply) or a handoff. */
+function addToTests(conversationId: string, messageId: string, csrf: string): Html {
+  return html`<form method="post" action="/console/inbox/${conversationId}/add-to-tests" class="inline add-to-tests" data-add-to-tests>${csrfField(csrf)}
+    <input type="hidden" name="message_id" value="${messageId}">
+    <select name="expect" aria-label="What the test expects"><option value="reply">expect the answer given</option><option value="handoff">expect a handoff</option></select>
+    <button class="link">Add to tests</button></form>`;
 }

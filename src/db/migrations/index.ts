@@ -20,6 +20,7 @@ import * as createSmsOutbox from './20261126T090000-create-sms-outbox';
 import * as addTestSigningSecret from './20261126T101500-add-test-signing-secret';
 import * as bindConsoleSessions from './20261126T103000-bind-console-sessions';
 import * as createCitationPages from './20261126T140000-create-citation-pages';
+import * as createEvaluations from './20261126T150000-create-evaluations';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T101500-add-test-signing-secret': addTestSigningSecret,
   '20261126T103000-bind-console-sessions': bindConsoleSessions,
   '20261126T140000-create-citation-pages': createCitationPages,
+  '20261126T150000-create-evaluations': createEvaluations,
 };

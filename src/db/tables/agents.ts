@@ -47,6 +47,8 @@ export interface ConversationTable {
   closed_at: NullableTimestamp;
   /** A console test chat (runs the agent's draft); kept out of the inbox and the API's lists. */
   test: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The agent version every run of the conversation uses (an evaluation's test conversation); null: the live one. */
+  pinned_agent_version: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type ConversationRole = 'customer' | 'agent' | 'human';
