@@ -7,6 +7,7 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY examples ./examples
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
 CMD ["node", "--import", "tsx", "src/main.api.ts"]

@@ -1,53 +1,17 @@
 import type { KnowledgeRecordInput } from '../db/tables/knowledge';
 import type { Logger } from '../observability/logger';
 import type { Services } from './container';
+import acmeHelpCenter from '../../examples/knowledge/acme-help-center.json';
 
 export const EXAMPLE_KNOWLEDGE_BASE_NAME = 'Example: Acme help center';
 export const EXAMPLE_AGENT_NAME = 'Example support agent';
 
-/** The help center of Acme, an imaginary online store: enough for a first grounded answer with citations. */
-export const EXAMPLE_FAQ: KnowledgeRecordInput[] = [
-  {
-    title: 'Shipping times and costs',
-    content: 'Standard shipping takes 3 to 5 business days and is free on orders over $50. Express shipping arrives the next business day for $12.',
-    url: 'https://help.acme.example/shipping',
-  },
-  {
-    title: 'Returns',
-    content: 'You can return any unused item within 30 days of delivery. Start a return from Orders in your account and print the prepaid return label.',
-    url: 'https://help.acme.example/returns',
-  },
-  {
-    title: 'Refunds',
-    content: 'Refunds are issued to the original payment method within 5 business days after the returned item reaches our warehouse.',
-    url: 'https://help.acme.example/refunds',
-  },
-  {
-    title: 'Password reset',
-    content: 'To reset your password, open Settings, choose Security and click Reset password. The reset link in the email is valid for one hour.',
-    url: 'https://help.acme.example/password',
-  },
-  {
-    title: 'Store opening hours',
-    content: 'Our Springfield store is open Monday to Saturday from 9 am to 7 pm and on Sunday from 10 am to 4 pm. It is closed on public holidays.',
-    url: 'https://help.acme.example/hours',
-  },
-  {
-    title: 'Contact us',
-    content: 'You can reach customer service by email at help@acme.example or by phone at +1 415 555 0100, Monday to Friday from 8 am to 6 pm Pacific time.',
-    url: 'https://help.acme.example/contact',
-  },
-  {
-    title: 'Warranty',
-    content: 'Every Acme product has a two year warranty against manufacturing defects. Keep your receipt; the warranty does not cover accidental damage.',
-    url: 'https://help.acme.example/warranty',
-  },
-  {
-    title: 'Order tracking',
-    content: 'To track your order, open Orders in your account and click Track package. The tracking number is also in your shipping confirmation email.',
-    url: 'https://help.acme.example/tracking',
-  },
-];
+/**
+ * The help center of Acme, an imaginary online store: enough for a first grounded answer with citations.
+ * Its one home is examples/knowledge/acme-help-center.json (the worked example of the README's
+ * Evaluations section loads the same file); npm start's base leaves out its metadata.
+ */
+export const EXAMPLE_FAQ: KnowledgeRecordInput[] = acmeHelpCenter.records.map(({ title, content, url }) => ({ title, content, url }));
 
 export interface ExampleAgent {
   agentId: string;

@@ -6,6 +6,7 @@ import { scopeOf, type Scope } from '../domain/principal';
 import type { TestCaseDefinitionInput } from '../evaluations/evaluation.schemas';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import { evaluationPage, testsPage } from './views/tests.view';
+import { truncate } from '../platform/text';
 
 const YamlBodySchema = z.object({ yaml: z.string().max(200_000) });
 const AddToTestsSchema = z.object({ message_id: z.string().startsWith('msg_'), expect: z.enum(['reply', 'handoff']) });
@@ -123,7 +124,8 @@ export function registerConsoleTestRoutes(router: Router, { services, config }: 
     }
     const customerTurns = messages.slice(0, at + 1).filter((m) => m.role === 'customer');
     const definition: TestCaseDefinitionInput = {
-      name: `From ${conversation.id} turn ${customerTurns.length} (${body.expect})`,
+      // What the customer asked, what must happen, and where it came from (names are unique per agent).
+      name: `"${truncate(customerTurns.at(-1)!.content.replace(/\s+/g, ' ').trim(), 80)}" → ${body.expect} (from ${conversation.id}, turn ${customerTurns.length})`,
       channel: conversation.channel,
       ...(typeof conversation.customer.locale === 'string' ? { locale: conversation.customer.locale } : {}),
       turns: customerTurns.map((m, i) => ({ customer: m.content, channel: m.channel, ...(i === customerTurns.length - 1 ? { expect } : {}) })),

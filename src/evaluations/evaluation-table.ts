@@ -5,7 +5,7 @@ const pad = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 /** An evaluation as the CLI prints it: one line per case (result, latency, confidence, why it failed), then a summary. */
 export function formatEvaluationTable(evaluation: EvaluationObject, agentName: string): string {
   const nameWidth = Math.min(48, Math.max(4, ...evaluation.cases.map((c) => c.name.length)));
-  const lines = [`${agentName}: evaluation ${evaluation.id} of the draft (version ${evaluation.agent_version})`, ''];
+  const lines = [`${agentName}: evaluation ${evaluation.id} of the draft`, ''];
   lines.push(`${pad('case', nameWidth)}  result  latency   conf.  failed expectation`);
   for (const c of evaluation.cases) {
     const failure = c.failures[0];

@@ -3,7 +3,7 @@ import type { ConversationMessageObject, ConversationObject } from '../../conver
 import type { RunObject } from '../../runs/run.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
-import { runDetails } from './run.view';
+import { runDetails, scorePercent } from './run.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 /** The inbox's filters as read from the query (each optional). */
@@ -63,7 +63,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
           ${m.role === 'customer' ? addToTests(c.id, m.id, csrf) : ''}
-          ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${run.confidence === null ? '—' : run.confidence.toFixed(2)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
+          ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${scorePercent(run.confidence)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
       })}</ol>
       ${c.status !== 'closed'
         ? html`<section class="reply-box"><form method="post" action="/console/inbox/${c.id}/reply">${csrfField(csrf)}

@@ -2,6 +2,7 @@ import type { AgentObject } from '../../agents/agent.schemas';
 import type { EvaluationObject, TestCaseObject } from '../../evaluations/evaluation.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
+import { scorePercent } from './run.view';
 
 /** A Temporal Web UI link to a run's workflow history (the run id is the workflow id). */
 const runLink = (runId: string, ui: { uiUrl: string; namespace: string }) =>
@@ -71,12 +72,12 @@ export function evaluationPage(input: { agent: AgentObject; evaluation: Evaluati
   return html`${running ? html`<meta http-equiv="refresh" content="1">` : ''}
   <div class="page-head"><div><a href="/console/agents" class="muted">Agents</a> / <a href="/console/agents/${agent.id}">${agent.name}</a> / <a href="/console/agents/${agent.id}/tests">Tests</a> / <h1>Evaluation</h1>
     <div class="muted mono">${e.id}</div></div></div>
-  <p data-evaluation-summary>${running ? `Running: ${e.cases.length} of ${e.case_count} cases done…` : `${e.passed_count} of ${e.case_count} passed`} · ${e.version === 'draft' ? `the draft (snapshot ${e.agent_version})` : `version ${e.version}`}
+  <p data-evaluation-summary>${running ? `Running: ${e.cases.length} of ${e.case_count} cases done…` : `${e.passed_count} of ${e.case_count} passed`} · ${e.version === 'draft' ? 'the draft as saved when it started' : `version ${e.version}`}
     ${e.comparison?.baseline_version ? html` · against live version ${e.comparison.baseline_version}: <b>${e.comparison.regressions.length} regressions</b>, ${e.comparison.fixes.length} fixes` : ''}</p>
   <table class="list" data-evaluation-results><thead><tr><th>Case</th><th>Result</th><th>Failed expectations</th><th>Runs</th><th>Confidence</th><th>Latency</th><th>Against live</th></tr></thead><tbody>
   ${e.cases.map((c) => html`<tr data-result="${c.name}"><td>${c.name}</td><td>${statusBadge(c.passed ? 'passed' : 'failed')}</td>
     <td>${c.failures.length === 0 ? '—' : html`<ul class="failures">${c.failures.map((f) => html`<li><b>turn ${f.turn + 1} ${f.expectation}</b>: ${f.reason}</li>`)}</ul>`}</td>
-    <td>${c.run_ids.map((id) => html`${runLink(id, input.ui)} `)}</td><td>${c.confidence === null ? '—' : c.confidence.toFixed(2)}</td><td>${c.latency_ms} ms</td>
+    <td>${c.run_ids.map((id) => html`${runLink(id, input.ui)} `)}</td><td>${scorePercent(c.confidence)}</td><td>${c.latency_ms} ms</td>
     <td>${c.comparison ?? '—'}</td></tr>`)}
   </tbody></table>`;
 }
