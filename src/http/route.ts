@@ -63,7 +63,7 @@ export type RouteResult<R extends z.ZodType | undefined, Raw extends boolean> = 
 
 /** Converts a zod failure on request input into the API's 400 error naming the parameter. */
 export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path'): AppError {
-  const issue = err.issues[0]!;
+  const issue = closestIssue(err.issues[0]!);
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const key = [...path, issue.keys[0]].join('.');
@@ -76,6 +76,17 @@ export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path
   }
   const where = param ? `${param}` : `request ${location}`;
   return new AppError('parameter_invalid', `Invalid ${where}: ${issue.message}`, { param });
+}
+
+/**
+ * A union's failure names the alternative the input came nearest to (fewest issues), so `{}` against
+ * "raw, or from + to + text" says what is missing rather than "Invalid input".
+ */
+function closestIssue(issue: ZodError['issues'][number]): ZodError['issues'][number] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const nearest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+  const first = nearest[0];
+  return first ? closestIssue({ ...first, path: [...issue.path, ...first.path] } as ZodError['issues'][number]) : issue;
 }
 
 export function parseInput<T>(schema: z.ZodType<T>, data: unknown, location: 'body' | 'query' | 'path'): T {

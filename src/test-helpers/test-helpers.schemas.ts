@@ -22,18 +22,21 @@ export type TestReceiptBody = z.infer<typeof TestReceiptBodySchema>;
 
 /**
  * An email to one of the account's (test-mode) addresses: either `raw` (an RFC 822 message, as a mail
- * relay posts it) or the structured fields, from which the message is built.
+ * relay posts it) or the structured fields, from which the message is built; never both.
  */
-export const InboundTestEmailBodySchema = z.strictObject({
-  raw: z.string().min(1).max(1_000_000).optional().describe('a whole RFC 822 message; not with the structured fields'),
-  from: MailboxSchema.optional().describe("the customer's address (structured form: required)"),
+const RawTestEmailSchema = z.strictObject({
+  raw: z.string().min(1).max(1_000_000).describe('a whole RFC 822 message, as a mail relay posts it'),
+});
+const StructuredTestEmailSchema = z.strictObject({
+  from: MailboxSchema.describe("the customer's address"),
   from_name: z.string().max(120).optional(),
-  to: MailboxSchema.optional().describe("one of the account's test-mode email addresses (structured form: required; else 404)"),
+  to: MailboxSchema.describe("one of the account's test-mode email addresses (else 404)"),
   subject: z.string().max(998).optional(),
-  text: z.string().min(1).max(100_000).optional().describe('the plain-text body (structured form: required)'),
+  text: z.string().min(1).max(100_000).describe('the plain-text body'),
   in_reply_to: z.string().max(998).optional().describe('Message-ID this email answers (threads it onto a conversation)'),
   references: z.array(z.string().max(998)).max(50).optional(),
 });
+export const InboundTestEmailBodySchema = z.union([RawTestEmailSchema, StructuredTestEmailSchema]);
 export type InboundTestEmailBody = z.infer<typeof InboundTestEmailBodySchema>;
 
 /** A voice call placed to one of the account's (test-mode) numbers. */

@@ -71,23 +71,17 @@ export class TestHelpersService {
   /** An email to one of the scope's addresses (raw, or built from the structured fields), as the relay posts it. */
   async receiveTestEmail(input: Scope & InboundTestEmailBody): Promise<InboundEmailResult> {
     const scope = testScope(input);
-    const { raw, ...fields } = input;
-    const structured = Object.entries(fields).filter(([k, v]) => v !== undefined && k !== 'accountId' && k !== 'livemode').map(([k]) => k);
     let rawBody: Buffer;
-    if (raw !== undefined) {
-      if (structured.length > 0) throw new AppError('parameter_invalid', `Pass either raw or the structured fields, not both (got raw and ${structured[0]})`, { param: structured[0] });
-      rawBody = Buffer.from(raw, 'utf8');
+    if ('raw' in input) {
+      rawBody = Buffer.from(input.raw, 'utf8');
     } else {
-      for (const param of ['from', 'to', 'text'] as const) {
-        if (input[param] === undefined) throw new AppError('parameter_missing', `Missing required parameter: ${param} (or pass raw)`, { param });
-      }
-      const known = (await this.deps.emailAddresses.listAddresses(scope)).some((a) => a.address.toLowerCase() === input.to!.toLowerCase());
+      const known = (await this.deps.emailAddresses.listAddresses(scope)).some((a) => a.address.toLowerCase() === input.to.toLowerCase());
       if (!known) throw new AppError('resource_missing', `No such email address in test mode: '${input.to}'`, { param: 'to' });
       rawBody = await new MailComposer({
-        from: input.from_name ? { name: input.from_name, address: input.from! } : input.from!,
-        to: input.to!,
+        from: input.from_name ? { name: input.from_name, address: input.from } : input.from,
+        to: input.to,
         subject: input.subject ?? '',
-        text: input.text!,
+        text: input.text,
         inReplyTo: input.in_reply_to,
         references: input.references,
       }).compile().build();

@@ -127,6 +127,10 @@ describe('email addresses', () => {
     assert.equal(attached.body.agent_id, agentId);
     assert.equal(attached.body.display_name, 'Help desk', 'what is not given stays');
     assert.deepEqual((await a.call('GET', `/v1/email_addresses/${id}`)).body, attached.body);
+    // An empty update changes nothing and answers the address as it is.
+    const unchanged = await a.call('POST', `/v1/email_addresses/${id}`, {});
+    assert.equal(unchanged.status, 200);
+    assert.deepEqual(unchanged.body, attached.body);
     const list = await a.call('GET', '/v1/email_addresses');
     assert.deepEqual(list.body.data.map((e: any) => e.id), [id]);
     assert.deepEqual((await a.live('GET', '/v1/email_addresses')).body.data, [], 'the live key sees no test address');

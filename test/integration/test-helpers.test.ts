@@ -130,7 +130,12 @@ describe('test helpers (test mode)', () => {
     assert.equal(both.status, 400);
     const neither = await f.call('POST', '/v1/test_helpers/inbound_emails', { from: 'ada@example.org', to: address.body.address });
     assert.equal(neither.status, 400);
-    assert.equal(neither.body.error.code, 'parameter_missing');
+    const empty = await f.call('POST', '/v1/test_helpers/inbound_emails', {});
+    assert.equal(empty.status, 400, 'an empty body is neither form');
+    // Each names what is wrong with the form the body came nearest to.
+    assert.deepEqual([both.body.error.code, both.body.error.param], ['parameter_unknown', 'text']);
+    assert.deepEqual([neither.body.error.code, neither.body.error.param], ['parameter_missing', 'text']);
+    assert.deepEqual([empty.body.error.code, empty.body.error.param], ['parameter_missing', 'raw']);
   });
 
   it('a test call is answered by its call flow, a speech turn gets TwiML speaking the answer, hanging up completes it', async () => {

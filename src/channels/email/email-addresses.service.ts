@@ -53,12 +53,15 @@ export class EmailAddressesService {
 
   /** Changes the address's agent (null detaches) and display name (null clears); what is not given stays. */
   async updateAddress(input: Scope & { emailAddressId: string; agentId?: string | null; displayName?: string | null }): Promise<EmailAddressObject> {
-    await this.getAddress(input);
+    const current = await this.getAddress(input);
     if (input.agentId) await this.checkAgent(scopeOf(input), input.agentId);
-    const row = await this.repo.updateAddress(this.deps.db, scopeOf(input), input.emailAddressId, {
+    const changes = {
       ...(input.agentId !== undefined ? { agent_id: input.agentId } : {}),
       ...(input.displayName !== undefined ? { display_name: input.displayName?.trim() || null } : {}),
-    });
+    };
+    // Nothing to change (an empty body): the address as it is, like any update that changes nothing.
+    if (Object.keys(changes).length === 0) return current;
+    const row = await this.repo.updateAddress(this.deps.db, scopeOf(input), input.emailAddressId, changes);
     if (!row) throw notFound('email address', input.emailAddressId);
     return toEmailAddressObject(row);
   }
