@@ -28,6 +28,8 @@ import { SmsReplyChannel } from '../channels/sms/sms-reply.channel';
 import { ShortLinksService } from '../links/short-links.service';
 import { InboundSmsService } from '../sms/inbound-sms.service';
 import { MessageDeliveryService } from '../sms/message-delivery.service';
+import { MessageRoundSender } from '../sms/message-round.service';
+import { ReceiptFolder } from '../sms/receipt-fold';
 import { MessagesService } from '../sms/messages.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { SendersService } from '../numbers/senders.service';
@@ -84,7 +86,9 @@ export function createServices(deps: ServiceDeps) {
     onQueued: (listener) => messages.onQueued(listener),
     options: { ...DEFAULT_SMS_DISPATCH, receiptTimeoutSeconds: config.messaging.receiptTimeoutSeconds },
   });
-  const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
+  const receiptFolder = new ReceiptFolder({ db, events });
+  const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers, receiptFolder });
+  const messageRounds = new MessageRoundSender({ db, events, config, carriers: deps.smsCarriers, delivery: messageDelivery, receiptFolder });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
@@ -106,6 +110,7 @@ export function createServices(deps: ServiceDeps) {
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
     delivery: messageDelivery,
+    rounds: messageRounds,
     customerSms: new SmsInboundAdapter({ conversations, log: deps.log }),
     carriers: deps.smsCarriers,
   });
@@ -132,7 +137,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
-    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
+    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }
 

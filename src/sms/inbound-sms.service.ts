@@ -14,6 +14,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import type { MessageDeliveryService } from './message-delivery.service';
+import type { MessageRoundSender } from './message-round.service';
 import { MessageRepo } from './message.repo';
 import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
@@ -53,6 +54,8 @@ export class InboundSmsService implements CarrierListener {
       senders: SendersService;
       messages: MessagesService;
       delivery: MessageDeliveryService;
+      /** Batch rounds: a receipt for a submit in flight in one of them is folded by its record. */
+      rounds?: Pick<MessageRoundSender, 'isInFlight'>;
       /** The sms channel adapter's inbound port (a customer message of a number with an agent). */
       customerSms: InboundChannelPort<CustomerSms>;
       carriers?: SmsCarriers;
@@ -92,8 +95,10 @@ export class InboundSmsService implements CarrierListener {
     const m =
       stored?.message ??
       (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
-      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
-      (await this.deps.delivery.adoptUncertainSubmit(receipt));
+      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted. Not
+      // while a batch round in this process has a submit to that handset in flight: its answer is on the
+      // way, and the round reads the stored receipts after recording it.
+      (receipt.handset && this.deps.rounds?.isInFlight(receipt.handset) ? undefined : await this.deps.delivery.adoptUncertainSubmit(receipt));
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a

@@ -19,3 +19,17 @@ export async function emitMessageUpdated(events: EventsService, m: MessageRow, t
     { tx },
   );
 }
+
+/** message.updated for many messages in one statement (a batch round), each with its own new status. */
+export async function emitMessagesUpdated(events: EventsService, rows: MessageRow[], tx?: EventTransaction): Promise<void> {
+  await events.emitMany(
+    rows.map((m) => ({
+      accountId: m.account_id, livemode: m.livemode,
+      type: 'message.updated',
+      data: toMessageObject(m),
+      eventId: derivedId(IdPrefix.event, m.id, 'message.updated', m.status),
+      callbackUrl: m.status_callback ?? undefined,
+    })),
+    { tx },
+  );
+}

@@ -4,6 +4,14 @@ import type { DB } from '../db/schema';
 import type { MessageRow } from './message.repo';
 import { SubmitAttemptRepo } from './submit-attempt.repo';
 
+/** A submit about to be handed to a carrier, as journaled. */
+export interface AttemptStart {
+  message_id: string;
+  carrier: string;
+  recipient: string;
+  parts: number;
+}
+
 export type SubmitDecision =
   | { kind: 'accepted'; result: SubmitSmsResult; attempt: number }
   /** A submit may have gone out unanswered: wait for its receipt before submitting again. */
@@ -23,8 +31,14 @@ export class MessageSubmitter {
 
   constructor(private readonly deps: { db: Kysely<DB>; carriers?: SmsCarriers }) {}
 
-  /** `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message). */
-  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean; journalEmpty?: boolean } = {}): Promise<SubmitDecision> {
+  /**
+   * `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message).
+   * `beginAttempt`: journals an attempt instead of the repo's one-row insert (a round's shared insert).
+   */
+  async submit(
+    m: MessageRow,
+    opts: { afterUncertainWait?: boolean; journalEmpty?: boolean; beginAttempt?: (row: AttemptStart) => Promise<number> } = {},
+  ): Promise<SubmitDecision> {
     const { db, carriers } = this.deps;
     if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
     const journal = opts.journalEmpty ? [] : await this.attempts.listAttempts(db, m.id);
@@ -42,7 +56,8 @@ export class MessageSubmitter {
     let current = 0;
     const record: SubmitJournal = {
       begin: async ({ carrier }) => {
-        current = await this.attempts.beginAttempt(db, { message_id: m.id, carrier, recipient: m.to, parts: m.segments });
+        const row = { message_id: m.id, carrier, recipient: m.to, parts: m.segments };
+        current = opts.beginAttempt ? await opts.beginAttempt(row) : await this.attempts.beginAttempt(db, row);
       },
       fail: async (f) => {
         const state = f.sent === 'none' ? 'not_sent' : f.sent === 'partial' ? 'partial' : 'uncertain';
