@@ -31,6 +31,7 @@ import { MessageDeliveryService } from '../sms/message-delivery.service';
 import { MessageRoundSender } from '../sms/message-round.service';
 import { ReceiptFolder } from '../sms/receipt-fold';
 import { MessagesService } from '../sms/messages.service';
+import { MessageBatchesService } from '../sms/message-batches.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
@@ -84,8 +85,10 @@ export function createServices(deps: ServiceDeps) {
   const smsDispatcher = new SmsDispatcher({
     db, workflows, log: deps.log,
     onQueued: (listener) => messages.onQueued(listener),
+    onSweep: () => messageBatches.completeFinishedBatches(),
     options: { ...DEFAULT_SMS_DISPATCH, receiptTimeoutSeconds: config.messaging.receiptTimeoutSeconds },
   });
+  const messageBatches = new MessageBatchesService({ db, events, messages, config });
   const receiptFolder = new ReceiptFolder({ db, events });
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers, receiptFolder });
   const messageRounds = new MessageRoundSender({ db, events, config, carriers: deps.smsCarriers, delivery: messageDelivery, receiptFolder });
@@ -137,7 +140,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, consoleSessions, replyChannels, shortLinks, voiceCalls, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
-    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, messageRounds, inboundSms, verifications,
+    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }
 
