@@ -78,6 +78,18 @@ export async function runBatchPhase(deps: BatchPhaseDeps) {
   );
   const texts = smsc.submits.slice(submitsBefore).map((s) => s.text);
   const distinct = new Set(texts).size;
+  const seen = new Set<string>();
+  const twice = [...new Set(texts.filter((t) => seen.has(t) || (seen.add(t), false)))].slice(0, 3);
+  // Where the journal left a few messages that were not delivered or went out twice (diagnosis).
+  const journalOf = (where: ReturnType<typeof sql<boolean>>) =>
+    uncounted(() =>
+      sql<{ id: string; status: string; attempts: unknown }>`
+        select m.id, m.status, (select json_agg(json_build_object('attempt', a.attempt, 'state', a.state, 'carrier', a.carrier, 'error', a.error_code,
+          'started', a.started_at, 'finished', a.finished_at) order by a.attempt) from sms_submit_attempts a where a.message_id = m.id) as attempts
+        from messages m where m.message_batch_id is not null and ${where} limit 3`.execute(db),
+    ).then((r) => r.rows);
+  const notDeliveredSample = await journalOf(sql<boolean>`m.status <> 'delivered'`);
+  const duplicatedSample = twice.length ? await journalOf(sql<boolean>`m.body = any(${twice}::text[])`) : [];
   return {
     batches: BATCHES,
     recipients_per_batch: RECIPIENTS,
@@ -94,5 +106,7 @@ export async function runBatchPhase(deps: BatchPhaseDeps) {
     lost: accepted - distinct,
     duplicated: texts.length - distinct,
     simulator: { submit_sm: texts.length, distinct_messages: distinct },
+    not_delivered_sample: notDeliveredSample,
+    duplicated_sample: duplicatedSample,
   };
 }

@@ -124,6 +124,8 @@ async function main() {
     const accepted = Math.max(1, MESSAGES - rejected);
 
     const texts = smsc.submits.map((s) => s.text);
+    const submitSm = smsc.submits.length;
+    const acceptedBySmsc = smsc.accepted.length;
     const distinct = new Set(texts).size;
     const notDelivered = await database.db
       .selectFrom('messages')
@@ -168,7 +170,7 @@ async function main() {
         lost: MESSAGES - rejected - delivered,
         not_delivered_sample: notDelivered.map((m) => ({ id: m.id, status: m.status, updated_at: m.updated_at.toISOString() })),
         duplicates: texts.length - distinct,
-        simulator: { submit_sm: smsc.submits.length, accepted: smsc.accepted.length, distinct_bodies: distinct, never_submitted: MESSAGES - rejected - distinct },
+        simulator: { submit_sm: submitSm, accepted: acceptedBySmsc, distinct_bodies: distinct, never_submitted: MESSAGES - rejected - distinct },
         started_at: new Date(startedWall).toISOString(),
         batch,
         machine: machineInfo(),

@@ -19,6 +19,9 @@ import { MessageRepo } from './message.repo';
 import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
 
+/** Tries of a delivery receipt's store and fold before the carrier is answered with a failure (0.5 s, 1 s, 2 s apart). */
+const RECEIPT_TRIES = 4;
+
 /**
  * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
  * keyword in it and looked up the customer's consent: what the sms channel adapter's inbound port
@@ -84,6 +87,19 @@ export class InboundSmsService implements CarrierListener {
    * submit's look-up saw the receipt, or this second look-up sees the submit.
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
+    // Every step is idempotent (the store an upsert, the fold forward only): a failure (the database busy
+    // for a moment) is tried again here before the carrier is told to redeliver, which not every SMSC does.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyReceipt(receipt);
+      } catch (err) {
+        if (attempt >= RECEIPT_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
     const stored = await this.repo.storeReceipt(db, {
       carrier: receipt.carrier,

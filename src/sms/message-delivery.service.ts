@@ -94,6 +94,7 @@ export class MessageDeliveryService {
       }
       throw err;
     }
+    if (decision.kind === 'accepted_before') return this.reconcileAfterSubmit(m.id, true);
     if (decision.kind === 'wait') {
       return { status: 'sending', awaitReceipt: false, uncertainWaitSeconds: this.deps.config.messaging.uncertainSubmitWaitSeconds };
     }

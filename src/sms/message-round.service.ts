@@ -7,6 +7,7 @@ import type { EventsService } from '../webhooks/events.service';
 import type { SmsRoundMessage, SmsRoundOutcome, SmsRoundResult } from '../../workflows/shared/sms.contracts';
 import { AccountPacing } from './account-pacing';
 import { CarrierError, type SmsCarriers } from './carrier';
+import { DeadlinePassed, Semaphore } from './carriers/rate-limiter';
 import type { MessageDeliveryService } from './message-delivery.service';
 import { emitMessagesUpdated } from './message-events';
 import { MessageRoundRepo, type AcceptedSubmit } from './message-round.repo';
@@ -14,6 +15,14 @@ import { MessageSubmitter, type AttemptStart, type SubmitDecision } from './mess
 import { MessageRepo, type MessageRow } from './message.repo';
 import { priceMessage } from './pricing';
 import { receiptMove, type ReceiptFolder } from './receipt-fold';
+
+/** Tries of a round's record of accepted submits (and of its receipt fold), the first retry after RECORD_RETRY_MS, doubling (about 15 s in all). */
+const RECORD_TRIES = 5;
+/** Rounds running at once in a worker process; a round that waits longer than ROUND_SLOT_WAIT_MS is deferred whole. */
+const ROUNDS_AT_ONCE = 6;
+const ROUND_SLOT_WAIT_MS = 30_000;
+const ROUND_SLOT_DEFER_MS = 1_000;
+const RECORD_RETRY_MS = 1_000;
 
 /**
  * A batch round (smsBatchWorkflow's `sendMessageRound` activity): every due message of a batch in a few
@@ -35,6 +44,9 @@ export class MessageRoundSender {
   private readonly submitter: MessageSubmitter;
   private readonly pacing: AccountPacing;
   private readonly inFlight = new Map<string, number>();
+  private readonly roundSlots = new Semaphore(ROUNDS_AT_ONCE);
+  /** Journal rows of every round running in this process, inserted together per tick. */
+  private readonly journal: SharedAttemptJournal;
 
   constructor(
     private readonly deps: {
@@ -48,6 +60,7 @@ export class MessageRoundSender {
   ) {
     this.submitter = new MessageSubmitter({ db: deps.db, carriers: deps.carriers });
     this.pacing = new AccountPacing(deps.config.messaging.accountThroughput);
+    this.journal = new SharedAttemptJournal(deps.db, this.rounds);
   }
 
   /** Whether a submit to `handset` is in flight in this process (accepted or not, not recorded yet). */
@@ -56,6 +69,23 @@ export class MessageRoundSender {
   }
 
   async sendRound(input: { messages: SmsRoundMessage[] }): Promise<SmsRoundResult> {
+    // A few rounds at a time: each is a handful of statements over many messages and a window's worth
+    // of submits, so more at once only queue for the same connections (and fail on the pool's timeout).
+    let release: () => void;
+    try {
+      release = await this.roundSlots.acquire(Date.now() + ROUND_SLOT_WAIT_MS);
+    } catch (err) {
+      if (!(err instanceof DeadlinePassed)) throw err;
+      return { outcomes: Object.fromEntries(input.messages.map((m) => [m.messageId, { deferMs: ROUND_SLOT_DEFER_MS }])) };
+    }
+    try {
+      return await this.runRound(input);
+    } finally {
+      release();
+    }
+  }
+
+  private async runRound(input: { messages: SmsRoundMessage[] }): Promise<SmsRoundResult> {
     const outcomes: Record<string, SmsRoundOutcome> = {};
     let fresh = input.messages.filter((m) => !m.afterUncertainWait).map((m) => m.messageId);
     if (this.pacing.active && fresh.length > 0) {
@@ -102,7 +132,7 @@ export class MessageRoundSender {
   private async submitClaimed(messages: MessageRow[], outcomes: Record<string, SmsRoundOutcome>): Promise<void> {
     if (messages.length === 0) return;
     const { config } = this.deps;
-    const journal = new SharedAttemptJournal(this.deps.db, this.rounds);
+    const journal = this.journal;
     for (const m of messages) this.inFlight.set(m.to, (this.inFlight.get(m.to) ?? 0) + 1);
     try {
       const tried = await Promise.all(
@@ -119,6 +149,7 @@ export class MessageRoundSender {
       for (const t of tried) {
         if ('err' in t) outcomes[t.m.id] = await this.afterSubmitFailure(t.m, t.err);
         else if (t.decision.kind === 'wait') outcomes[t.m.id] = { uncertainWaitSeconds: config.messaging.uncertainSubmitWaitSeconds };
+        else if (t.decision.kind === 'accepted_before') outcomes[t.m.id] = { status: 'sent' };
         else accepted.push({ m: t.m, decision: t.decision });
       }
       await this.recordAndFold(accepted, outcomes);
@@ -161,37 +192,50 @@ export class MessageRoundSender {
       price: priceMessage({ prices: config.messaging.prices, country: m.country, segments: m.segments }),
       attempt: decision.attempt,
     }));
-    let recorded: MessageRow[];
-    try {
-      recorded = await events.transaction(async (tx) => {
+    // The carriers took these messages: a record lost now would leave them waiting as uncertain, so a
+    // failed record (the database busy or away for a moment) is tried again before the round gives up.
+    const recorded = await withRetries(() =>
+      events.transaction(async (tx) => {
         const rows = await this.rounds.recordSubmits(tx, submits, { price_currency: config.messaging.priceCurrency, sent_at: new Date() });
         await emitMessagesUpdated(events, rows, tx);
         return rows;
-      });
-    } catch {
+      }),
+    ).catch(() => undefined);
+    if (!recorded) {
       for (const { m } of accepted) outcomes[m.id] = { retry: true };
       return;
     }
     for (const { m } of accepted) outcomes[m.id] = { status: 'sent' };
     for (const { m } of accepted) if (m.body_sealed) await this.repo.clearSealedBody(db, m.id).catch(() => undefined);
-    try {
+    // Receipts stored before the record found no message then; nobody else folds them, so this is tried
+    // again too. Past the tries they stay stored and the messages `sent` (the round's outcome either way).
+    await withRetries(async () => {
       const receipts = await this.rounds.listReceipts(db, recorded.map((m) => m.id));
       const moves = recorded.flatMap((m) => {
         const move = receiptMove(m, receipts.get(m.id) ?? []);
         return move ? [move] : [];
       });
       for (const moved of await this.deps.receiptFolder.apply(moves)) outcomes[moved.id] = { status: moved.status };
-    } catch {
-      // The receipts stay stored; the carrier listener's next look (or the message read) is unaffected:
-      // the messages are `sent`, which is what the round settled.
+    }).catch(() => undefined);
+  }
+}
+
+/** Runs `fn` up to RECORD_TRIES times, RECORD_RETRY_MS after the first failure, doubling; the last failure is thrown. */
+async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= RECORD_TRIES) throw err;
+      await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * 2 ** (attempt - 1)));
     }
   }
 }
 
 /**
- * The journal rows of a round's submits: every `begin` asked in the same tick goes in one insert (the
- * router calls it before handing each message to its carrier, so the first tries of a whole round share
- * one statement; a failover's later try goes in a later one).
+ * The journal rows of the rounds' submits: every `begin` asked in the same tick goes in one insert (the
+ * router calls it before handing each message to its carrier, so the first tries of a whole round, and
+ * of the rounds started with it, share one statement; a failover's later try goes in a later one).
  */
 class SharedAttemptJournal {
   private pending: { row: AttemptStart; resolve: (attempt: number) => void; reject: (err: unknown) => void }[] = [];

@@ -15,7 +15,9 @@ export interface AttemptStart {
 export type SubmitDecision =
   | { kind: 'accepted'; result: SubmitSmsResult; attempt: number }
   /** A submit may have gone out unanswered: wait for its receipt before submitting again. */
-  | { kind: 'wait' };
+  | { kind: 'wait' }
+  /** The journal has an accepted submit (recorded meanwhile, e.g. a receipt adopted it): nothing to send. */
+  | { kind: 'accepted_before' };
 
 /**
  * Submits a message once: every carrier the router hands it to is journaled (sms_submit_attempts)
@@ -42,6 +44,9 @@ export class MessageSubmitter {
     const { db, carriers } = this.deps;
     if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
     const journal = opts.journalEmpty ? [] : await this.attempts.listAttempts(db, m.id);
+    // The caller read the message `sending` before this read of the journal: a submit accepted and recorded
+    // in between (the carrier listener adopting it on its receipt) must not go out again.
+    if (journal.some((a) => a.state === 'accepted')) return { kind: 'accepted_before' };
     if (journal.some((a) => a.state === 'submitting' || a.state === 'uncertain')) {
       if (!opts.afterUncertainWait) {
         await this.attempts.settleOpenAttempts(db, m.id, 'uncertain');

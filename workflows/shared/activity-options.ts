@@ -83,7 +83,9 @@ export const smsBatchRoundLocalActivity: LocalActivityOptions = {
  * their backoff, and the submit journal keeps a resubmit from doubling a submit that went out).
  */
 export const smsBatchRoundActivity: ActivityOptions = {
-  startToCloseTimeout: '2m',
+  // A round may wait up to 30 s for one of the worker's round slots, then submits with the router's 15 s
+  // attempt deadline (30 s at most per carrier) and records with retries of about 15 s.
+  startToCloseTimeout: '3m',
   retry: { maximumAttempts: 1, nonRetryableErrorTypes: ['resource_missing'] },
 };
 
