@@ -1,4 +1,4 @@
-import { TokenBucket } from './carriers/rate-limiter';
+import { systemClock, TokenBucket, type Clock } from './carriers/rate-limiter';
 
 /** The longest a round defers a message it holds back for its account's throughput (it is then asked again). */
 const MAX_DEFER_MS = 60_000;
@@ -13,7 +13,10 @@ const MAX_DEFER_MS = 60_000;
 export class AccountPacing {
   private readonly buckets = new Map<string, TokenBucket>();
 
-  constructor(private readonly perSecond: Record<string, number>) {}
+  constructor(
+    private readonly perSecond: Record<string, number>,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Whether any account is paced (the round skips the look-up of accounts otherwise). */
   get active(): boolean {
@@ -41,7 +44,7 @@ export class AccountPacing {
         continue;
       }
       let bucket = this.buckets.get(key);
-      if (!bucket) this.buckets.set(key, (bucket = new TokenBucket(rate, Math.max(1, rate))));
+      if (!bucket) this.buckets.set(key, (bucket = new TokenBucket(rate, Math.max(1, rate), this.clock)));
       const waitMs = bucket.tryTake();
       if (waitMs === 0) now.push(m);
       else held.set(key, { rate, firstWaitMs: waitMs, messages: [m] });
