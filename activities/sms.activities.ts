@@ -2,6 +2,7 @@ import type { MessageDeliveryService } from '../src/sms/message-delivery.service
 import type { MessageRoundSender } from '../src/sms/message-round.service';
 import type { SmsRoundMessage } from '../workflows/shared/sms.contracts';
 import { asActivity } from './activity-errors';
+import { withHeartbeat } from './heartbeat';
 
 /** The SMS delivery workflows' steps, over MessageDeliveryService. */
 export function createSmsActivities(deps: { messageDelivery: MessageDeliveryService; messageRounds: MessageRoundSender }) {
@@ -13,7 +14,7 @@ export function createSmsActivities(deps: { messageDelivery: MessageDeliveryServ
     /** Consent check, `sending`, submit through the carrier router (journaled), `sent`. */
     sendMessage: (input: { messageId: string; afterUncertainWait?: boolean }) => asActivity(() => delivery.sendMessage(input)),
     /** A batch round: every due message of a batch claimed, submitted, recorded and folded together. */
-    sendMessageRound: (input: { messages: SmsRoundMessage[] }) => asActivity(() => rounds.sendRound(input)),
+    sendMessageRound: (input: { messages: SmsRoundMessage[] }) => withHeartbeat(() => asActivity(() => rounds.sendRound(input))),
     /** Folds stored delivery receipts into the message's status. */
     applyDeliveryReceipts: (input: { messageId: string }) => asActivity(() => delivery.applyReceipts(input)),
     /** Ends a message `failed` (no carrier took it in time). */

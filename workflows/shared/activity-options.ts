@@ -86,6 +86,8 @@ export const smsBatchRoundActivity: ActivityOptions = {
   // A round may wait up to 30 s for one of the worker's round slots, then submits with the router's 15 s
   // attempt deadline (30 s at most per carrier) and records with retries of about 15 s.
   startToCloseTimeout: '3m',
+  // It heartbeats every second: a round whose worker died is given up 10 s later, not 3 minutes.
+  heartbeatTimeout: '10s',
   retry: { maximumAttempts: 1, nonRetryableErrorTypes: ['resource_missing'] },
 };
 
