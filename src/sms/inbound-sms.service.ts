@@ -107,6 +107,7 @@ export class InboundSmsService implements CarrierListener {
       status: receipt.status,
       carrier_error_code: receipt.carrierErrorCode ?? null,
       received_at: receipt.at,
+      handset: receipt.handset ?? null,
     });
     const m =
       stored?.message ??

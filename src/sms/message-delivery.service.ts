@@ -95,6 +95,10 @@ export class MessageDeliveryService {
       throw err;
     }
     if (decision.kind === 'accepted_before') return this.reconcileAfterSubmit(m.id, true);
+    if (decision.kind === 'adopt') {
+      await this.recordAccepted(m, decision.carrier, [decision.carrierMessageId], 0);
+      return this.reconcileAfterSubmit(m.id, true);
+    }
     if (decision.kind === 'wait') {
       return { status: 'sending', awaitReceipt: false, uncertainWaitSeconds: this.deps.config.messaging.uncertainSubmitWaitSeconds };
     }

@@ -150,6 +150,8 @@ export class MessageRoundSender {
         if ('err' in t) outcomes[t.m.id] = await this.afterSubmitFailure(t.m, t.err);
         else if (t.decision.kind === 'wait') outcomes[t.m.id] = { uncertainWaitSeconds: config.messaging.uncertainSubmitWaitSeconds };
         else if (t.decision.kind === 'accepted_before') outcomes[t.m.id] = { status: 'sent' };
+        // Not for a message the round claimed (its journal was empty); tried again by the one-message path.
+        else if (t.decision.kind === 'adopt') outcomes[t.m.id] = { retry: true };
         else accepted.push({ m: t.m, decision: t.decision });
       }
       await this.recordAndFold(accepted, outcomes);

@@ -17,7 +17,9 @@ export type SubmitDecision =
   /** A submit may have gone out unanswered: wait for its receipt before submitting again. */
   | { kind: 'wait' }
   /** The journal has an accepted submit (recorded meanwhile, e.g. a receipt adopted it): nothing to send. */
-  | { kind: 'accepted_before' };
+  | { kind: 'accepted_before' }
+  /** A stored receipt answers an open submit: it was accepted under this carrier id (record it, send nothing). */
+  | { kind: 'adopt'; carrier: string; carrierMessageId: string };
 
 /**
  * Submits a message once: every carrier the router hands it to is journaled (sms_submit_attempts)
@@ -47,7 +49,12 @@ export class MessageSubmitter {
     // The caller read the message `sending` before this read of the journal: a submit accepted and recorded
     // in between (the carrier listener adopting it on its receipt) must not go out again.
     if (journal.some((a) => a.state === 'accepted')) return { kind: 'accepted_before' };
-    if (journal.some((a) => a.state === 'submitting' || a.state === 'uncertain')) {
+    const open = journal.filter((a) => a.state === 'submitting' || a.state === 'uncertain');
+    if (open.length > 0) {
+      // A receipt for it may have been stored and acknowledged by a worker that died before recording
+      // the submit (no part matched it then, and the SMSC will not send it again): it answers the submit.
+      const orphan = await this.attempts.findOrphanReceipt(db, m.to, open);
+      if (orphan) return { kind: 'adopt', carrier: orphan.carrier, carrierMessageId: orphan.carrier_message_id };
       if (!opts.afterUncertainWait) {
         await this.attempts.settleOpenAttempts(db, m.id, 'uncertain');
         return { kind: 'wait' };

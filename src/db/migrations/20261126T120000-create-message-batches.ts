@@ -36,9 +36,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['message_batch_id', 'status'])
     .where(sql.ref('message_batch_id'), 'is not', null)
     .execute();
+  // The handset a receipt is about, when the carrier says: a receipt that matches no recorded part (its
+  // submit's answer was lost with a worker) is found by it when the message is tried again.
+  await db.schema.alterTable('sms_receipts').addColumn('handset', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('sms_receipts').dropColumn('handset').execute();
   await db.schema.alterTable('messages').dropColumn('message_batch_id').execute();
   await db.schema.dropTable('message_batches').execute();
 }

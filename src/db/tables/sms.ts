@@ -71,6 +71,8 @@ export interface SmsReceiptTable {
   status: string;
   carrier_error_code: string | null;
   received_at: Timestamp;
+  /** The handset the receipt is about (E.164), when the carrier said. */
+  handset: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
