@@ -1,17 +1,6 @@
-import { Context } from '@temporalio/activity';
 import type { RunStepsService } from '../src/runs/run-steps.service';
 import { asActivity } from './activity-errors';
-
-/** Heartbeats while `fn` runs, so a worker lost mid-call is noticed within the heartbeat timeout. */
-async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), 1000);
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
-  }
-}
+import { withHeartbeat } from './heartbeat';
 
 /** The agent run workflow's steps, over RunStepsService; each reads and writes Postgres by run id. */
 export function createRunActivities(deps: { runSteps: RunStepsService }) {

@@ -14,6 +14,8 @@
  * - `smsc_drop_second_carrier_down`: the first SMSC drops every session on a submit (those in flight are
  *   never answered) and refuses connections for 10 s while the second carrier is down (configured,
  *   refusing connections) the whole run; then the first comes back;
+ * - `message_batch_worker_kill_9`: one message batch of CHAOS_SIZE recipients, the worker killed with SIGKILL
+ *   a third of the way through it and started again (bench/chaos-batch.ts; SMS only);
  * - `receiver_down_1h`: the webhook receiver refuses connections, from before the first event, for an
  *   hour of workflow time. The run
  *   uses WEBHOOK_RETRY_SCALE = 1/360 (1m → 167 ms, 30m → 5 s, 2h → 20 s), so the hour is 10 s on the real
@@ -38,9 +40,10 @@ import { SmscSimulator } from '../test/support/smsc-simulator';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { createDevServerEnv, workflowBundle } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
+import { runBatchWorkerKill } from './chaos-batch';
 import { machineInfo, round, runPool } from './support';
 
-export const SCENARIOS = ['worker_kill_9', 'postgres_cut_10s', 'smsc_drop_second_carrier_down', 'receiver_down_1h'] as const;
+export const SCENARIOS = ['worker_kill_9', 'postgres_cut_10s', 'smsc_drop_second_carrier_down', 'receiver_down_1h', 'message_batch_worker_kill_9'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 const EVENT_TYPE = 'chaos.ping';
 /** An hour of the webhook retry schedule in 10 s. */
@@ -331,7 +334,7 @@ async function runScenario(stack: Stack, name: Scenario, index: number, size: nu
   };
 }
 
-export type ChaosReport = Partial<Record<Scenario, Awaited<ReturnType<typeof runScenario>>>>;
+export type ChaosReport = Partial<Record<Scenario, Awaited<ReturnType<typeof runScenario>> | Awaited<ReturnType<typeof runBatchWorkerKill>>>>;
 
 export async function runChaos(opts: { size: number; scenarios?: readonly Scenario[] }): Promise<ChaosReport> {
   const stack = await startStack();
@@ -358,6 +361,8 @@ export async function runChaos(opts: { size: number; scenarios?: readonly Scenar
       await stack.smsc.start();
       progress('SMSC back');
     },
+    // Run by runBatchWorkerKill (its fault is inside it).
+    async message_batch_worker_kill_9() {},
     async receiver_down_1h({ eventIds }) {
       // Down for an hour of every delivery's own schedule (its retry workflow may start late on a
       // loaded machine): until each was refused at 0, 1m, 6m and 36m, then 24m more; the next attempt
@@ -388,7 +393,14 @@ export async function runChaos(opts: { size: number; scenarios?: readonly Scenar
     for (const [index, scenario] of (opts.scenarios ?? SCENARIOS).entries()) {
       // The receiver is down before the first event: every first attempt meets it down, so the retries
       // run into the hour (a third of the way in, most first attempts were over already).
-      report[scenario] = await runScenario(stack, scenario, index, opts.size, faults[scenario], scenario === 'receiver_down_1h' ? 0 : undefined);
+      report[scenario] =
+        scenario === 'message_batch_worker_kill_9'
+          ? await runBatchWorkerKill(
+              { call: stack.call, db: stack.database.db, smscs: [stack.smsc, stack.smsc2], killWorker: stack.killWorker, startWorker: stack.startWorker, untilOk, progress, stallMs: STALL_MS },
+              index,
+              opts.size,
+            )
+          : await runScenario(stack, scenario, index, opts.size, faults[scenario], scenario === 'receiver_down_1h' ? 0 : undefined);
       progress(`${scenario}: done`, report[scenario]);
     }
   } finally {

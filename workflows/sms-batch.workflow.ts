@@ -1,11 +1,18 @@
-import { ApplicationFailure, log, makeContinueAsNewFunc, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, log, makeContinueAsNewFunc, patched, proxyActivities, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { createSmsActivities } from '../activities/sms.activities';
 import { activityFailureCause } from './shared/activity-failures';
-import { smsBatchRoundLocalActivity } from './shared/activity-options';
-import type { SmsBatchInput, SmsBatchPendingMessage, SmsBatchResult } from './shared/sms.contracts';
+import { smsBatchRoundActivity, smsBatchRoundLocalActivity } from './shared/activity-options';
+import type { SmsBatchInput, SmsBatchPendingMessage, SmsBatchResult, SmsRoundResult } from './shared/sms.contracts';
 
 type SmsActivities = ReturnType<typeof createSmsActivities>;
 const { sendMessage, failMessage } = proxyLocalActivities<SmsActivities>(smsBatchRoundLocalActivity);
+const { sendMessageRound } = proxyActivities<SmsActivities>(smsBatchRoundActivity);
+
+/**
+ * Rounds as one `sendMessageRound` activity each (issue 21). A batch started before it replays its history
+ * with a local `sendMessage` per message; one started after records this patch's marker once.
+ */
+const ROUND_ACTIVITY_PATCH = 'sms-batch-round-activity';
 
 /** A message no carrier accepted this long after the batch's first start is failed. */
 const GIVE_UP_AFTER_MS = 72 * 3_600_000;
@@ -28,8 +35,8 @@ function isPermanentFailure(err: unknown): boolean {
   return failure.nonRetryable || (smsBatchRoundLocalActivity.retry?.nonRetryableErrorTypes ?? []).includes(failure.type ?? '');
 }
 
-/** What a round did with one message: settled it, found it failed retryably, or was told to wait. */
-type AttemptOutcome = { status: string } | { retry: true } | { uncertainWaitMs: number };
+/** What a round did with one message: settled it, found it failed retryably, was told to wait, or held it back (pacing). */
+type AttemptOutcome = { status: string } | { retry: true } | { uncertainWaitMs: number } | { deferMs: number };
 
 /**
  * One attempt at one message in a round; its failure never stops the others. Past the give-up time, a
@@ -49,6 +56,40 @@ async function attemptMessage(message: SmsBatchPendingMessage, pastGiveUp: boole
     }
     if (!pastGiveUp) return { retry: true };
   }
+  return failAfterGiveUp(messageId);
+}
+
+/**
+ * The whole round in one activity (every due message claimed, submitted, recorded and folded together).
+ * A round that failed as a whole (the worker died, the database away) makes each message retry; past the
+ * give-up time a retryable message is failed instead.
+ */
+async function attemptRound(due: SmsBatchPendingMessage[], pastGiveUp: boolean): Promise<AttemptOutcome[]> {
+  let result: SmsRoundResult | undefined;
+  try {
+    result = await sendMessageRound({
+      messages: due.map((m) => (m.afterUncertainWait ? { messageId: m.messageId, afterUncertainWait: true } : { messageId: m.messageId })),
+    });
+  } catch (err) {
+    log.warn('SMS batch round failed; its messages are tried again', { messages: due.length, error: String(err) });
+  }
+  return Promise.all(
+    due.map(async (m): Promise<AttemptOutcome> => {
+      const outcome = result?.outcomes[m.messageId] ?? { retry: true };
+      if ('status' in outcome) return { status: outcome.status };
+      if ('missing' in outcome) {
+        log.error('Message send failed', { messageId: m.messageId, error: 'resource_missing' });
+        return { status: 'error' };
+      }
+      if ('uncertainWaitSeconds' in outcome) return { uncertainWaitMs: outcome.uncertainWaitSeconds * 1000 };
+      if ('deferMs' in outcome) return { deferMs: outcome.deferMs };
+      return pastGiveUp ? failAfterGiveUp(m.messageId) : { retry: true };
+    }),
+  );
+}
+
+/** A message no carrier took by the give-up time: failed (if that cannot be recorded, the next round tries again). */
+async function failAfterGiveUp(messageId: string): Promise<AttemptOutcome> {
   try {
     await failMessage({ messageId, errorCode: 'carrier_unavailable', errorMessage: 'No carrier accepted the message within 72 hours' });
     return { status: 'failed' };
@@ -68,10 +109,11 @@ async function attemptMessage(message: SmsBatchPendingMessage, pastGiveUp: boole
  */
 function nextDue(
   message: SmsBatchPendingMessage,
-  outcome: { retry: true } | { uncertainWaitMs: number },
+  outcome: { retry: true } | { uncertainWaitMs: number } | { deferMs: number },
   endedAtMs: number,
   giveUpAtMs: number,
 ): SmsBatchPendingMessage {
+  if ('deferMs' in outcome) return { ...message, dueAtMs: endedAtMs + outcome.deferMs };
   if ('uncertainWaitMs' in outcome) {
     return { messageId: message.messageId, failedAttempts: 0, dueAtMs: endedAtMs + outcome.uncertainWaitMs, afterUncertainWait: true };
   }
@@ -98,12 +140,21 @@ export async function smsBatchWorkflow(input: SmsBatchInput): Promise<SmsBatchRe
   let pending: SmsBatchPendingMessage[] =
     input.pending ?? input.messageIds.map((messageId) => ({ messageId, failedAttempts: 0, dueAtMs: firstStartedAtMs, afterUncertainWait: false }));
 
+  const roundActivity = patched(ROUND_ACTIVITY_PATCH);
   while (pending.length > 0) {
     const untilDueMs = Math.min(...pending.map((m) => m.dueAtMs)) - Date.now();
     if (untilDueMs > 0) await sleep(untilDueMs);
     const startedAtMs = Date.now();
     const round = pending;
-    const outcomes = await Promise.all(round.map((m) => (m.dueAtMs <= startedAtMs ? attemptMessage(m, startedAtMs >= giveUpAtMs) : undefined)));
+    const pastGiveUp = startedAtMs >= giveUpAtMs;
+    let outcomes: (AttemptOutcome | undefined)[];
+    if (roundActivity) {
+      const due = round.filter((m) => m.dueAtMs <= startedAtMs);
+      const byId = new Map((await attemptRound(due, pastGiveUp)).map((o, i) => [due[i]!.messageId, o]));
+      outcomes = round.map((m) => byId.get(m.messageId));
+    } else {
+      outcomes = await Promise.all(round.map((m) => (m.dueAtMs <= startedAtMs ? attemptMessage(m, pastGiveUp) : undefined)));
+    }
     const endedAtMs = Date.now();
     pending = [];
     round.forEach((message, i) => {

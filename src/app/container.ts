@@ -31,7 +31,10 @@ import { ShortLinksService } from '../links/short-links.service';
 import { CitationPagesService } from '../knowledge/citation-pages.service';
 import { InboundSmsService } from '../sms/inbound-sms.service';
 import { MessageDeliveryService } from '../sms/message-delivery.service';
+import { MessageRoundSender } from '../sms/message-round.service';
+import { ReceiptFolder } from '../sms/receipt-fold';
 import { MessagesService } from '../sms/messages.service';
+import { MessageBatchesService } from '../sms/message-batches.service';
 import { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { SendersService } from '../numbers/senders.service';
 import { VerificationsService } from '../verifications/verifications.service';
@@ -90,9 +93,13 @@ export function createServices(deps: ServiceDeps) {
   const smsDispatcher = new SmsDispatcher({
     db, workflows, log: deps.log,
     onQueued: (listener) => messages.onQueued(listener),
+    onSweep: () => messageBatches.completeFinishedBatches(),
     options: { ...DEFAULT_SMS_DISPATCH, receiptTimeoutSeconds: config.messaging.receiptTimeoutSeconds },
   });
-  const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers });
+  const messageBatches = new MessageBatchesService({ db, events, messages, config });
+  const receiptFolder = new ReceiptFolder({ db, events });
+  const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers, receiptFolder });
+  const messageRounds = new MessageRoundSender({ db, events, config, carriers: deps.smsCarriers, delivery: messageDelivery, receiptFolder });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
   const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
   const citationPages = new CitationPagesService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
@@ -115,6 +122,7 @@ export function createServices(deps: ServiceDeps) {
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
     delivery: messageDelivery,
+    rounds: messageRounds,
     customerSms: new SmsInboundAdapter({ conversations, log: deps.log }),
     carriers: deps.smsCarriers,
   });
@@ -149,7 +157,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
-    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageDelivery, inboundSms, verifications,
+    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }
 

@@ -6,6 +6,7 @@ import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
 import { registerMessageRoutes } from '../sms/messages.routes';
+import { registerMessageBatchRoutes } from '../sms/message-batches.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
 import { registerSenderRoutes } from '../numbers/senders.routes';
 import { registerVerificationRoutes } from '../verifications/verifications.routes';
@@ -29,8 +30,8 @@ import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
-/** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk). */
-export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}'];
+/** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
+export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/message_batches'];
 
 /** Every /v1 resource. Each area adds its register function here. */
 export function registerApiRoutes(deps: RouteDeps): void {
@@ -39,6 +40,7 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerWebhookEndpointRoutes(deps);
   registerKnowledgeRoutes(deps);
   registerMessageRoutes(deps);
+  registerMessageBatchRoutes(deps);
   registerPhoneNumberRoutes(deps);
   registerSenderRoutes(deps);
   registerVerificationRoutes(deps);

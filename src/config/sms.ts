@@ -29,6 +29,11 @@ export const smsConfig = z
     SMS_CARRIERS: jsonEnv(CarriersConfigSchema).optional(),
     /** JSON object: account id → names of the carriers it may use. */
     SMS_ACCOUNT_CARRIERS: jsonEnv(AccountCarriersConfigSchema).optional(),
+    /**
+     * JSON object: account id → messages per second its SMS may leave at (per worker process, both modes
+     * apart); accounts not listed are paced by the carriers' own max_mps only.
+     */
+    SMS_ACCOUNT_THROUGHPUT: jsonEnv(z.record(z.string().min(1), z.number().positive().max(100_000))).optional(),
   })
   .transform((e) => ({
     messaging: {
@@ -37,6 +42,7 @@ export const smsConfig = z
       helpText: e.SMS_HELP_TEXT,
       receiptTimeoutSeconds: e.SMS_RECEIPT_TIMEOUT_SECONDS,
       uncertainSubmitWaitSeconds: e.SMS_UNCERTAIN_SUBMIT_WAIT_SECONDS,
+      accountThroughput: (e.SMS_ACCOUNT_THROUGHPUT ?? {}) as Record<string, number>,
     },
     sms: buildSmsCarriersConfig(e.SMS_CARRIERS, e.SMS_ACCOUNT_CARRIERS),
   }));

@@ -1,6 +1,6 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
-import type { MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsOutboxTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
+import type { MessageBatchTable, MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsOutboxTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
 import type { AgentTable, AgentVersionTable, ConversationMessageTable, ConversationTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { CitationPageTable, ShortLinkTable } from './tables/links';
@@ -22,6 +22,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   messages: MessageTable;
+  message_batches: MessageBatchTable;
   message_parts: MessagePartTable;
   sms_receipts: SmsReceiptTable;
   sms_consents: SmsConsentTable;

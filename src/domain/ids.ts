@@ -5,6 +5,7 @@ export const IdPrefix = {
   account: 'acct',
   apiKey: 'key',
   message: 'msg',
+  messageBatch: 'mbat',
   agent: 'agt',
   conversation: 'cnv',
   run: 'run',

@@ -14,9 +14,13 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
 import type { MessageDeliveryService } from './message-delivery.service';
+import type { MessageRoundSender } from './message-round.service';
 import { MessageRepo } from './message.repo';
 import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
+
+/** Tries of a delivery receipt's store and fold before the carrier is answered with a failure (0.5 s, 1 s, 2 s apart). */
+const RECEIPT_TRIES = 4;
 
 /**
  * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
@@ -53,6 +57,8 @@ export class InboundSmsService implements CarrierListener {
       senders: SendersService;
       messages: MessagesService;
       delivery: MessageDeliveryService;
+      /** Batch rounds: a receipt for a submit in flight in one of them is folded by its record. */
+      rounds?: Pick<MessageRoundSender, 'isInFlight'>;
       /** The sms channel adapter's inbound port (a customer message of a number with an agent). */
       customerSms: InboundChannelPort<CustomerSms>;
       carriers?: SmsCarriers;
@@ -81,6 +87,19 @@ export class InboundSmsService implements CarrierListener {
    * submit's look-up saw the receipt, or this second look-up sees the submit.
    */
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
+    // Every step is idempotent (the store an upsert, the fold forward only): a failure (the database busy
+    // for a moment) is tried again here before the carrier is told to redeliver, which not every SMSC does.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyReceipt(receipt);
+      } catch (err) {
+        if (attempt >= RECEIPT_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
     const { db, workflows } = this.deps;
     const stored = await this.repo.storeReceipt(db, {
       carrier: receipt.carrier,
@@ -88,12 +107,15 @@ export class InboundSmsService implements CarrierListener {
       status: receipt.status,
       carrier_error_code: receipt.carrierErrorCode ?? null,
       received_at: receipt.at,
+      handset: receipt.handset ?? null,
     });
     const m =
       stored?.message ??
       (await this.repo.findMessageOfPart(db, receipt.carrier, receipt.carrierMessageId)) ??
-      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted.
-      (await this.deps.delivery.adoptUncertainSubmit(receipt));
+      // A receipt for a submit whose answer never came (we never learnt its id): it was accepted. Not
+      // while a batch round in this process has a submit to that handset in flight: its answer is on the
+      // way, and the round reads the stored receipts after recording it.
+      (receipt.handset && this.deps.rounds?.isInFlight(receipt.handset) ? undefined : await this.deps.delivery.adoptUncertainSubmit(receipt));
     if (!m) return;
     // A message with a workflow of its own is waiting for this signal; a batched one (or one whose
     // workflow stopped waiting at the receipt timeout) has its receipts folded in here. Either way a

@@ -11,6 +11,7 @@ import type { EventsService } from '../webhooks/events.service';
 import { emitMessageUpdated } from './message-events';
 import { MessageRepo, type MessageRow, type ReceiptRow } from './message.repo';
 import { MessageSubmitter } from './message-submitter';
+import { receiptMove, type ReceiptFolder } from './receipt-fold';
 
 export interface SendMessageResult {
   status: MessageStatus;
@@ -21,11 +22,6 @@ export interface SendMessageResult {
 }
 
 const FINAL: MessageStatus[] = ['delivered', 'undelivered', 'failed', 'canceled', 'received'];
-const NEGATIVE_RECEIPTS = ['undelivered', 'failed', 'expired', 'rejected'];
-
-/** error_code of an undelivered message from the receipt status (docs/sms-error-codes.md). */
-const receiptErrorCode = (status: string) =>
-  status === 'expired' ? 'message_expired' : status === 'rejected' ? 'carrier_rejected' : 'undeliverable';
 
 /**
  * The delivery workflows' steps (called by activities): quiet-hours planning, consent check + submit
@@ -43,6 +39,8 @@ export class MessageDeliveryService {
       events: EventsService;
       config: Config;
       carriers?: SmsCarriers;
+      /** Folds receipts into their messages (shared with the carrier listener and the batch rounds). */
+      receiptFolder: ReceiptFolder;
     },
   ) {
     this.submitter = new MessageSubmitter({ db: deps.db, carriers: deps.carriers });
@@ -95,6 +93,11 @@ export class MessageDeliveryService {
         return { status: 'failed', awaitReceipt: false };
       }
       throw err;
+    }
+    if (decision.kind === 'accepted_before') return this.reconcileAfterSubmit(m.id, true);
+    if (decision.kind === 'adopt') {
+      await this.recordAccepted(m, decision.carrier, [decision.carrierMessageId], 0);
+      return this.reconcileAfterSubmit(m.id, true);
     }
     if (decision.kind === 'wait') {
       return { status: 'sending', awaitReceipt: false, uncertainWaitSeconds: this.deps.config.messaging.uncertainSubmitWaitSeconds };
@@ -184,32 +187,12 @@ export class MessageDeliveryService {
     if (m.status !== 'sent' && m.status !== 'sending') return { status: m.status, final: FINAL.includes(m.status) };
     const receipts = opts.receipts ?? (await this.repo.listReceiptsOfMessage(db, m.id));
     if (receipts.length === 0) return { status: m.status, final: false };
-    const negative = receipts.find((r) => NEGATIVE_RECEIPTS.includes(r.status));
-    // Some carriers confirm only the first part of a concatenated message: one delivered part is
-    // the handset's confirmation (a later negative receipt for another part cannot move it back).
-    const delivered = receipts.find((r) => r.status === 'delivered');
-    const { events } = this.deps;
-    const row = !negative && !delivered ? undefined : await events.transaction(async (tx) => {
-      let moved: MessageRow | undefined;
-      if (negative) {
-        moved = await this.repo.transitionMessage(tx, m.id, 'undelivered', {
-          error_code: receiptErrorCode(negative.status),
-          error_message: describeReceipt(negative),
-        });
-      } else if (delivered) {
-        moved = await this.repo.transitionMessage(tx, m.id, 'delivered', { delivered_at: delivered.received_at });
-      }
-      if (moved) await emitMessageUpdated(events, moved, tx);
-      return moved;
-    });
+    const move = receiptMove(m, receipts);
+    const row = move && (await this.deps.receiptFolder.fold(move));
     if (row) return { status: row.status, final: true };
     if (opts.foldOnly) return { status: m.status, final: false };
     const now = await this.repo.getMessage(db, m.id);
     return { status: now!.status, final: FINAL.includes(now!.status) };
   }
 
-}
-
-function describeReceipt(r: ReceiptRow) {
-  return `Carrier ${r.carrier} reported ${r.status}${r.carrier_error_code ? ` (error ${r.carrier_error_code})` : ''}`;
 }

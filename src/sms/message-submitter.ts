@@ -4,10 +4,22 @@ import type { DB } from '../db/schema';
 import type { MessageRow } from './message.repo';
 import { SubmitAttemptRepo } from './submit-attempt.repo';
 
+/** A submit about to be handed to a carrier, as journaled. */
+export interface AttemptStart {
+  message_id: string;
+  carrier: string;
+  recipient: string;
+  parts: number;
+}
+
 export type SubmitDecision =
   | { kind: 'accepted'; result: SubmitSmsResult; attempt: number }
   /** A submit may have gone out unanswered: wait for its receipt before submitting again. */
-  | { kind: 'wait' };
+  | { kind: 'wait' }
+  /** The journal has an accepted submit (recorded meanwhile, e.g. a receipt adopted it): nothing to send. */
+  | { kind: 'accepted_before' }
+  /** A stored receipt answers an open submit: it was accepted under this carrier id (record it, send nothing). */
+  | { kind: 'adopt'; carrier: string; carrierMessageId: string };
 
 /**
  * Submits a message once: every carrier the router hands it to is journaled (sms_submit_attempts)
@@ -23,12 +35,26 @@ export class MessageSubmitter {
 
   constructor(private readonly deps: { db: Kysely<DB>; carriers?: SmsCarriers }) {}
 
-  /** `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message). */
-  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean; journalEmpty?: boolean } = {}): Promise<SubmitDecision> {
+  /**
+   * `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message).
+   * `beginAttempt`: journals an attempt instead of the repo's one-row insert (a round's shared insert).
+   */
+  async submit(
+    m: MessageRow,
+    opts: { afterUncertainWait?: boolean; journalEmpty?: boolean; beginAttempt?: (row: AttemptStart) => Promise<number> } = {},
+  ): Promise<SubmitDecision> {
     const { db, carriers } = this.deps;
     if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
     const journal = opts.journalEmpty ? [] : await this.attempts.listAttempts(db, m.id);
-    if (journal.some((a) => a.state === 'submitting' || a.state === 'uncertain')) {
+    // The caller read the message `sending` before this read of the journal: a submit accepted and recorded
+    // in between (the carrier listener adopting it on its receipt) must not go out again.
+    if (journal.some((a) => a.state === 'accepted')) return { kind: 'accepted_before' };
+    const open = journal.filter((a) => a.state === 'submitting' || a.state === 'uncertain');
+    if (open.length > 0) {
+      // A receipt for it may have been stored and acknowledged by a worker that died before recording
+      // the submit (no part matched it then, and the SMSC will not send it again): it answers the submit.
+      const orphan = await this.attempts.findOrphanReceipt(db, m.to, open);
+      if (orphan) return { kind: 'adopt', carrier: orphan.carrier, carrierMessageId: orphan.carrier_message_id };
       if (!opts.afterUncertainWait) {
         await this.attempts.settleOpenAttempts(db, m.id, 'uncertain');
         return { kind: 'wait' };
@@ -42,7 +68,8 @@ export class MessageSubmitter {
     let current = 0;
     const record: SubmitJournal = {
       begin: async ({ carrier }) => {
-        current = await this.attempts.beginAttempt(db, { message_id: m.id, carrier, recipient: m.to, parts: m.segments });
+        const row = { message_id: m.id, carrier, recipient: m.to, parts: m.segments };
+        current = opts.beginAttempt ? await opts.beginAttempt(row) : await this.attempts.beginAttempt(db, row);
       },
       fail: async (f) => {
         const state = f.sent === 'none' ? 'not_sent' : f.sent === 'partial' ? 'partial' : 'uncertain';

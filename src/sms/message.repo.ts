@@ -179,7 +179,7 @@ export class MessageRepo {
    */
   async storeReceipt(
     db: Db,
-    row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date },
+    row: { carrier: string; carrier_message_id: string; status: string; carrier_error_code: string | null; received_at: Date; handset?: string | null },
   ): Promise<{ message: MessageRow; receipts: ReceiptRow[] } | undefined> {
     const found = await db
       .with('stored', (qb) =>
@@ -210,8 +210,8 @@ export class MessageRepo {
     const { stored_receipts: before, ...message } = found;
     const receipts = before.map((r) => ({ ...r, received_at: new Date(r.received_at) }));
     const same = receipts.findIndex((r) => r.carrier === row.carrier && r.carrier_message_id === row.carrier_message_id);
-    if (same < 0) receipts.push({ ...row });
-    else if (receipts[same]!.status === 'unknown') receipts[same] = { ...row };
+    if (same < 0) receipts.push({ ...row, handset: row.handset ?? null });
+    else if (receipts[same]!.status === 'unknown') receipts[same] = { ...row, handset: row.handset ?? null };
     return { message: message as MessageRow, receipts };
   }
 

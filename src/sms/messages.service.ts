@@ -84,20 +84,8 @@ export class MessagesService {
     const { principal } = input;
     const to = parseRecipient(input.to);
     if (!to.ok) throw new AppError(isE164(input.to) ? 'parameter_unprocessable' : 'parameter_invalid', `Invalid to: ${to.reason}`, { param: 'to' });
-    await this.assertSender(scopeOf(principal), input.from);
+    const { sendAt } = await this.checkSendOptions(principal, input);
     const segmented = this.assertBody(input.body);
-    if (input.status_callback) {
-      assertOutboundUrl(input.status_callback, { allowPrivate: this.deps.config.network.allowPrivate, requireHttps: principal.mode === 'live' }, 'status_callback');
-    }
-    let sendAt: Date | null = null;
-    if (input.send_at) {
-      sendAt = new Date(input.send_at);
-      const now = Date.now();
-      if (sendAt.getTime() < now) throw new AppError('parameter_unprocessable', 'Invalid send_at: it is in the past', { param: 'send_at' });
-      if (sendAt.getTime() > now + MAX_SCHEDULE_DAYS * 86_400_000) {
-        throw new AppError('parameter_unprocessable', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
-      }
-    }
     return this.enqueueMessage({
       ...scopeOf(principal),
       to: to.number,
@@ -112,6 +100,25 @@ export class MessagesService {
       reference: input.reference ?? null,
       sendAt,
     }, { recordResponse: input.recordResponse });
+  }
+
+  /**
+   * The options a message shares with a batch: `from` one of the account's senders, the status_callback
+   * an allowed URL, send_at not in the past and at most MAX_SCHEDULE_DAYS ahead.
+   */
+  async checkSendOptions(principal: Principal, input: { from: string; status_callback?: string; send_at?: string }): Promise<{ sendAt: Date | null }> {
+    await this.assertSender(scopeOf(principal), input.from);
+    if (input.status_callback) {
+      assertOutboundUrl(input.status_callback, { allowPrivate: this.deps.config.network.allowPrivate, requireHttps: principal.mode === 'live' }, 'status_callback');
+    }
+    if (!input.send_at) return { sendAt: null };
+    const sendAt = new Date(input.send_at);
+    const now = Date.now();
+    if (sendAt.getTime() < now) throw new AppError('parameter_unprocessable', 'Invalid send_at: it is in the past', { param: 'send_at' });
+    if (sendAt.getTime() > now + MAX_SCHEDULE_DAYS * 86_400_000) {
+      throw new AppError('parameter_unprocessable', `Invalid send_at: at most ${MAX_SCHEDULE_DAYS} days ahead`, { param: 'send_at' });
+    }
+    return { sendAt };
   }
 
   /** A message the service sends itself (keyword replies, verification codes): no sender check. */
@@ -249,7 +256,8 @@ export class MessagesService {
     return () => this.queuedListeners.delete(listener);
   }
 
-  private announceQueued() {
+  /** Wakes the dispatcher in this process (messages were committed to the outbox). */
+  announceQueued() {
     for (const listener of this.queuedListeners) listener();
   }
 
@@ -290,14 +298,15 @@ export class MessagesService {
     return sameScope(owner, scope);
   }
 
-  private assertBody(body: string) {
-    if (body.length === 0) throw new AppError('parameter_invalid', 'Invalid body: it is empty', { param: 'body' });
+  /** A body's length and segments within the limits (`param` names it in the error); its segmentation. */
+  assertBody(body: string, param = 'body') {
+    if (body.length === 0) throw new AppError('parameter_invalid', `Invalid ${param}: it is empty`, { param });
     if (body.length > MAX_BODY_CHARS) {
-      throw new AppError('parameter_invalid', `Invalid body: at most ${MAX_BODY_CHARS} characters`, { param: 'body' });
+      throw new AppError('parameter_invalid', `Invalid ${param}: at most ${MAX_BODY_CHARS} characters`, { param });
     }
     const segmented = segmentSms(body);
     if (segmented.segments > MAX_SEGMENTS) {
-      throw new AppError('parameter_unprocessable', `Invalid body: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param: 'body' });
+      throw new AppError('parameter_unprocessable', `Invalid ${param}: ${segmented.segments} segments, at most ${MAX_SEGMENTS}`, { param });
     }
     return segmented;
   }

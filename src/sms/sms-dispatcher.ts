@@ -69,6 +69,8 @@ export class SmsDispatcher {
       workflows: WorkflowGateway;
       /** In-process announcement of committed messages (the API in this process). */
       onQueued?: (listener: () => void) => () => void;
+      /** Run on every sweep after the round (message batches completed). */
+      onSweep?: () => Promise<unknown>;
       log: Logger;
       options: SmsDispatcherOptions;
     },
@@ -100,6 +102,7 @@ export class SmsDispatcher {
     if (sweep) await this.dispatch(groupClaimed(await this.repo.claimExpired(db, leaseMs)));
     const claimed = await this.repo.claimUnclaimed(db, { limit: claimLimit, leaseMs, assign: (rows) => this.assignWorkflows(rows) });
     await this.dispatch(groupClaimed(claimed));
+    if (sweep) await this.deps.onSweep?.();
     return claimed.length === claimLimit;
   }
 

@@ -51,6 +51,28 @@ export class SubmitAttemptRepo {
   }
 
   /**
+   * A stored receipt that may answer one of a message's open submits: at that attempt's carrier, about the
+   * message's handset, received after the attempt began, and matching no recorded part of any message
+   * (its submit's answer was lost, e.g. with a killed worker, after the receipt was acknowledged).
+   */
+  async findOrphanReceipt(db: Db, handset: string, open: { carrier: string; started_at: Date }[]) {
+    if (open.length === 0) return undefined;
+    const earliest = new Date(Math.min(...open.map((a) => a.started_at.getTime())));
+    return db
+      .selectFrom('sms_receipts as r')
+      .select(['r.carrier', 'r.carrier_message_id'])
+      .where('r.handset', '=', handset)
+      .where('r.carrier', 'in', [...new Set(open.map((a) => a.carrier))])
+      .where('r.received_at', '>=', earliest)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('message_parts as p').select('p.message_id').whereRef('p.carrier', '=', 'r.carrier').whereRef('p.carrier_message_id', '=', 'r.carrier_message_id'))),
+      )
+      .orderBy('r.received_at')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /**
    * The oldest submit at `carrier` to `handset` that may have gone out unanswered, of a message still
    * `sending`: a receipt whose carrier id we never got belongs to it.
    */

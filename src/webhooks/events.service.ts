@@ -75,6 +75,25 @@ export class EventsService {
   }
 
   /**
+   * Stores many events and their deliveries in one statement (the same rules as `emit`, each event to its
+   * callback URL or the account's subscribed endpoints). Every input needs its `eventId`.
+   */
+  async emitMany(inputs: (EmitEventInput & { eventId: string })[], opts: { tx?: EventTransaction } = {}): Promise<void> {
+    if (inputs.length === 0) return;
+    const stored = await this.outbox.insertEventsWithDeliveries(
+      opts.tx ?? this.deps.db,
+      inputs.map((e) => ({ id: e.eventId, account_id: e.accountId, livemode: e.livemode, type: e.type, data: e.data, callback_url: e.callbackUrl ?? null })),
+    );
+    for (const [type, n] of Object.entries(stored.insertedByType)) this.deps.metrics?.eventsEmitted.inc({ type }, n);
+    if (stored.deliveries > 0) {
+      const pending = opts.tx && this.queuedInTransaction.get(opts.tx);
+      if (pending) pending.deliveries += stored.deliveries;
+      else if (!opts.tx) this.announceQueued();
+      else setTimeout(() => this.announceQueued(), 50).unref();
+    }
+  }
+
+  /**
    * Runs `fn` in a transaction: a state change and the events emitted with `{ tx }` inside commit
    * together or not at all. Deliveries queued inside wake the dispatcher once committed.
    */

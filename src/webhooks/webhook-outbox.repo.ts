@@ -110,6 +110,47 @@ export class WebhookOutboxRepo {
     return { event: existing, inserted: false, deliveries: 0 };
   }
 
+  /**
+   * Many events in one statement (a batch round's status changes): each event with its deliveries (to its
+   * callback URL, else the account's subscribed endpoints), events that exist already skipped with no new
+   * deliveries, one notification. Returns how many events were inserted (by type) and deliveries queued.
+   */
+  async insertEventsWithDeliveries(db: Db, events: (OutboxEventRow & { callback_url: string | null })[]) {
+    if (events.length === 0) return { insertedByType: {} as Record<string, number>, deliveries: 0 };
+    const result = await sql<{ type: string; inserted: number; deliveries: number }>`
+      with input as (
+        select * from json_to_recordset(${JSON.stringify(events)}::json)
+          as x(id text, account_id text, livemode boolean, type text, data json, callback_url text)
+      ), ev as (
+        insert into events (id, account_id, livemode, type, data)
+        select id, account_id, livemode, type, data from input
+        on conflict (id) do nothing
+        returning id, account_id, livemode, type
+      ), t as (
+        select ev.id as event_id, ev.account_id, ev.livemode, null::text as endpoint_id, i.callback_url as url
+        from ev join input i on i.id = ev.id where i.callback_url is not null
+        union all
+        select ev.id, ev.account_id, ev.livemode, w.id, w.url
+        from ev join input i on i.id = ev.id and i.callback_url is null
+        join webhook_endpoints w on w.account_id = ev.account_id and w.livemode = ev.livemode and w.enabled and w.deleted_at is null
+          and (w.events @> jsonb_build_array(ev.type) or w.events @> '["*"]'::jsonb)
+      ), d as (
+        insert into webhook_deliveries (id, account_id, livemode, event_id, endpoint_id, url, status)
+        select ${derivedDeliveryId(sql.ref('t.event_id'), sql`coalesce(t.endpoint_id, t.url)`)}, t.account_id, t.livemode, t.event_id, t.endpoint_id, t.url, 'pending'
+        from t
+        on conflict (id) do nothing
+        returning id
+      ), n as (
+        select pg_notify(${OUTBOX_CHANNEL}, '') from (select 1 from d limit 1) x
+      )
+      select ev.type, count(*)::int as inserted, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
+      from ev group by ev.type`.execute(db);
+    return {
+      insertedByType: Object.fromEntries(result.rows.map((r) => [r.type, r.inserted])),
+      deliveries: result.rows[0]?.deliveries ?? 0,
+    };
+  }
+
   /** Queues deliveries of a stored event (redelivery) and notifies the dispatcher. */
   async queueDeliveries(db: Db, rows: { id: string; account_id: string; livemode: boolean; event_id: string; endpoint_id: string | null; url: string }[]) {
     if (rows.length === 0) return;

@@ -75,6 +75,23 @@ export const smsBatchRoundLocalActivity: LocalActivityOptions = {
 };
 
 /**
+ * A batch round as one regular activity (`sendMessageRound`: every due message of the batch claimed,
+ * submitted, recorded and folded together). Not a local activity: a round of 64 submits on a busy worker
+ * took longer than a workflow task should (Temporal's TMPRL1104 "workflow task over 5 s" warnings, tasks
+ * of 20-30 s in the bench); as an activity the workflow task only schedules it. Tried once, like a local
+ * round: the workflow is the retry loop (a failed or timed-out round makes its messages due again after
+ * their backoff, and the submit journal keeps a resubmit from doubling a submit that went out).
+ */
+export const smsBatchRoundActivity: ActivityOptions = {
+  // A round may wait up to 30 s for one of the worker's round slots, then submits with the router's 15 s
+  // attempt deadline (30 s at most per carrier) and records with retries of about 15 s.
+  startToCloseTimeout: '3m',
+  // It heartbeats every second: a round whose worker died is given up 10 s later, not 3 minutes.
+  heartbeatTimeout: '10s',
+  retry: { maximumAttempts: 1, nonRetryableErrorTypes: ['resource_missing'] },
+};
+
+/**
  * An agent run's own steps (load, retrieve, plan with the local planner, record, finish) run as local
  * activities: in the worker, in the same workflow task, recorded as markers. A run costs the server a few
  * history events, which is what keeps a chat reply within tens of milliseconds of the request. Bounded

@@ -47,6 +47,29 @@ export interface SmsBatchResult {
   statuses: Record<string, string>;
 }
 
+/** One message of a batch round (the `sendMessageRound` activity). */
+export interface SmsRoundMessage {
+  messageId: string;
+  /** A submit may have gone out unanswered and the wait is over: the service may submit it again. */
+  afterUncertainWait?: boolean;
+}
+
+/**
+ * What a round did with one message: settled it (`status`), found it failed retryably (`retry`), was told
+ * to wait for an unanswered submit's receipt (`uncertainWaitSeconds`), found it gone (`missing`), or held
+ * it back for the account's throughput (`deferMs`: due again then, not counted as a failure).
+ */
+export type SmsRoundOutcome =
+  | { status: string }
+  | { retry: true }
+  | { uncertainWaitSeconds: number }
+  | { missing: true }
+  | { deferMs: number };
+
+export interface SmsRoundResult {
+  outcomes: Record<string, SmsRoundOutcome>;
+}
+
 /** One scheduled or promotional SMS: send_at timer, quiet hours, submit, receipt wait. */
 export const smsDeliveryWorkflowContract = defineWorkflowContract<SmsDeliveryInput, SmsDeliveryResult>('smsDeliveryWorkflow');
 /** A batch of immediate SMS sharing one workflow start. */

@@ -19,6 +19,7 @@ import * as addLivemode from './20261125T150000-add-livemode';
 import * as createSmsOutbox from './20261126T090000-create-sms-outbox';
 import * as addTestSigningSecret from './20261126T101500-add-test-signing-secret';
 import * as bindConsoleSessions from './20261126T103000-bind-console-sessions';
+import * as createMessageBatches from './20261126T120000-create-message-batches';
 import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
 
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '20261126T090000-create-sms-outbox': createSmsOutbox,
   '20261126T101500-add-test-signing-secret': addTestSigningSecret,
   '20261126T103000-bind-console-sessions': bindConsoleSessions,
+  '20261126T120000-create-message-batches': createMessageBatches,
   '20261126T140000-create-citation-pages': createCitationPages,
   '20261126T150000-create-evaluations': createEvaluations,
 };

@@ -45,6 +45,8 @@ export interface MessageTable {
   held_until: NullableTimestamp;
   carrier: string | null;
   carrier_message_ids: Json<string[]> | null;
+  /** The message batch (POST /v1/message_batches) the message was sent in, if any. */
+  message_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   sent_at: NullableTimestamp;
@@ -69,6 +71,8 @@ export interface SmsReceiptTable {
   status: string;
   carrier_error_code: string | null;
   received_at: Timestamp;
+  /** The handset the receipt is about (E.164), when the carrier said. */
+  handset: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -155,4 +159,31 @@ export interface SmsOutboxTable {
   batch_id: string | null;
   /** Until when the claiming dispatcher holds it; past it, another starts the same workflow again. */
   lease_until: Date | null;
+}
+
+/** A batch of messages accepted by one POST /v1/message_batches. */
+export interface MessageBatchTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  from: string;
+  type: MessageType;
+  /** The body template (`{{name}}` placeholders filled from each recipient's variables). */
+  body: string;
+  send_at: NullableTimestamp;
+  status_callback: string | null;
+  /** Messages queued (recipients accepted). */
+  recipients: number;
+  /** Recipients left out with skip_invalid: index, param, code and message of each. */
+  rejected: ColumnType<BatchRejection[], string | undefined, string>;
+  created_at: Timestamp;
+  canceled_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface BatchRejection {
+  index: number;
+  param: string;
+  code: string;
+  message: string;
 }
