@@ -6,6 +6,7 @@
 import { TOOL_FEATURES, type ToolFeatures } from '../src/agents/planner/local/tool-router';
 import type { ToolRoutingCalibration } from '../src/agents/planner/local/tool-routing-calibration';
 import { round } from './support';
+import { solve } from './linear-solve';
 
 export interface FitRow { features: ToolFeatures; y: number }
 
@@ -33,22 +34,6 @@ export function fitLogistic(rows: Array<{ x: number[]; y: number }>, l2 = 0.05):
     if (Math.max(...step.map(Math.abs)) < 1e-7) break;
   }
   return w;
-}
-
-function solve(A: number[][], b: number[]): number[] {
-  const n = b.length;
-  const M = A.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[p]![c]!)) p = r;
-    [M[c], M[p]] = [M[p]!, M[c]!];
-    for (let r = 0; r < n; r++) {
-      if (r === c || M[c]![c] === 0) continue;
-      const f = M[r]![c]! / M[c]![c]!;
-      for (let k = c; k <= n; k++) M[r]![k]! -= f * M[c]![k]!;
-    }
-  }
-  return M.map((row, i) => (row[i] === 0 ? 0 : row[n]! / row[i]!));
 }
 
 /** The calibration fitted on `rows`, with the thresholds of `base` (they are set by meaning, not fitted). */

@@ -10,6 +10,7 @@ import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, type FusionModel } fro
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
 import { HELD_OUT } from './sets';
+import { solve } from '../linear-solve';
 
 /** The default confidence_floor the rates are read at. */
 export const FLOOR = 0.5;
@@ -19,23 +20,6 @@ const L2 = Number(process.env.BENCH_L2 ?? 0.001);
 
 type Featurize = (cands: readonly CollectedCandidate[], query: string) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
-
-/** Solves A·x = b (small, symmetric positive definite) by Gaussian elimination. */
-function solve(a: number[][], b: number[]): number[] {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
-    [m[c], m[p]] = [m[p]!, m[c]!];
-    for (let r = 0; r < n; r++) {
-      if (r === c || m[c]![c] === 0) continue;
-      const f = m[r]![c]! / m[c]![c]!;
-      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
-    }
-  }
-  return m.map((row, i) => row[n]! / (row[i]! || 1));
-}
 
 /**
  * Weighted L2-penalised logistic regression (the bias unpenalised) on standardised features, returned
