@@ -37,9 +37,11 @@ export const FOLLOW_UP_MAX_TERMS = 3;
 
 /**
  * An answer from the passages at least this confident wins over a tool call for how-to questions and when
- * a tool would need arguments the customer has not given: explaining beats interrogating.
+ * a tool would need arguments the customer has not given: explaining beats interrogating. It is the
+ * default confidence floor (scores are calibrated probabilities): an answer the agent would hand off at
+ * that floor does not displace a call the customer asked for ("what is the status of my order 12345?").
  */
-export const ANSWER_OVER_TOOL_CONFIDENCE = 0.4;
+export const ANSWER_OVER_TOOL_CONFIDENCE = 0.5;
 /** Lexical path: confidence of asking for a missing argument starts here (a question is a safe step)… */
 export const ASK_CONFIDENCE_BASE = 0.5;
 /** …rises by this much per unit of lexical tool-match score… */
