@@ -27,7 +27,9 @@ function forbidNul(schema: unknown): void {
   const s = schema as JsonSchema;
   if (s.type === 'string' && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
   if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') {
-    s.propertyNames = { ...((s.propertyNames as JsonSchema) ?? {}), pattern: NO_NUL };
+    // Key names with a rule of their own (a batch's template variables) keep it: it already excludes NUL.
+    const names = (s.propertyNames as JsonSchema | undefined) ?? {};
+    s.propertyNames = { ...names, pattern: names.pattern ?? NO_NUL };
   }
   for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') forbidNul(v);
 }

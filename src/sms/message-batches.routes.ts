@@ -16,6 +16,8 @@ const RecipientSchema = z.strictObject({
   variables: z
     .record(z.string().regex(VARIABLE_NAME_PATTERN).max(64), z.string().max(MAX_BODY_CHARS))
     .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables')
+    // The key rule in the OpenAPI document too (zod-to-openapi does not carry a record's key schema).
+    .openapi({ propertyNames: { type: 'string', pattern: VARIABLE_NAME_PATTERN.source, maxLength: 64 }, maxProperties: 50 } as object)
     .optional()
     .describe('values of the body template\'s {{name}} placeholders; a placeholder without a value is an error'),
   reference: z.string().max(255).optional().describe('echoed on this recipient\'s message and its webhooks'),

@@ -39,6 +39,10 @@ describe('the OpenAPI document says what validation enforces', () => {
     assert.match(message.status_callback.pattern, /^\^https\?:/);
     assert.equal(message.body.minLength, 1);
     assert.match(body('/v1/webhook_endpoints').content['application/json'].schema.properties.url.pattern, /^\^https\?:/);
+    // A batch recipient's template variables: the key rule is in the document, not only in the code.
+    const variables = body('/v1/message_batches').content['application/json'].schema.properties.recipients.items.properties.variables;
+    assert.equal(variables.propertyNames?.pattern, '^[A-Za-z_][A-Za-z0-9_]*$', JSON.stringify(variables));
+    assert.equal(variables.maxProperties, 50);
     const source = body('/v1/knowledge_bases/{id}/sources').content['application/json'].schema;
     assert.deepEqual(source.oneOf.map((o: any) => o.properties.type.enum[0]).sort(), ['api', 'document', 'record', 'url']);
     for (const { where, schema } of requestStrings(doc)) {
