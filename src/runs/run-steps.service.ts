@@ -211,16 +211,18 @@ export class RunStepsService {
     const waitedOn = calls.filter((c) => input.toolCallIds.includes(c.id));
     const action = { type: input.kind, tool_calls: waitedOn.map((c) => ({ id: c.id, tool: c.tool, arguments: c.arguments })), expires_at: expiresAt.toISOString() };
     // The transition and its events (stream and webhook) commit together (events outbox).
-    await this.deps.events.transaction(async (tx) => {
+    const moved = await this.deps.events.transaction(async (tx) => {
       await this.repo.setToolCallsExpiry(tx, input.toolCallIds, expiresAt);
-      const moved = await moveRun(tx, input.runId, 'requireAction', {
+      const row = await moveRun(tx, input.runId, 'requireAction', {
         set: { required_action: JSON.stringify(action) },
         events: [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }],
         notify: this.notifyChannel,
       });
-      if (moved) await this.emitRunEvent(tx, moved, 'run.requires_action', calls, conversation.metadata);
+      if (row) await this.emitRunEvent(tx, row, 'run.requires_action', calls, conversation.metadata);
+      return row;
     });
-    this.deps.notifier.notifyLocally(input.runId, 'requires_action');
+    // The status the move wrote (none when a retried step found the run already moved: waiters then read).
+    this.deps.notifier.notifyLocally(input.runId, moved?.status);
   }
 
   /** After the wait: expires what is still pending when `expire`, resumes the run, returns the calls' statuses. */

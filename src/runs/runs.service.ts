@@ -62,7 +62,7 @@ export class RunsService {
       const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal, endsWait) : undefined;
       if (read || !wake) {
         const view = await this.view(input.runId);
-        if (!wake || RUN_WAIT_ENDS.includes(view.run.status) || input.signal?.aborted) return present(view);
+        if (!wake || endsWait(view.run.status) || input.signal?.aborted) return present(view);
       }
       read = true;
       await wake;

@@ -64,13 +64,7 @@ export class EventsService {
         : { kind: 'subscribed' };
     const stored = await this.outbox.insertEventWithDeliveries(db, { id, account_id: input.accountId, livemode: input.livemode, type: input.type, data: input.data }, target);
     if (stored.inserted) this.deps.metrics?.eventsEmitted.inc({ type: input.type });
-    if (stored.deliveries > 0) {
-      const pending = opts.tx && this.queuedInTransaction.get(opts.tx);
-      if (pending) pending.deliveries += stored.deliveries;
-      else if (!opts.tx) this.announceQueued();
-      // A transaction of the caller's own: its commit notifies; this in-process nudge only shortens the wait.
-      else setTimeout(() => this.announceQueued(), 50).unref();
-    }
+    this.noteQueued(stored.deliveries, opts.tx);
     return toEventObject(stored.event);
   }
 
@@ -85,12 +79,20 @@ export class EventsService {
       inputs.map((e) => ({ id: e.eventId, account_id: e.accountId, livemode: e.livemode, type: e.type, data: e.data, callback_url: e.callbackUrl ?? null })),
     );
     for (const [type, n] of Object.entries(stored.insertedByType)) this.deps.metrics?.eventsEmitted.inc({ type }, n);
-    if (stored.deliveries > 0) {
-      const pending = opts.tx && this.queuedInTransaction.get(opts.tx);
-      if (pending) pending.deliveries += stored.deliveries;
-      else if (!opts.tx) this.announceQueued();
-      else setTimeout(() => this.announceQueued(), 50).unref();
-    }
+    this.noteQueued(stored.deliveries, opts.tx);
+  }
+
+  /**
+   * Deliveries just queued wake the dispatcher: at once without a transaction, at the commit of one opened
+   * by `transaction()`, and for a transaction of the caller's own (its commit notifies) by an in-process
+   * nudge that only shortens the wait.
+   */
+  private noteQueued(deliveries: number, tx?: EventTransaction) {
+    if (deliveries === 0) return;
+    const pending = tx && this.queuedInTransaction.get(tx);
+    if (pending) pending.deliveries += deliveries;
+    else if (!tx) this.announceQueued();
+    else setTimeout(() => this.announceQueued(), 50).unref();
   }
 
   /**

@@ -2,11 +2,11 @@ import type { AgentObject } from '../../agents/agent.schemas';
 import type { EvaluationObject, TestCaseObject } from '../../evaluations/evaluation.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
-import { scorePercent } from './run.view';
+import { scorePercent, temporalRunUrl } from './run.view';
 
-/** A Temporal Web UI link to a run's workflow history (the run id is the workflow id). */
+/** A Temporal Web UI link to a run's workflow history. */
 const runLink = (runId: string, ui: { uiUrl: string; namespace: string }) =>
-  html`<a class="mono" href="${`${ui.uiUrl}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(runId)}`}" target="_blank" rel="noopener noreferrer">${runId}</a>`;
+  html`<a class="mono" href="${temporalRunUrl(ui, runId)}" target="_blank" rel="noopener noreferrer">${runId}</a>`;
 
 const expectationsOf = (c: TestCaseObject) => [...new Set(c.turns.flatMap((t) => Object.keys(t.expect ?? {})))].join(', ') || 'none';
 

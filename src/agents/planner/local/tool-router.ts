@@ -208,7 +208,14 @@ export class ToolRouter {
    */
   async vectorsOf(tools: readonly PlannerTool[], signal?: AbortSignal): Promise<ToolVectors[]> {
     const views = tools.map(toolViews);
-    const key = (kind: string, text: string) => createHash('sha256').update(`${this.embedder.model}\u0000${kind}\u0000${text}`).digest('base64');
+    // Each (kind, text) hashed once per call: the cache check, the store and the read below share it.
+    const keys = new Map<string, string>();
+    const key = (kind: string, text: string) => {
+      const id = `${kind}\u0000${text}`;
+      let k = keys.get(id);
+      if (k === undefined) keys.set(id, (k = createHash('sha256').update(`${this.embedder.model}\u0000${id}`).digest('base64')));
+      return k;
+    };
     for (const kind of ['query', 'passage'] as const) {
       const texts = views.flatMap((v) => TOOL_VIEWS.filter((view) => VIEW_KIND[view] === kind).flatMap((view) => viewTexts(v, view)));
       const missing = [...new Set(texts.filter((t) => !this.vectors.has(key(kind, t))))];
