@@ -15,6 +15,12 @@ export interface ToolRoutingCalibration {
   callThreshold: number;
   /** Ask for a missing required argument only at or above this probability: the tool is clearly meant. */
   askThreshold: number;
+  /**
+   * A linear probe on the message's own vector (the model's dimensions): `bias + weights · vector` is the
+   * log-odds that the message asks for some action at all rather than information or courtesy, whatever
+   * the tools. It is the router's `needsTool` feature (0 without a probe, or for a vector of another size).
+   */
+  needsTool?: { bias: number; weights: readonly number[] };
 }
 
 /**
