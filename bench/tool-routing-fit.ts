@@ -37,7 +37,7 @@ export function fitLogistic(rows: Array<{ x: number[]; y: number }>, l2 = 0.05):
 }
 
 /**
- * The calibration fitted on `rows`, with the thresholds of `base` (they are set by meaning, not fitted) and
+ * The calibration fitted on `rows`, with the thresholds of `base` (read off the held-out curve, not fitted) and
  * the `needsTool` probe the rows' feature came from.
  */
 export function fitCalibration(

@@ -1,10 +1,11 @@
 /**
  * Tool choice by meaning, measured on the tool-routing dev set (test/fixtures/tool-routing/dev-set.json):
- * eight agents with four tools each (realistic descriptions and JSON-Schema parameters) and customer
+ * nine agents with four tools each (realistic descriptions and JSON-Schema parameters) and customer
  * messages labelled with the tool they need or null (paraphrases sharing no word with the description,
  * typos, de/fr/es, and questions that need no tool, many sharing generic words such as "phone", "network"
  * or "account" with a tool). Figures are **leave-one-agent-out**: each agent's messages are decided with a
- * logistic fitted on the other seven agents, so no figure comes from a fit that saw the agent measured.
+ * logistic fitted on the other eight agents, so no figure comes from a fit that saw the agent measured
+ * (the `needsTool` probe too; the logistic's own rows take their probe from fits without their agent).
  *
  * Every message goes through the local planner's decision (rank tools → decideToolAction with argument
  * extraction from the message), with no passages (the planner's "an answer beats a tool" rule is not what
@@ -14,7 +15,7 @@
  *   tool_recall    = of the messages that need a tool, the share where that tool was called or its missing
  *                    argument asked for.
  * `lexical_*` are the same figures for the keyword path the planner falls back to without embeddings;
- * `shipped_in_sample` the shipped calibration (fitted on all eight agents) on all of them.
+ * `shipped_in_sample` the shipped calibration (fitted on all nine agents) on all of them.
  *
  *   npm run bench:tool-routing                  one JSON line
  *   BENCH_FIT=1 npm run bench:tool-routing      also print the fit on all agents (to paste into
@@ -229,17 +230,13 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
     const lexical = emptyCounts();
     for (const s of scored) add(lexical, s.label, matchTool(s.text, s.agent.tools, new Set())?.tool.name ?? null);
     const lex = figures(lexical);
-    // The trade-off, held out: the call threshold with asking at call + the shipped gap, then the ask
-    // threshold alone at the shipped call threshold.
+    // The trade-off, held out: one threshold for calling and asking, then the ask threshold alone at a
+    // call threshold of 0.5.
     const at = (call: number, ask: number) => {
       const f = figures(evaluate(scored, (id) => ({ ...heldOut.get(id)!, callThreshold: call, askThreshold: ask })).all);
       return { call, ask, precision: f.precision, recall: f.recall };
     };
-    const gap = shipped.askThreshold - shipped.callThreshold;
-    const curve = [
-      ...[0.3, 0.4, 0.5, 0.6, 0.7].map((call) => at(call, round(Math.min(0.95, call + gap), 2))),
-      ...[0.5, 0.6, 0.8, 0.9].map((ask) => at(shipped.callThreshold, ask)),
-    ];
+    const curve = [...[0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
     const split = (m: Map<string, Counts>) =>
       Object.fromEntries([...m].map(([k, c]) => {
         const f = figures(c);
