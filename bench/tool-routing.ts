@@ -1,10 +1,11 @@
 /**
  * Tool choice by meaning, measured on the tool-routing dev set (test/fixtures/tool-routing/dev-set.json):
- * eight agents with four tools each (realistic descriptions and JSON-Schema parameters) and customer
+ * nine agents with four tools each (realistic descriptions and JSON-Schema parameters) and customer
  * messages labelled with the tool they need or null (paraphrases sharing no word with the description,
  * typos, de/fr/es, and questions that need no tool, many sharing generic words such as "phone", "network"
  * or "account" with a tool). Figures are **leave-one-agent-out**: each agent's messages are decided with a
- * logistic fitted on the other seven agents, so no figure comes from a fit that saw the agent measured.
+ * logistic fitted on the other eight agents, so no figure comes from a fit that saw the agent measured
+ * (the `needsTool` probe too; the logistic's own rows take their probe from fits without their agent).
  *
  * Every message goes through the local planner's decision (rank tools → decideToolAction with argument
  * extraction from the message), with no passages (the planner's "an answer beats a tool" rule is not what
@@ -14,7 +15,7 @@
  *   tool_recall    = of the messages that need a tool, the share where that tool was called or its missing
  *                    argument asked for.
  * `lexical_*` are the same figures for the keyword path the planner falls back to without embeddings;
- * `shipped_in_sample` the shipped calibration (fitted on all eight agents) on all of them.
+ * `shipped_in_sample` the shipped calibration (fitted on all nine agents) on all of them.
  *
  *   npm run bench:tool-routing                  one JSON line
  *   BENCH_FIT=1 npm run bench:tool-routing      also print the fit on all agents (to paste into
@@ -30,14 +31,14 @@ import type { PlannerTool } from '../src/agents/planner/port';
 import { matchTool } from '../src/agents/planner/local/lexical-tool-match';
 import { decideToolAction, type ToolAction } from '../src/agents/planner/local/tool-action';
 import { extractArguments } from '../src/agents/planner/local/tool-argument-extraction';
-import { ToolRouter, toolFeatures, toolProbability, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
+import { ToolRouter, needsToolLogit, toolFeatures, toolProbability, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from '../src/agents/planner/local/tool-routing-calibration';
 import { OpenAiEmbeddingsClient, type EmbeddingsPort } from '../src/knowledge/index/embeddings.client';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../src/knowledge/index/embeddings-server';
 import { freePort } from '../src/platform/free-port';
 import { detectLanguage } from '../src/platform/text';
 import { machineInfo, percentile, round } from './support';
-import { ece, fitCalibration, type FitRow } from './tool-routing-fit';
+import { ece, fitCalibration, fitProbe, type FitRow } from './tool-routing-fit';
 
 export interface DevSetAgent {
   id: string;
@@ -98,7 +99,15 @@ function memoised(embedder: EmbeddingsPort): EmbeddingsPort {
   };
 }
 
-interface Scored { agent: DevSetAgent; text: string; label: string | null; features: ToolFeatures[] }
+/** One message with its tools' features; `needsTool` is 0 there: it depends on the probe, set per fit (`probed`). */
+interface Scored { agent: DevSetAgent; text: string; label: string | null; vector: Float32Array; features: ToolFeatures[] }
+type Probe = ToolRoutingCalibration['needsTool'];
+
+/** The message's features with the `needsTool` feature of `probe`. */
+const probed = (s: Scored, probe: Probe): ToolFeatures[] => {
+  const needsTool = needsToolLogit(s.vector, probe);
+  return s.features.map((f) => ({ ...f, needsTool }));
+};
 
 async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promise<Scored[]> {
   const router = new ToolRouter(embedder);
@@ -108,17 +117,34 @@ async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promis
     const anchorVectors = await router.anchors();
     const messageVectors = await embedder.embed({ texts: agent.messages.map((m) => withoutIdentifiers(m.text)), kind: 'query' });
     agent.messages.forEach((m, i) =>
-      out.push({ agent, text: m.text, label: m.tool, features: toolFeatures({ message: m.text, locale: null, messageVector: messageVectors[i]!, tools: agent.tools, toolVectors, anchorVectors }) }),
+      out.push({ agent, text: m.text, label: m.tool, vector: messageVectors[i]!, features: toolFeatures({ message: m.text, locale: null, messageVector: messageVectors[i]!, tools: agent.tools, toolVectors, anchorVectors }) }),
     );
   }
   return out;
 }
 
-const rowsOf = (scored: Scored[]): FitRow[] => scored.flatMap((s) => s.agent.tools.map((t, i) => ({ features: s.features[i]!, y: t.name === s.label ? 1 : 0 })));
+/** The probe fitted on the messages of `scored` (1: the message needs some tool). */
+const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scored.map((s) => (s.label ? 1 : 0)));
+
+/**
+ * The calibration fitted on `scored`: its probe on all of them, and the logistic on rows whose `needsTool`
+ * comes from a probe that did not see the row's agent (as at decision time, where the probe never saw the
+ * message).
+ */
+function fitOn(scored: Scored[], base: ToolRoutingCalibration, model: string) {
+  const agents = [...new Set(scored.map((s) => s.agent.id))];
+  const probeWithout = new Map(agents.map((id) => [id, probeOf(scored.filter((s) => s.agent.id !== id))]));
+  const rows: FitRow[] = scored.flatMap((s) => {
+    const features = probed(s, probeWithout.get(s.agent.id));
+    return s.agent.tools.map((t, i) => ({ features: features[i]!, y: t.name === s.label ? 1 : 0 }));
+  });
+  return fitCalibration(rows, base, model, probeOf(scored));
+}
 
 function decide(s: Scored, c: ToolRoutingCalibration): ToolAction {
+  const features = probed(s, c.needsTool);
   const ranked = s.agent.tools
-    .map((tool, i) => ({ tool, features: s.features[i]!, probability: toolProbability(s.features[i]!, c) }))
+    .map((tool, i) => ({ tool, features: features[i]!, probability: toolProbability(features[i]!, c) }))
     .sort((a, b) => b.probability - a.probability);
   return decideToolAction({ ranked, calibration: c, extract: extractFor(s.text) });
 }
@@ -137,7 +163,8 @@ function evaluate(scored: Scored[], calibrationOf: (agent: string) => ToolRoutin
     add(all, s.label, acted);
     add(countIn(byAgent, s.agent.id), s.label, acted);
     add(countIn(byLanguage, detectLanguage(s.text, null)), s.label, acted);
-    s.agent.tools.forEach((t, i) => pairs.push({ p: toolProbability(s.features[i]!, c), y: t.name === s.label ? 1 : 0 }));
+    const features = probed(s, c.needsTool);
+    s.agent.tools.forEach((t, i) => pairs.push({ p: toolProbability(features[i]!, c), y: t.name === s.label ? 1 : 0 }));
     if (acted !== s.label) {
       const p = action.kind === 'none' ? (action.best?.probability ?? 0) : action.probability;
       mistakes.push({ agent: s.agent.id, text: s.text, label: s.label, acted, p: round(p, 3) });
@@ -192,28 +219,24 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
     const memo = memoised(embedder);
     const scored = await scoreAll(agents, memo);
     // Leave one agent out: each agent is decided by a fit on the others.
-    const heldOut = new Map(agents.map((a) => [a.id, fitCalibration(rowsOf(scored.filter((s) => s.agent.id !== a.id)), shipped, embedder.model).calibration]));
+    const heldOut = new Map(agents.map((a) => [a.id, fitOn(scored.filter((s) => s.agent.id !== a.id), shipped, embedder.model).calibration]));
     const loao = evaluate(scored, (id) => heldOut.get(id)!);
     const headline = figures(loao.all);
     const inSample = figures(evaluate(scored, () => shipped).all);
     if (process.env.BENCH_FIT) {
-      const { calibration, logLoss } = fitCalibration(rowsOf(scored), shipped, embedder.model);
+      const { calibration, logLoss } = fitOn(scored, shipped, embedder.model);
       process.stderr.write(`fit on all ${agents.length} agents: log_loss=${round(logLoss, 4)}\n${JSON.stringify(calibration, null, 2)}\n`);
     }
     const lexical = emptyCounts();
     for (const s of scored) add(lexical, s.label, matchTool(s.text, s.agent.tools, new Set())?.tool.name ?? null);
     const lex = figures(lexical);
-    // The trade-off, held out: the call threshold with asking at call + the shipped gap, then the ask
-    // threshold alone at the shipped call threshold.
+    // The trade-off, held out: one threshold for calling and asking, then the ask threshold alone at a
+    // call threshold of 0.5.
     const at = (call: number, ask: number) => {
       const f = figures(evaluate(scored, (id) => ({ ...heldOut.get(id)!, callThreshold: call, askThreshold: ask })).all);
       return { call, ask, precision: f.precision, recall: f.recall };
     };
-    const gap = shipped.askThreshold - shipped.callThreshold;
-    const curve = [
-      ...[0.3, 0.4, 0.5, 0.6, 0.7].map((call) => at(call, round(Math.min(0.95, call + gap), 2))),
-      ...[0.5, 0.6, 0.8, 0.9].map((ask) => at(shipped.callThreshold, ask)),
-    ];
+    const curve = [...[0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
     const split = (m: Map<string, Counts>) =>
       Object.fromEntries([...m].map(([k, c]) => {
         const f = figures(c);

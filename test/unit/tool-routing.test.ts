@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import { asksAboutSubject } from '../../src/agents/planner/local/local-intents';
-import { toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import { needsToolLogit, toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import { TOOL_ROUTING_CALIBRATION } from '../../src/agents/planner/local/tool-routing-calibration';
 import { descriptionClauses, inFirstPerson, toolViews } from '../../src/agents/planner/local/tool-views';
 import type { PlannerDecision, PlannerInput, PlannerTool } from '../../src/agents/planner/port';
 import { OpenAiEmbeddingsClient, RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
@@ -123,6 +124,13 @@ describe('local planner: tool choice by meaning (the local embedding model)', ()
     }
   });
 
+  it("the shipped needsTool probe rates a request for an action above a question or a courtesy, whatever the tools", async () => {
+    const client = new OpenAiEmbeddingsClient({ url: server!.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 });
+    const texts = ['please send me a copy of my last bill', 'what time do you close on Saturdays', 'thanks, that is all for today'];
+    const [request, question, courtesy] = (await client.embed({ texts, kind: 'query' })).map((v) => needsToolLogit(v, TOOL_ROUTING_CALIBRATION.needsTool));
+    assert.ok(request! > question! && request! > courtesy!, JSON.stringify({ request, question, courtesy }));
+  });
+
   it('asks for a missing required argument only when the tool is clearly meant', async () => {
     const meant = await planner.plan(input('unlock my phone pls', helpDesk));
     assert.ok(asks(meant) && meant.type === 'reply' && /IMEI/.test(meant.content), JSON.stringify(meant));
@@ -186,6 +194,13 @@ describe('local planner: tool router costs and fallback', () => {
 });
 
 describe('tool router: what is embedded', () => {
+  it('the needsTool feature is the probe\'s log-odds, and 0 without a probe or for vectors of another model\'s size', () => {
+    const v = new Float32Array([0.5, -0.5, 1]);
+    assert.equal(needsToolLogit(v, { bias: -1, weights: [2, 4, 1] }), -1 + 1 - 2 + 1);
+    assert.equal(needsToolLogit(v, undefined), 0);
+    assert.equal(needsToolLogit(v, { bias: -1, weights: [2, 4] }), 0);
+  });
+
   it('routes the message without its identifiers (numbers of three digits or more, email addresses)', () => {
     assert.equal(withoutIdentifiers("I want to bring my number over from my old provider, it's 07911 123456"), "I want to bring my number over from my old provider, it's");
     assert.equal(withoutIdentifiers('invite anna@example.com to our workspace'), 'invite to our workspace');

@@ -12,8 +12,9 @@ export type ToolAction =
 /**
  * The best tool is called when its calibrated probability reaches `callThreshold` and its required
  * arguments are all present; when some are missing the customer is asked for them only when the tool is
- * clearly meant (`askThreshold`, higher): a wrong clarifying question costs the customer a turn and
- * reveals a tool they did not ask for.
+ * clearly meant (`askThreshold`, at least `callThreshold`): a wrong clarifying question costs the customer
+ * a turn and reveals a tool they did not ask for. The shipped calibration sets both to 0.6: almost every
+ * message that needs a tool lacks its argument, so the ask threshold is the one that decides.
  */
 export function decideToolAction(input: {
   ranked: readonly RankedTool[];

@@ -16,10 +16,10 @@ export { NO_TOOL_ANCHORS, toolEmbeddingText } from './tool-views';
  * with the message per view, its margin over the agent's next-best tool, its lead over generic no-tool
  * messages, how much more the message looks like a request for it than a question about it, the lexical
  * match of the keyword path (a cue, not the decision), whether it is phrased as a question about a subject,
- * and the share of its parameters
- * whose values the message holds. A logistic fitted leave-one-agent-out on the tool-routing dev set
+ * the share of its parameters whose values the message holds, and how much the message asks for an action
+ * at all (a linear probe on its own vector, `needsTool`). A logistic fitted leave-one-agent-out on the tool-routing dev set
  * (bench/tool-routing.ts) turns them into P(the customer wants this tool), which the planner compares with
- * thresholds by meaning (TOOL_ROUTING_CALIBRATION).
+ * thresholds (TOOL_ROUTING_CALIBRATION).
  *
  * Cost: a tool's vectors are computed once per model and text (an agent version's tools are embedded on
  * its first message, one request per kind, then served from memory); the message's vector is usually
@@ -54,6 +54,7 @@ export const TOOL_FEATURES = [
   'lexical',
   'aboutSubject',
   'argumentsFound',
+  'needsTool',
 ] as const;
 /**
  * Per view (card, description, clause, request, parameters): `<view>`: the best cosine of the message
@@ -62,7 +63,9 @@ export const TOOL_FEATURES = [
  * (NO_TOOL_ANCHORS). `requestOverQuestion`: the request view's cosine minus the questions view's;
  * `lexical`: the keyword path's score, 0..1; `aboutSubject`: the message is phrased as a question about a
  * subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the
- * tool's parameters whose values the message itself holds (an order number, an email…).
+ * tool's parameters whose values the message itself holds (an order number, an email…);
+ * `needsTool`: the calibration's probe on the message's own vector, the log-odds that the message asks
+ * for an action at all (the same for every tool of one message; 0 without a probe).
  */
 export type ToolFeatures = Record<(typeof TOOL_FEATURES)[number], number>;
 
@@ -126,6 +129,8 @@ export function toolFeatures(input: {
   tools: readonly PlannerTool[];
   toolVectors: ToolVectors[];
   anchorVectors: Float32Array[];
+  /** The calibration's probe on the message vector (ToolRoutingCalibration.needsTool). */
+  needsTool?: ToolRoutingCalibration['needsTool'];
 }): ToolFeatures[] {
   const { message, messageVector: q, tools, toolVectors } = input;
   const anchor = best(q, input.anchorVectors);
@@ -136,6 +141,7 @@ export function toolFeatures(input: {
   };
   const terms = contentTerms(message);
   const aboutSubject = asksAboutSubject(message) ? 1 : 0;
+  const needsTool = needsToolLogit(q, input.needsTool);
   return tools.map((tool, i) => ({
     ...(Object.fromEntries(
       VIEWS_WITH_LEAD.flatMap(([view, name]) => [
@@ -150,7 +156,16 @@ export function toolFeatures(input: {
     lexical: Math.min(LEXICAL_CAP, scoreTool(terms, tool)) / LEXICAL_CAP,
     aboutSubject,
     argumentsFound: argumentsFound(message, tool, input.locale),
+    needsTool,
   }));
+}
+
+/** The log-odds of the calibration's `needsTool` probe for a message vector (0 without a probe or for a vector of another size). */
+export function needsToolLogit(messageVector: Float32Array, probe: ToolRoutingCalibration['needsTool']): number {
+  if (!probe || probe.weights.length !== messageVector.length) return 0;
+  let z = probe.bias;
+  for (let i = 0; i < messageVector.length; i++) z += probe.weights[i]! * messageVector[i]!;
+  return z;
 }
 
 /** The calibrated probability of one tool's features. */
@@ -187,7 +202,7 @@ export class ToolRouter {
       this.vectorsOf(tools, signal),
       this.anchors(signal),
     ]);
-    const features = toolFeatures({ message, locale: input.locale, messageVector, tools, toolVectors, anchorVectors });
+    const features = toolFeatures({ message, locale: input.locale, messageVector, tools, toolVectors, anchorVectors, needsTool: this.calibration.needsTool });
     return tools
       .map((tool, i) => ({ tool, features: features[i]!, probability: toolProbability(features[i]!, this.calibration) }))
       .sort((a, b) => b.probability - a.probability);
