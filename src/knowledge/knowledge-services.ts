@@ -12,6 +12,7 @@ import { KnowledgeRetrievalService } from './knowledge-retrieval.service';
 import { KnowledgeSourcesService } from './knowledge-sources.service';
 import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
 import { OpenAiEmbeddingsClient, RecentQueryVectors, type EmbeddingsPort } from './index/embeddings.client';
+import { fusionModelOf } from './index/scoring';
 
 /**
  * The embeddings ports when semantic retrieval is on and an endpoint is known (npm start fills in the local
@@ -39,7 +40,7 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
     'Knowledge retrieval mode',
   );
   const knowledgeRetrieval = new KnowledgeRetrievalService({
-    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion,
+    db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion && fusionModelOf(config.embeddings.fusion),
     denseScanMax: config.embeddings.scanMax, log,
   });
   const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, log });

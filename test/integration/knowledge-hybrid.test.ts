@@ -1,3 +1,4 @@
+import { FUSION_FEATURES } from '../../src/knowledge/index/scoring';
 import assert from 'node:assert/strict';
 import { pollUntil } from '../support/poll';
 import { after, before, describe, it } from 'node:test';
@@ -47,11 +48,11 @@ let e5: TestStack | undefined;
 before(async () => {
   env = await createDevServerEnv();
   fake = await startFakeEmbeddingsServer(conceptVector);
-  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights (FUSION_FEATURES order).
+  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights (EMBEDDINGS_FUSION's names).
   hybrid = await startTestStack({
     label: `${__filename}-hybrid`,
     env,
-    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { weights: [10, 12, 0, 0], bias: -12 }, queryTimeoutMs: 1000 }),
+    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { ...Object.fromEntries(FUSION_FEATURES.map((k) => [k, 0])), cos: 10, x: 12, bias: -12 }, queryTimeoutMs: 1000 }),
   });
   lexical = await startTestStack({ label: `${__filename}-lexical`, env });
   local = await startLocalEmbeddings();

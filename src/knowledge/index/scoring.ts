@@ -89,6 +89,8 @@ export function calibrate(bm25: number, sumIdf: number): number {
 export interface FusionInput {
   x: number;
   cos: number;
+  /** The cosine of the query and the passage's best sentence (its sentence vectors); absent: `cos`. */
+  sentCos?: number;
 }
 
 /** A logistic model over FUSION_FEATURES: score = σ(bias + Σ weights[i] · feature[i]). */
@@ -114,9 +116,17 @@ export interface FusionModel {
  *   the base, and its cosines all sit lower, the right passage still standing out;
  * - `agreement`: 1 when the candidate leads both sides (highest cosine and highest x, x > 0), else 0;
  * - `query_words`: ln(1 + the query's word count): a two-word query ("warranty", "track order") sits
- *   farther from every passage than a full question, whatever its answer.
+ *   farther from every passage than a full question, whatever its answer;
+ * - `sentence_cos`: the cosine of the query and the passage's best sentence (SENTENCE_DEPTH leaders by r
+ *   carry their sentence vectors; the others, and one-sentence passages, count their passage cosine): the
+ *   sentence that answers sits nearer the question than its whole paragraph, and an FAQ entry's matching
+ *   line nearer than the entry;
+ * - `sentence_over_background`: sentence_cos over the mean sentence_cos of the 2nd–10th by it.
  */
-export const FUSION_FEATURES = ['cos', 'x', 'margin', 'over_background', 'cos_over_background', 'agreement', 'query_words'] as const;
+export const FUSION_FEATURES = ['cos', 'x', 'margin', 'over_background', 'cos_over_background', 'agreement', 'query_words', 'sentence_cos', 'sentence_over_background'] as const;
+
+/** Candidates (the leaders by r) whose sentence vectors retrieval reads for `sentence_cos`. */
+export const SENTENCE_DEPTH = 20;
 
 /**
  * The lexical side's weight in the ranking evidence r (cosine units per unit of x), chosen by the bench
@@ -139,6 +149,25 @@ const MARGIN_CLIP = 0.1;
  */
 export const DEFAULT_FUSION: FusionModel = { weights: [10.463, 1.663, 35.828, 6.926, 42.995, 0.153, 0.583], bias: -12.576 };
 
+/**
+ * The model of EMBEDDINGS_FUSION's named weights: every feature of FUSION_FEATURES and `bias`, nothing
+ * else (a fit for another feature set is refused at start, not misread).
+ */
+export function fusionModelOf(named: Readonly<Record<string, number>>): FusionModel {
+  const expected = [...FUSION_FEATURES, 'bias'];
+  const missing = expected.filter((k) => !Number.isFinite(named[k]));
+  const unknown = Object.keys(named).filter((k) => !expected.includes(k));
+  if (missing.length || unknown.length) {
+    throw new Error(
+      `EMBEDDINGS_FUSION must name exactly ${expected.join(', ')}${missing.length ? `; missing: ${missing.join(', ')}` : ''}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+    );
+  }
+  return { weights: FUSION_FEATURES.map((k) => named[k]!), bias: named.bias! };
+}
+
+/** EMBEDDINGS_FUSION's line for a model (what the calibration bench prints for a refit). */
+export const fusionSetting = (m: FusionModel) => [...FUSION_FEATURES.map((k, i) => `${k}=${m.weights[i]}`), `bias=${m.bias}`].join(',');
+
 /** The mean of the 2nd to BACKGROUND_DEPTH-th of `sorted` (descending), or `fallback` when there are none. */
 function background(sorted: readonly number[], fallback: number): number {
   const bg = sorted.slice(1, BACKGROUND_DEPTH);
@@ -160,11 +189,14 @@ export function fusionFeatures(cands: readonly FusionInput[], query = ''): numbe
   const cosBackground = background(cosSorted, bestCos - MARGIN_CLIP);
   const bestX = cands.reduce((m, c) => Math.max(m, c.x), 0);
   const words = Math.log(1 + queryWordCount(query));
+  const sentence = cands.map((c) => c.sentCos ?? c.cos);
+  const sentenceSorted = [...sentence].sort((a, b) => b - a);
+  const sentenceBackground = background(sentenceSorted, (sentenceSorted[0] ?? 0) - MARGIN_CLIP);
   return cands.map((c, i) => {
     const next = r[i] === best ? (second ?? best - MARGIN_CLIP) : best;
     const margin = Math.max(-MARGIN_CLIP, Math.min(MARGIN_CLIP, r[i]! - next));
     const agreement = bestX > 0 && c.x === bestX && c.cos === bestCos ? 1 : 0;
-    return [c.cos, c.x, margin, r[i]! - rBackground, c.cos - cosBackground, agreement, words];
+    return [c.cos, c.x, margin, r[i]! - rBackground, c.cos - cosBackground, agreement, words, sentence[i]!, sentence[i]! - sentenceBackground];
   });
 }
 
