@@ -26,8 +26,14 @@ export const embeddingsConfig = z
      * (about 2 ms per 1,000 here); above it the vectors only re-score the lexical candidates.
      */
     EMBEDDINGS_SCAN_MAX: z.coerce.number().int().min(0).default(30_000),
-    /** Passages per embeddings request while a source's vectors are backfilled. */
+    /** Passages per embeddings request while a source's vectors are backfilled (texts per request, sentences included). */
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
+    /**
+     * Sentence vectors: the backfill also embeds each sentence of a multi-sentence passage (stored with its
+     * vector) and the fused score reads the best sentence's cosine. false: passage vectors only (fewer
+     * embedding calls; retrieval reads the passage cosine).
+     */
+    EMBEDDINGS_SENTENCES: bool.default(true),
     /**
      * The fused score's logistic for this model: one weight per feature of FUSION_FEATURES, then the bias
      * (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit it
@@ -60,6 +66,8 @@ export const embeddingsConfig = z
       queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
       scanMax: e.EMBEDDINGS_SCAN_MAX,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
+      /** Compute and read sentence vectors (EMBEDDINGS_SENTENCES). */
+      sentences: e.EMBEDDINGS_SENTENCES,
       /** Weights of the fused score's logistic (undefined: the built-in fit). */
       fusion: e.EMBEDDINGS_FUSION
         ? ((w) => ({ weights: w.slice(0, -1), bias: w.at(-1)! }))(e.EMBEDDINGS_FUSION.split(',').map(Number))

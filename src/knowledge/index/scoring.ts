@@ -89,6 +89,7 @@ export function calibrate(bm25: number, sumIdf: number): number {
 export interface FusionInput {
   x: number;
   cos: number;
+  sentCos?: number;
 }
 
 /** A logistic model over FUSION_FEATURES: score = σ(bias + Σ weights[i] · feature[i]). */
