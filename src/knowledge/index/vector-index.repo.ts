@@ -109,7 +109,8 @@ export class VectorIndexRepo {
         oc
           .columns(['source_id', 'model', 'content_hash'])
           .doUpdateSet({ sentence_vecs: (eb) => eb.ref('excluded.sentence_vecs') })
-          .where('knowledge_embeddings.sentence_vecs', 'is', null),
+          .where('knowledge_embeddings.sentence_vecs', 'is', null)
+          .where('excluded.sentence_vecs', 'is not', null),
       )
       .execute();
   }
