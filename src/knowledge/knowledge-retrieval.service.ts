@@ -310,17 +310,17 @@ export class KnowledgeRetrievalService {
    */
   private async addSentenceCosines(q: Float32Array, cands: { sourceId: string; contentHash?: Buffer; x: number; cos: number; sentCos?: number }[], model: string) {
     const r = (c: { x: number; cos: number }) => c.cos + FUSION_LEXICAL_WEIGHT * c.x;
-    const deepest = cands.filter((c) => c.contentHash).sort((a, b) => r(b) - r(a)).slice(0, SENTENCE_DEPTH);
-    if (deepest.length === 0) return;
+    const leaders = cands.filter((c) => c.contentHash).sort((a, b) => r(b) - r(a)).slice(0, SENTENCE_DEPTH);
+    if (leaders.length === 0) return;
     try {
-      const rows = await this.vectors.getSentenceVectors(this.deps.db, { model, keys: deepest.map((c) => ({ sourceId: c.sourceId, contentHash: c.contentHash! })) });
+      const rows = await this.vectors.getSentenceVectors(this.deps.db, { model, keys: leaders.map((c) => ({ sourceId: c.sourceId, contentHash: c.contentHash! })) });
       const best = new Map<string, number>();
       for (const row of rows) {
         if (!row.sentence_vecs?.byteLength) continue;
         const sentences = decodeVectors(row.sentence_vecs, row.dims).filter((v) => v.length === q.length);
         if (sentences.length) best.set(`${row.source_id}:${row.content_hash.toString('hex')}`, Math.max(...sentences.map((v) => dot(q, v))));
       }
-      for (const c of deepest) c.sentCos = best.get(`${c.sourceId}:${c.contentHash!.toString('hex')}`);
+      for (const c of leaders) c.sentCos = best.get(`${c.sourceId}:${c.contentHash!.toString('hex')}`);
     } catch (err) {
       this.deps.log?.warn({ err: (err as Error).message }, 'Sentence vectors could not be read; scoring with passage cosines');
     }

@@ -167,6 +167,12 @@ describe('sentence vectors', () => {
     });
     assert.ok((await retrieve(off)).candidates!.every((c) => c.sentCos === null));
 
+    // Sentence vectors that cannot be read (here: bytes that are no whole vector) leave the query answered without.
+    await stack.database.db.updateTable('knowledge_embeddings').set({ sentence_vecs: Buffer.from([1, 2, 3]) }).where('source_id', '=', src).execute();
+    const unreadable = await retrieve(stack.services.knowledgeRetrieval);
+    assert.ok(unreadable.results.length > 0);
+    assert.ok(unreadable.candidates!.every((c) => c.sentCos === null));
+
     // Rows not filled yet (null) leave it undefined.
     await stack.database.db.updateTable('knowledge_embeddings').set({ sentence_vecs: null }).where('source_id', '=', src).execute();
     const again = await retrieve(stack.services.knowledgeRetrieval);
