@@ -26,8 +26,14 @@ export const embeddingsConfig = z
      * (about 2 ms per 1,000 here); above it the vectors only re-score the lexical candidates.
      */
     EMBEDDINGS_SCAN_MAX: z.coerce.number().int().min(0).default(30_000),
-    /** Passages per embeddings request while a source's vectors are backfilled. */
+    /** Passages per embeddings request while a source's vectors are backfilled (texts per request, sentences included). */
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
+    /**
+     * Sentence vectors: the backfill also embeds each sentence of a multi-sentence passage (stored with its
+     * vector) and the fused score reads the best sentence's cosine. false: passage vectors only (fewer
+     * embedding calls; retrieval reads the passage cosine, and scores are less sharp).
+     */
+    EMBEDDINGS_SENTENCES: bool.default(true),
     /**
      * The fused score's logistic for this model: `name=weight` for every feature of FUSION_FEATURES and
      * `bias=…` (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit
@@ -61,7 +67,8 @@ export const embeddingsConfig = z
       queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
       scanMax: e.EMBEDDINGS_SCAN_MAX,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
-      /** Weights of the fused score's logistic (undefined: the built-in fit). */
+      /** Compute and read sentence vectors (EMBEDDINGS_SENTENCES). */
+      sentences: e.EMBEDDINGS_SENTENCES,
       /** Named weights of the fused score's logistic (undefined: the built-in fit); scoring.ts fusionModelOf checks the names. */
       fusion: e.EMBEDDINGS_FUSION
         ? Object.fromEntries(e.EMBEDDINGS_FUSION.split(',').map((pair) => pair.split('=').map((t) => t.trim())).map(([k, v]) => [k!, Number(v)]))

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
-import { passageEmbeddingText } from './index/embedding-text';
+import { passageEmbeddingText, sentenceEmbeddingTexts } from './index/embedding-text';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { VectorIndexRepo } from './index/vector-index.repo';
 
@@ -12,7 +12,7 @@ export interface EmbedSourceResult {
   /** `off`: embeddings disabled; `stale`: a newer version went live meanwhile; `done`: every passage has a vector. */
   status: 'off' | 'stale' | 'done';
   embeddedPassages: number;
-  /** Vectors computed by this run (the rest were reused by content hash). */
+  /** Passage vectors computed by this run (the rest were reused by content hash). */
   computed: number;
 }
 
@@ -20,12 +20,14 @@ export interface EmbedSourceResult {
  * The embedding backfill the sync workflow runs once a version is live (searchable lexically at once):
  * the passages whose content has no vector yet are embedded in batches, in ordinal order, heartbeating the
  * last ordinal done so a retried activity resumes there; unchanged passages reuse the vectors of earlier
- * versions (same content hash). The source's `embedded_passages` shows the progress.
+ * versions (same content hash). The source's `embedded_passages` shows the progress. With `sentences`
+ * (EMBEDDINGS_SENTENCES), each passage also gets its sentence vectors (sentenceEmbeddingTexts), and a
+ * stored vector that lacks them (computed before, or with the switch off) gets them alone.
  */
 export class KnowledgeEmbeddingService {
   private readonly repo = new VectorIndexRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; embeddings?: EmbeddingsPort; batchSize: number; log?: Logger }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; embeddings?: EmbeddingsPort; batchSize: number; sentences: boolean; log?: Logger }) {}
 
   async embedSource(input: {
     sourceId: string;
@@ -58,14 +60,42 @@ export class KnowledgeEmbeddingService {
     let embedded = await this.repo.refreshEmbeddedCount(db, { sourceId: input.sourceId, version: input.version, model });
     let after = input.resumeAfter ?? -1;
     let computed = 0;
+    let sentenceVectors = 0;
     let counted = Date.now();
+    const { batchSize, sentences } = this.deps;
     for (;;) {
-      const batch = await this.repo.listPassagesToEmbed(db, { sourceId: input.sourceId, version: input.version, model, afterOrdinal: after, limit: this.deps.batchSize });
+      const batch = await this.repo.listPassagesToEmbed(db, { sourceId: input.sourceId, version: input.version, model, afterOrdinal: after, limit: batchSize, sentences });
       if (batch.length === 0) break;
       const unique = [...new Map(batch.map((p) => [p.content_hash.toString('hex'), p])).values()];
-      const vectors = await embeddings.embed({ texts: unique.map(passageEmbeddingText), kind: 'passage' });
-      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: unique.map((p, i) => ({ contentHash: p.content_hash, vector: vectors[i]! })) });
-      computed += unique.length;
+      // One list of texts, the passages' own then their sentences', embedded in requests of at most
+      // batchSize texts (a passage has at most MAX_SENTENCE_VECTORS sentence vectors).
+      const jobs = unique.map((p) => ({
+        p,
+        texts: [...(p.needs_vector ? [passageEmbeddingText(p)] : []), ...(sentences ? sentenceEmbeddingTexts(p) : [])],
+      }));
+      const texts = jobs.flatMap((j) => j.texts);
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        vectors.push(...(await embeddings.embed({ texts: texts.slice(i, i + batchSize), kind: 'passage' })));
+        if (i + batchSize < texts.length) input.heartbeat?.({ after, computed });
+      }
+      let at = 0;
+      const rows = jobs.map(({ p, texts: own }) => {
+        const vs = vectors.slice(at, (at += own.length));
+        return { p, vector: p.needs_vector ? vs[0]! : undefined, sentences: sentences ? vs.slice(p.needs_vector ? 1 : 0) : null };
+      });
+      await this.repo.insertEmbeddings(db, {
+        sourceId: input.sourceId,
+        model,
+        rows: rows.filter((r) => r.vector).map((r) => ({ contentHash: r.p.content_hash, vector: r.vector!, sentences: r.sentences })),
+      });
+      await this.repo.setSentenceVectors(db, {
+        sourceId: input.sourceId,
+        model,
+        rows: rows.filter((r) => !r.vector && r.sentences).map((r) => ({ contentHash: r.p.content_hash, sentences: r.sentences! })),
+      });
+      computed += rows.filter((r) => r.vector).length;
+      sentenceVectors += rows.reduce((a, r) => a + (r.sentences?.length ?? 0), 0);
       after = batch[batch.length - 1]!.ordinal;
       input.heartbeat?.({ after, computed });
       if (Date.now() - counted > COUNT_EVERY_MS) {
@@ -76,7 +106,7 @@ export class KnowledgeEmbeddingService {
     }
     embedded = await this.repo.refreshEmbeddedCount(db, { sourceId: input.sourceId, version: input.version, model });
     const pruned = await this.repo.pruneEmbeddings(db, { sourceId: input.sourceId, model });
-    this.deps.log?.info({ sourceId: input.sourceId, version: input.version, embedded, computed, pruned, model }, 'Knowledge source embedded');
+    this.deps.log?.info({ sourceId: input.sourceId, version: input.version, embedded, computed, sentenceVectors, pruned, model }, 'Knowledge source embedded');
     return { status: 'done', embeddedPassages: embedded, computed };
   }
 }

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
+import { DEFAULT_FUSION, FUSION_LEXICAL_WEIGHT, POSTINGS_BUDGET, SENTENCE_DEPTH, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
-import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
+import { decodeVector, decodeVectors, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
@@ -41,6 +41,8 @@ export interface ExplainedCandidate {
   /** Normalised BM25 (lexicalX) and cosine; which side proposed it. */
   x: number;
   cos: number;
+  /** Cosine of the query with the passage's best sentence (null: one sentence, not computed, or beyond SENTENCE_DEPTH). */
+  sentCos: number | null;
   lexical: boolean;
   dense: boolean;
   score: number;
@@ -130,6 +132,8 @@ export class KnowledgeRetrievalService {
       fusion?: FusionModel;
       /** Largest scope (embedded passages) the dense side scans exactly (default DENSE_SCAN_MAX). */
       denseScanMax?: number;
+      /** Read sentence vectors for the best-sentence cosine (EMBEDDINGS_SENTENCES; default true). */
+      sentences?: boolean;
       log?: Logger;
     },
   ) {}
@@ -199,7 +203,7 @@ export class KnowledgeRetrievalService {
     const want = Math.max(topK, HYBRID_CANDIDATES);
     const scanned = embedded.reduce((a, s) => a + s.embedded_passages, 0);
     const scan = scanned <= (this.deps.denseScanMax ?? DENSE_SCAN_MAX);
-    const ms = {} as Record<'embed' | 'lexical' | 'scan' | 'bm25', number>;
+    const ms = {} as Record<'embed' | 'lexical' | 'scan' | 'bm25' | 'sentences', number>;
     const lap = (k: keyof typeof ms) => (ms[k] = Math.round(performance.now() - started));
     const queryVector = embeddings.embed({ texts: [input.query], kind: 'query' }).then((v) => (lap('embed'), v[0]!));
     const lexical =
@@ -240,25 +244,33 @@ export class KnowledgeRetrievalService {
 
     const qv = q.value;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
-    type Candidate = { sourceId: string; ordinal: number; x: number; cos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit };
+    type Candidate = {
+      sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
+    };
     const candidates = new Map<string, Candidate>();
     const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
     for (const [i, h] of lex.value.entries()) {
       const cos = h.content_hash ? cosOf.get(`${h.source_id}:${h.content_hash.toString('hex')}`) : undefined;
       // A passage not embedded yet keeps its lexical score.
       const score = cos === undefined ? lexScores[i]! : 0;
-      candidates.set(`${h.source_id}:${h.ordinal}`, { sourceId: h.source_id, ordinal: h.ordinal, x: lexicalX(h.s, h.sum_idf), cos, lexical: true, dense: false, score, hit: h });
+      candidates.set(`${h.source_id}:${h.ordinal}`, {
+        sourceId: h.source_id, ordinal: h.ordinal, contentHash: h.content_hash ?? undefined, x: lexicalX(h.s, h.sum_idf), cos, lexical: true, dense: false, score, hit: h,
+      });
     }
     const denseTop = den.value;
     for (const { d, cos, x } of denseTop) {
       const key = `${d.source_id}:${d.ordinal}`;
       const known = candidates.get(key);
       if (known) known.dense = true;
-      else candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, x, cos, lexical: false, dense: true, score: 0 });
+      else candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, contentHash: d.content_hash, x, cos, lexical: false, dense: true, score: 0 });
     }
     // The fused score reads each candidate against the others (its margin over the next best), so it is
     // computed over the whole candidate set at once.
     const fused = [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined);
+    if (this.deps.sentences ?? true) {
+      await this.addSentenceCosines(qv, fused, embeddings.model);
+      lap('sentences');
+    }
     const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION, input.query);
     fused.forEach((c, i) => (c.score = scores[i]!));
     const ranked = [...candidates.values()].sort((a, b) => b.score - a.score);
@@ -272,7 +284,7 @@ export class KnowledgeRetrievalService {
     explained?.push(
       ...ranked.map((c) => ({
         sourceId: c.sourceId, ordinal: c.ordinal, url: (c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`))?.url ?? null,
-        x: c.x, cos: c.cos ?? Number.NaN, lexical: c.lexical, dense: c.dense, score: c.score,
+        x: c.x, cos: c.cos ?? Number.NaN, sentCos: c.sentCos ?? null, lexical: c.lexical, dense: c.dense, score: c.score,
       })),
     );
     this.deps.log?.debug(
@@ -283,6 +295,30 @@ export class KnowledgeRetrievalService {
       const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
       return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
     });
+  }
+
+  /**
+   * Sets `sentCos`, the query's cosine with the passage's best sentence, on the SENTENCE_DEPTH candidates
+   * best by the ranking evidence r (their sentence vectors read in one statement). A passage without
+   * sentence vectors (one sentence, or not computed yet) keeps it undefined, and so does every candidate
+   * when the read fails (logged: the query goes on with passage cosines).
+   */
+  private async addSentenceCosines(q: Float32Array, cands: { sourceId: string; contentHash?: Buffer; x: number; cos: number; sentCos?: number }[], model: string) {
+    const r = (c: { x: number; cos: number }) => c.cos + FUSION_LEXICAL_WEIGHT * c.x;
+    const leaders = cands.filter((c) => c.contentHash).sort((a, b) => r(b) - r(a)).slice(0, SENTENCE_DEPTH);
+    if (leaders.length === 0) return;
+    try {
+      const rows = await this.vectors.getSentenceVectors(this.deps.db, { model, keys: leaders.map((c) => ({ sourceId: c.sourceId, contentHash: c.contentHash! })) });
+      const best = new Map<string, number>();
+      for (const row of rows) {
+        if (!row.sentence_vecs?.byteLength) continue;
+        const sentences = decodeVectors(row.sentence_vecs, row.dims).filter((v) => v.length === q.length);
+        if (sentences.length) best.set(`${row.source_id}:${row.content_hash.toString('hex')}`, Math.max(...sentences.map((v) => dot(q, v))));
+      }
+      for (const c of leaders) c.sentCos = best.get(`${c.sourceId}:${c.contentHash!.toString('hex')}`);
+    } catch (err) {
+      this.deps.log?.warn({ err: (err as Error).message }, 'Sentence vectors could not be read; scoring with passage cosines');
+    }
   }
 
   /** A passage as returned; its metadata is the source's current metadata overlaid with its record's own. */

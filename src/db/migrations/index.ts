@@ -22,6 +22,7 @@ import * as bindConsoleSessions from './20261126T103000-bind-console-sessions';
 import * as createMessageBatches from './20261126T120000-create-message-batches';
 import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
+import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T120000-create-message-batches': createMessageBatches,
   '20261126T140000-create-citation-pages': createCitationPages,
   '20261126T150000-create-evaluations': createEvaluations,
+  '20261126T160000-add-sentence-vectors': addSentenceVectors,
 };

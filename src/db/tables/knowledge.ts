@@ -104,6 +104,11 @@ export interface KnowledgeEmbeddingTable {
   dims: number;
   bits: string;
   vec: Buffer;
+  /**
+   * The passage's sentence vectors, `dims` little-endian float32 each, one after another; empty: one
+   * sentence (the passage vector stands for it); null: not computed yet.
+   */
+  sentence_vecs: Buffer | null;
 }
 
 /**

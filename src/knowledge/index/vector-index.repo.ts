@@ -4,13 +4,15 @@ import { passageMatches, type PassageFilter } from './lexical-index.repo';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** A passage whose vector the backfill must compute. */
+/** A passage whose vector (or only its sentence vectors) the backfill must compute. */
 export interface PassageToEmbed {
   ordinal: number;
   content_hash: Buffer;
   title: string;
   heading: string | null;
   content: string;
+  /** False: the passage vector is stored already and only its sentence vectors are missing. */
+  needs_vector: boolean;
 }
 
 /** A dense candidate: a live passage with its stored vector. */
@@ -39,10 +41,22 @@ export function decodeVector(buf: Uint8Array): Float32Array {
   return out;
 }
 
+/** A passage's sentence vectors as stored (`sentence_vecs`): each vector's little-endian float32, one after another. */
+export function encodeVectors(vs: readonly Float32Array[]): Buffer {
+  return Buffer.concat(vs.map((v) => encodeVector(v).vec));
+}
+
+/** The vectors of `dims` dimensions packed in `buf` (encodeVectors); none for an empty value. */
+export function decodeVectors(buf: Uint8Array, dims: number): Float32Array[] {
+  const size = dims * 4;
+  if (!(size > 0) || buf.byteLength % size !== 0) throw new Error(`sentence vectors of ${buf.byteLength} bytes are not a multiple of ${dims} float32`);
+  return Array.from({ length: buf.byteLength / size }, (_, i) => decodeVector(buf.subarray(i * size, (i + 1) * size)));
+}
+
 /**
- * The vector side of the index: passage vectors keyed by (source, model, content hash), the backfill's
- * reads and writes, and the two dense lookups of retrieval (vectors of given passages; nearest passages
- * by a Hamming scan over sign bits, bounded by the scope).
+ * The vector side of the index: passage vectors (and their sentence vectors) keyed by (source, model,
+ * content hash), the backfill's reads and writes, and the dense lookups of retrieval (vectors and sentence
+ * vectors of given passages; nearest passages by a Hamming scan over sign bits, bounded by the scope).
  */
 export class VectorIndexRepo {
   async getActiveVersion(db: Db, sourceId: string): Promise<number | null | undefined> {
@@ -50,36 +64,74 @@ export class VectorIndexRepo {
     return row?.active_version;
   }
 
-  /** Passages of `version` after `afterOrdinal`, in order, whose content has no vector of `model` yet. */
-  async listPassagesToEmbed(db: Db, input: { sourceId: string; version: number; model: string; afterOrdinal: number; limit: number }): Promise<PassageToEmbed[]> {
+  /**
+   * Passages of `version` after `afterOrdinal`, in order, whose content has no vector of `model` yet or,
+   * with `sentences`, whose stored vector has no sentence vectors yet (`needs_vector` false).
+   */
+  async listPassagesToEmbed(
+    db: Db, input: { sourceId: string; version: number; model: string; afterOrdinal: number; limit: number; sentences: boolean },
+  ): Promise<PassageToEmbed[]> {
     const { rows } = await sql<PassageToEmbed>`
-      select p.ordinal, p.content_hash, p.title, p.heading, p.content
+      select p.ordinal, p.content_hash, p.title, p.heading, p.content, e.content_hash is null as needs_vector
       from knowledge_passages p
+      left join lateral (
+        select e.content_hash, e.sentence_vecs from knowledge_embeddings e
+        where e.source_id = p.source_id and e.model = ${input.model} and e.content_hash = p.content_hash
+        limit 1
+      ) e on true
       where p.source_id = ${input.sourceId} and p.version = ${input.version} and p.ordinal > ${input.afterOrdinal}
         and p.content_hash is not null
-        and not exists (
-          select 1 from knowledge_embeddings e
-          where e.source_id = p.source_id and e.model = ${input.model} and e.content_hash = p.content_hash
-        )
+        and (e.content_hash is null or (${input.sentences}::boolean and e.sentence_vecs is null))
       order by p.ordinal
       limit ${input.limit}
     `.execute(db);
     return rows;
   }
 
-  /** Stores vectors; a vector already stored (a retried batch, a duplicate passage) is kept as it is. */
-  async insertEmbeddings(db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; vector: Float32Array }[] }) {
+  /**
+   * Stores vectors with their sentence vectors (null: not computed). A vector already stored (a retried
+   * batch, a duplicate passage) is kept as it is; it only gains the sentence vectors it lacked.
+   */
+  async insertEmbeddings(
+    db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; vector: Float32Array; sentences?: Float32Array[] | null }[] },
+  ) {
     if (input.rows.length === 0) return;
     await db
       .insertInto('knowledge_embeddings')
       .values(
         input.rows.map((r) => {
           const { vec, bits } = encodeVector(r.vector);
-          return { source_id: input.sourceId, model: input.model, content_hash: r.contentHash, dims: r.vector.length, bits, vec };
+          const sentence_vecs = r.sentences ? encodeVectors(r.sentences) : null;
+          return { source_id: input.sourceId, model: input.model, content_hash: r.contentHash, dims: r.vector.length, bits, vec, sentence_vecs };
         }),
       )
-      .onConflict((oc) => oc.columns(['source_id', 'model', 'content_hash']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['source_id', 'model', 'content_hash'])
+          .doUpdateSet({ sentence_vecs: (eb) => eb.ref('excluded.sentence_vecs') })
+          .where('knowledge_embeddings.sentence_vecs', 'is', null)
+          .where('excluded.sentence_vecs', 'is not', null),
+      )
       .execute();
+  }
+
+  /**
+   * Adds the sentence vectors of stored passage vectors that have none yet (vectors from before sentence
+   * vectors, or computed with EMBEDDINGS_SENTENCES off); rows that have them, or whose dims differ, are kept.
+   */
+  async setSentenceVectors(db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; sentences: Float32Array[] }[] }): Promise<number> {
+    if (input.rows.length === 0) return 0;
+    const res = await sql`
+      update knowledge_embeddings e set sentence_vecs = k.sentence_vecs
+      from unnest(
+        ${input.rows.map((r) => r.contentHash)}::bytea[],
+        ${input.rows.map((r) => encodeVectors(r.sentences))}::bytea[],
+        ${input.rows.map((r) => r.sentences[0]?.length ?? 0)}::int[]
+      ) as k(content_hash, sentence_vecs, dims)
+      where e.source_id = ${input.sourceId} and e.model = ${input.model} and e.content_hash = k.content_hash
+        and e.sentence_vecs is null and (k.dims = 0 or k.dims = e.dims)
+    `.execute(db);
+    return Number(res.numAffectedRows ?? 0);
   }
 
   /** Records how many passages of `version` have a vector of `model` (if `version` is still the live one). */
@@ -120,6 +172,24 @@ export class VectorIndexRepo {
       cross join lateral (
         -- one primary-key probe per key, whatever the table statistics say
         select e.vec from knowledge_embeddings e
+        where e.source_id = k.source_id and e.model = ${input.model} and e.content_hash = k.content_hash
+        limit 1
+      ) e
+    `.execute(db);
+    return rows;
+  }
+
+  /**
+   * The stored sentence vectors of the given passages' contents, with their dims (one statement; rows
+   * without sentence vectors come back with an empty or null `sentence_vecs`, rows not embedded not at all).
+   */
+  async getSentenceVectors(db: Db, input: { model: string; keys: { sourceId: string; contentHash: Buffer }[] }) {
+    if (input.keys.length === 0) return [];
+    const { rows } = await sql<{ source_id: string; content_hash: Buffer; dims: number; sentence_vecs: Buffer | null }>`
+      select k.source_id, k.content_hash, e.dims, e.sentence_vecs
+      from unnest(${input.keys.map((k) => k.sourceId)}::text[], ${input.keys.map((k) => k.contentHash)}::bytea[]) as k(source_id, content_hash)
+      cross join lateral (
+        select e.dims, e.sentence_vecs from knowledge_embeddings e
         where e.source_id = k.source_id and e.model = ${input.model} and e.content_hash = k.content_hash
         limit 1
       ) e
