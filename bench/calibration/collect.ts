@@ -20,7 +20,7 @@ import type { BenchSet } from './sets';
 
 export const CALIBRATION_DIR = path.resolve(__dirname, '../../data/calibration');
 
-export interface CollectedCandidate { doc: string; x: number; cos: number; lexical: boolean; dense: boolean }
+export interface CollectedCandidate { doc: string; x: number; cos: number; lexical: boolean; dense: boolean; sentCos?: number }
 export interface CollectedQuery { id: string; text: string; answerable: boolean; rel: Record<string, number>; group?: string; cands: CollectedCandidate[] }
 export interface CollectedSet { set: string; subsample: string; documents: number; passages: number; queries: CollectedQuery[] }
 
@@ -72,7 +72,7 @@ export async function collect(sets: BenchSet[], opts: { threads?: number; log?: 
         const r = await stack.services.knowledgeRetrieval.retrieve({ accountId, knowledgeBaseIds: [kb], query: q.text, topK: 10, filter: q.filter, explain: true });
         const cands = (r.candidates ?? [])
           .filter((c) => Number.isFinite(c.cos))
-          .map((c) => ({ doc: docOfUrl(c.url), x: round4(c.x), cos: round4(c.cos), lexical: c.lexical, dense: c.dense }));
+          .map((c) => ({ doc: docOfUrl(c.url), x: round4(c.x), cos: round4(c.cos), lexical: c.lexical, dense: c.dense, ...(c.sentCos != null ? { sentCos: round4(c.sentCos) } : {}) }));
         queries.push({ id: q.id, text: q.text, answerable: q.answerable, rel: q.rel, ...(q.group ? { group: q.group } : {}), cands });
         if (queries.length % 100 === 0) log({ set: set.name, asked: queries.length, of: set.queries.length });
       }

@@ -271,7 +271,7 @@ export class KnowledgeRetrievalService {
       await this.addSentenceCosines(qv, fused, embeddings.model);
       lap('sentences');
     }
-    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION, input.query);
+    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION);
     fused.forEach((c, i) => (c.score = scores[i]!));
     const ranked = [...candidates.values()].sort((a, b) => b.score - a.score);
     const top = ranked.slice(0, topK);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzerFor } from '../../src/knowledge/index/analyzers';
 import { contentHash, passageEmbeddingText } from '../../src/knowledge/index/embedding-text';
-import { calibrate, dot, fuseScores, fusionFeatures, FUSION_FEATURES, DEFAULT_FUSION, queryWordCount } from '../../src/knowledge/index/scoring';
+import { calibrate, dot, fuseScores, fusionFeatures, fusionModelOf, fusionSetting, FUSION_FEATURES, DEFAULT_FUSION } from '../../src/knowledge/index/scoring';
 import { decodeVector, encodeVector } from '../../src/knowledge/index/vector-index.repo';
 import { normalizeFilter } from '../../src/knowledge/knowledge-retrieval.service';
 
@@ -39,19 +39,40 @@ describe('hybrid scoring pieces', () => {
     // A question in another language shares no words with the base and all its cosines sit lower: the
     // passage that stands out on the dense side still scores above one lost among look-alikes.
     const foreign = [{ x: 0, cos: 0.77 }, { x: 0, cos: 0.765 }, { x: 0, cos: 0.76 }, { x: 0, cos: 0.755 }];
-    const [clear] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign], DEFAULT_FUSION, 'Wie lange dauert der Versand?');
-    const [lost] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign.map((c) => ({ ...c, cos: c.cos + 0.055 }))], DEFAULT_FUSION, 'Wie lange dauert der Versand?');
+    const [clear] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign]);
+    const [lost] = fuseScores([{ x: 0, cos: 0.83 }, ...foreign.map((c) => ({ ...c, cos: c.cos + 0.055 }))]);
     assert.ok(clear! > lost!, `${clear} vs ${lost}`);
-    // The features of a candidate, in FUSION_FEATURES order, read against the others and the query.
-    const [leader, other] = fusionFeatures([{ x: 0.5, cos: 0.9 }, { x: 0.1, cos: 0.8 }], 'track my order');
+    // The features of a candidate, in FUSION_FEATURES order, read against the others; without sentence
+    // vectors the best sentence is the passage itself.
+    const [leader, other] = fusionFeatures([{ x: 0.5, cos: 0.9 }, { x: 0.1, cos: 0.8 }]);
     assert.equal(leader!.length, FUSION_FEATURES.length);
-    assert.deepEqual(leader!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.1, 1, Math.round(Math.log(4) * 1000) / 1000]);
-    assert.equal(other![5], 0);
-    assert.equal(queryWordCount("what's your return window?"), 5);
+    assert.deepEqual(leader!.slice(3).map((v) => Math.round(v * 1000) / 1000), [0.1, 0.9, 0.1]);
+    assert.deepEqual(other!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.8, 0]);
     // A model's weights are read in FUSION_FEATURES order; all zero is a coin toss.
     assert.equal(DEFAULT_FUSION.weights.length, FUSION_FEATURES.length);
     assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: [0, 0, 0, 0], bias: 0 }), [0.5]);
     assert.equal(calibrate(0, 3), 0);
+  });
+
+  it("reads the passage's best sentence: a paragraph whose one sentence is the answer outscores its own passage cosine", () => {
+    const rest = [{ x: 0, cos: 0.81 }, { x: 0, cos: 0.805 }, { x: 0, cos: 0.8 }, { x: 0, cos: 0.795 }];
+    const [paragraph] = fuseScores([{ x: 0.1, cos: 0.82 }, ...rest]);
+    const [answering] = fuseScores([{ x: 0.1, cos: 0.82, sentCos: 0.86 }, ...rest]);
+    assert.ok(paragraph! < 0.5 && answering! > 0.5, `${paragraph} → ${answering}`);
+    // A best sentence below the passage (no sentence says it; the paragraph only fits as a whole) does not lift it.
+    const [vague] = fuseScores([{ x: 0.1, cos: 0.82, sentCos: 0.81 }, ...rest]);
+    assert.ok(vague! < paragraph!, `${vague} vs ${paragraph}`);
+  });
+
+  it('reads EMBEDDINGS_FUSION by name, and refuses a fit for another feature set', () => {
+    const named: Record<string, number> = { ...Object.fromEntries(FUSION_FEATURES.map((k, i) => [k, i + 1])), bias: -3 };
+    assert.deepEqual(fusionModelOf(named), { weights: FUSION_FEATURES.map((_, i) => i + 1), bias: -3 });
+    // What the bench prints reads back as the same model.
+    const line = fusionSetting(DEFAULT_FUSION);
+    assert.deepEqual(fusionModelOf(Object.fromEntries(line.split(',').map((p) => p.split('=')).map(([k, v]) => [k!, Number(v)]))), DEFAULT_FUSION);
+    const { sentence_cos: _dropped, ...missing } = named;
+    assert.throws(() => fusionModelOf(missing), /missing: sentence_cos/);
+    assert.throws(() => fusionModelOf({ ...named, agreement: 0.2 }), /unknown: agreement/);
   });
 
   it("picks the passage locale's analyzer, simple for unknown languages, english without a locale", () => {

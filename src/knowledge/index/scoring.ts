@@ -109,21 +109,17 @@ export interface FusionModel {
  *   holds, each saturated by its frequency), so coverage is not a feature of its own;
  * - `margin`: r's margin over the best other candidate's (positive only for the leader), clipped to ±0.1:
  *   a clear winner is more likely the answer than one of several look-alikes;
- * - `over_background`: r over the mean r of the 2nd–10th candidates, the base's background for this
- *   query: an off-topic question is about as near to everything, a real one stands out;
- * - `cos_over_background`: the same on the dense side alone (cos over the mean cosine of the 2nd–10th by
- *   cosine), which does not move with word overlap: a question in another language shares no words with
- *   the base, and its cosines all sit lower, the right passage still standing out;
- * - `agreement`: 1 when the candidate leads both sides (highest cosine and highest x, x > 0), else 0;
- * - `query_words`: ln(1 + the query's word count): a two-word query ("warranty", "track order") sits
- *   farther from every passage than a full question, whatever its answer;
+ * - `cos_over_background`: cos over the mean cosine of the 2nd–10th by cosine, the base's background for
+ *   this query: an off-topic question is about as near to everything, a real one stands out; it does not
+ *   move with word overlap, so a question in another language (no words shared with the base, every
+ *   cosine lower) still has its right passage standing out;
  * - `sentence_cos`: the cosine of the query and the passage's best sentence (SENTENCE_DEPTH leaders by r
  *   carry their sentence vectors; the others, and one-sentence passages, count their passage cosine): the
  *   sentence that answers sits nearer the question than its whole paragraph, and an FAQ entry's matching
  *   line nearer than the entry;
  * - `sentence_over_background`: sentence_cos over the mean sentence_cos of the 2nd–10th by it.
  */
-export const FUSION_FEATURES = ['cos', 'x', 'margin', 'over_background', 'cos_over_background', 'agreement', 'query_words', 'sentence_cos', 'sentence_over_background'] as const;
+export const FUSION_FEATURES = ['cos', 'x', 'margin', 'cos_over_background', 'sentence_cos', 'sentence_over_background'] as const;
 
 /** Candidates (the leaders by r) whose sentence vectors retrieval reads for `sentence_cos`. */
 export const SENTENCE_DEPTH = 20;
@@ -147,7 +143,7 @@ const MARGIN_CLIP = 0.1;
  * (docs/decisions.md "Calibrated score (issue 23)"); these constants are the fit on all five. Another
  * embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
-export const DEFAULT_FUSION: FusionModel = { weights: [10.463, 1.663, 35.828, 6.926, 42.995, 0.153, 0.583], bias: -12.576 };
+export const DEFAULT_FUSION: FusionModel = { weights: [-4.812, 0.313, 36.407, 3.432, 28.085, 52.338], bias: -21.949 };
 
 /**
  * The model of EMBEDDINGS_FUSION's named weights: every feature of FUSION_FEATURES and `bias`, nothing
@@ -174,35 +170,28 @@ function background(sorted: readonly number[], fallback: number): number {
   return bg.length ? bg.reduce((a, b) => a + b, 0) / bg.length : fallback;
 }
 
-/** Words of a query, as `query_words` counts them (letters and digits, any script). */
-export const queryWordCount = (query: string) => (query.match(/[\p{L}\p{N}]+/gu) ?? []).length;
-
 /** The features of every candidate, each read against the whole candidate set (FUSION_FEATURES order). */
-export function fusionFeatures(cands: readonly FusionInput[], query = ''): number[][] {
+export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
   const r = cands.map((c) => c.cos + FUSION_LEXICAL_WEIGHT * c.x);
   const sorted = [...r].sort((a, b) => b - a);
   const best = sorted[0] ?? 0;
   const second = sorted[1];
-  const rBackground = background(sorted, best - MARGIN_CLIP);
   const cosSorted = cands.map((c) => c.cos).sort((a, b) => b - a);
   const bestCos = cosSorted[0] ?? 0;
   const cosBackground = background(cosSorted, bestCos - MARGIN_CLIP);
-  const bestX = cands.reduce((m, c) => Math.max(m, c.x), 0);
-  const words = Math.log(1 + queryWordCount(query));
   const sentence = cands.map((c) => c.sentCos ?? c.cos);
   const sentenceSorted = [...sentence].sort((a, b) => b - a);
   const sentenceBackground = background(sentenceSorted, (sentenceSorted[0] ?? 0) - MARGIN_CLIP);
   return cands.map((c, i) => {
     const next = r[i] === best ? (second ?? best - MARGIN_CLIP) : best;
     const margin = Math.max(-MARGIN_CLIP, Math.min(MARGIN_CLIP, r[i]! - next));
-    const agreement = bestX > 0 && c.x === bestX && c.cos === bestCos ? 1 : 0;
-    return [c.cos, c.x, margin, r[i]! - rBackground, c.cos - cosBackground, agreement, words, sentence[i]!, sentence[i]! - sentenceBackground];
+    return [c.cos, c.x, margin, c.cos - cosBackground, sentence[i]!, sentence[i]! - sentenceBackground];
   });
 }
 
 /** The fused, calibrated score of every candidate: P(this passage answers the question). */
-export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION, query = ''): number[] {
-  return fusionFeatures(cands, query).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
+export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION): number[] {
+  return fusionFeatures(cands).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
 }
 
 /** Dot product (the cosine of two unit vectors). */
