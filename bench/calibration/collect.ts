@@ -31,7 +31,7 @@ const docOfUrl = (url: string | null) => {
   return m ? decodeURIComponent(m[1]!) : '';
 };
 
-export async function collect(sets: BenchSet[], opts: { threads?: number; log?: (o: unknown) => void } = {}): Promise<CollectedSet[]> {
+export async function collect(sets: BenchSet[], opts: { threads?: number; sentences?: boolean; log?: (o: unknown) => void } = {}): Promise<CollectedSet[]> {
   const log = opts.log ?? ((o) => console.error(JSON.stringify(o)));
   const model = loadConfig({}).embeddings.model;
   const server = await startEmbeddingsServer({ port: await freePort(), threads: opts.threads ?? 1 });
@@ -39,7 +39,7 @@ export async function collect(sets: BenchSet[], opts: { threads?: number; log?: 
   const cache = new EmbeddingsCache(model);
   const proxy = await serveCachedEmbeddings(cache, upstream, { cacheQueries: true });
   const env = await createDevServerEnv();
-  const stack = await startTestStack({ label: 'calibration-bench', env, config: embeddingsConfig(proxy.url, { batchSize: 16, queryTimeoutMs: 600_000 }) });
+  const stack = await startTestStack({ label: 'calibration-bench', env, config: embeddingsConfig(proxy.url, { batchSize: 16, queryTimeoutMs: 600_000, sentences: opts.sentences ?? true }) });
   const out: CollectedSet[] = [];
   try {
     const { apiKey, accountId } = await stack.newAccount('bench');

@@ -240,15 +240,24 @@ async function toolRouting(): Promise<{ tool_precision: number; tool_recall: num
   return { tool_precision: r.tool_precision, tool_recall: r.tool_recall };
 }
 
-export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: string; featurize?: Featurize }) {
+/** The fit a set is scored by: every other set, none of the same corpus (scifact_full leaves scifact out). */
+const corpusOf = (s: CollectedSet) => s.set.replace(/_full$/, '');
+
+/**
+ * Every set's figures from the fit that left it out, then the `reportOnly` sets (in no fit, scored by the
+ * fit on the sets of other corpora), then the summary line (over the fitted sets).
+ */
+export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: string; featurize?: Featurize; reportOnly?: CollectedSet[] }) {
   const featurize = opts.featurize ?? fusionFeatures;
   const lines: Array<Record<string, unknown> & { summary?: boolean }> = [];
-  const rows = sets.map((s) => {
-    const model = fitSets(sets.filter((o) => o !== s), featurize);
+  const scored = (s: CollectedSet) => {
+    const model = fitSets(sets.filter((o) => corpusOf(o) !== corpusOf(s)), featurize);
     const f = figures(s, model, featurize, opts.diagramsDir);
     lines.push({ ...f, fit: { left_out: s.set, weights: Object.fromEntries(model.weights.map((w, i) => [FUSION_FEATURES[i] ?? i, round(w, 3)])), bias: round(model.bias, 3) } });
     return f;
-  });
+  };
+  const rows = sets.map(scored);
+  const extra = (opts.reportOnly ?? []).map(scored);
   const all = fitSets(sets, featurize);
   // The lexical-only scores over the lexical side's top 10: LEXICAL_MODEL (x read against the other hits,
   // as lexicalScores computes them) and, for a passage alone, CALIBRATION_A/C (x only).
@@ -276,6 +285,7 @@ export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: str
     summary: true,
     max_ece: round(Math.max(...rows.map((r) => r.ece)), 4),
     min_hybrid_minus_best_side: round(Math.min(...rows.map((r) => r.ndcg_at_10.hybrid - Math.max(r.ndcg_at_10.lexical, r.ndcg_at_10.dense))), 4),
+    ...Object.fromEntries(extra.map((r) => [`${r.set}_ndcg_at_10`, r.ndcg_at_10])),
     help_centre_answer_rate: hc?.answer_rate_in_scope ?? null,
     help_centre_handoff_rate: hc?.handoff_rate_out_of_scope ?? null,
     help_centre_held_out: (hc as { held_out?: unknown } | undefined)?.held_out ?? null,

@@ -72,10 +72,10 @@ export async function startLocalEmbeddings(timeoutMs = 10_000): Promise<Embeddin
  */
 export function embeddingsConfig(
   url: string,
-  opts: { batchSize?: number; fusion?: Config['embeddings']['fusion']; queryTimeoutMs?: number } = {},
+  opts: { batchSize?: number; fusion?: Config['embeddings']['fusion']; queryTimeoutMs?: number; sentences?: boolean } = {},
 ): Pick<Config, 'embeddings'> {
   const base = buildTestConfig().embeddings;
   return {
-    embeddings: { ...base, enabled: true, url, batchSize: opts.batchSize ?? 8, fusion: opts.fusion, queryTimeoutMs: opts.queryTimeoutMs ?? 30_000 },
+    embeddings: { ...base, enabled: true, url, batchSize: opts.batchSize ?? 8, fusion: opts.fusion, queryTimeoutMs: opts.queryTimeoutMs ?? 30_000, sentences: opts.sentences ?? base.sentences },
   };
 }
