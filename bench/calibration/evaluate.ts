@@ -15,8 +15,8 @@ import { solve } from '../linear-solve';
 /** The default confidence_floor the rates are read at. */
 export const FLOOR = 0.5;
 /** Candidates per question the fit reads: the top of each side (where the answer-or-handoff decision lies). */
-const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 10);
-const L2 = Number(process.env.BENCH_L2 ?? 0.001);
+const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 20);
+const L2 = Number(process.env.BENCH_L2 ?? 0.0003);
 
 type Featurize = (cands: readonly CollectedCandidate[], query: string) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
