@@ -11,7 +11,7 @@
  *                                reported as a subset) or every document (embeds the rest: slow)
  *   BENCH_SCIFACT_DOCS=N         with BENCH_SCIFACT=cached: at most N documents (every judged one first)
  *   BENCH_SCIFACT_FULL=1         also report SciFact's full corpus as the set `scifact_full`, scored by the
- *                                fit on the sets other than SciFact and in no fit; collected with sentence
+ *                                fit on the sets other than SciFact and in no fit (collected like the others); collected with sentence
  *                                vectors off (EMBEDDINGS_SENTENCES=false: embedding every sentence of 5,183
  *                                abstracts takes hours on this machine), so its ranking is that setting's
  *   BENCH_THREADS=1              threads of the local model while collecting
@@ -39,7 +39,7 @@ function scifactSet(): sets.BenchSet {
   const docs = set.docs
     .filter((d) => judged.has(d.id) || scifactPassageTexts([{ _id: d.id, title: d.title, text: d.text }]).every((t) => cache.has('passage', t)))
     .sort((a, b) => rank.get(a.id)! - rank.get(b.id)!)
-    .slice(0, Number(process.env.BENCH_SCIFACT_DOCS ?? Infinity));
+    .slice(0, Number(process.env.BENCH_SCIFACT_DOCS || Infinity));
   return { ...set, docs, subsample: docs.length < 5183 ? `corpus: the ${docs.length} of 5,183 documents embedded so far (every judged one + a random sample)` : '' };
 }
 
@@ -54,7 +54,7 @@ async function main() {
   }
   const reportOnly: CollectedSet[] = [];
   if (process.env.BENCH_SCIFACT_FULL) {
-    if (!fs.existsSync(file('scifact_full'))) await collect([{ ...sets.scifact(), name: 'scifact_full' }], { threads: Number(process.env.BENCH_THREADS ?? 1), sentences: false });
+    if (mode === 'all' || !fs.existsSync(file('scifact_full'))) await collect([{ ...sets.scifact(), name: 'scifact_full' }], { threads: Number(process.env.BENCH_THREADS ?? 1), sentences: false });
     reportOnly.push(JSON.parse(fs.readFileSync(file('scifact_full'), 'utf8')) as CollectedSet);
   }
   const collected = wanted.filter((s) => fs.existsSync(file(s))).map((s) => JSON.parse(fs.readFileSync(file(s), 'utf8')) as CollectedSet);

@@ -43,9 +43,13 @@ export const embeddingsConfig = z
     EMBEDDINGS_FUSION: z
       .string()
       .regex(
-        /^\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?(\s*,\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?)*\s*$/,
+        /^\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?(\s*,\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?)*\s*$/,
         'name=weight pairs separated by commas, one per feature of the fused score and bias=…, e.g. "cos=9.1,x=1.2,…,bias=-11.4" (the earlier unnamed formats are not read)',
       )
+      .refine((v) => {
+        const names = v.split(',').map((pair) => pair.split('=')[0]!.trim());
+        return new Set(names).size === names.length;
+      }, 'each name at most once')
       .optional(),
     /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
     EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),

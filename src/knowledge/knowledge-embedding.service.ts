@@ -89,11 +89,10 @@ export class KnowledgeEmbeddingService {
         model,
         rows: rows.filter((r) => r.vector).map((r) => ({ contentHash: r.p.content_hash, vector: r.vector!, sentences: r.sentences })),
       });
-      await this.repo.setSentenceVectors(db, {
-        sourceId: input.sourceId,
-        model,
-        rows: rows.filter((r) => !r.vector && r.sentences).map((r) => ({ contentHash: r.p.content_hash, sentences: r.sentences! })),
-      });
+      const late = rows.filter((r) => !r.vector && r.sentences).map((r) => ({ contentHash: r.p.content_hash, sentences: r.sentences! }));
+      const filled = await this.repo.setSentenceVectors(db, { sourceId: input.sourceId, model, rows: late });
+      // A stored vector of other dimensions keeps NULL (listed again by every backfill): say so once per batch.
+      if (filled < late.length) this.deps.log?.warn({ sourceId: input.sourceId, model, expected: late.length, filled }, 'Sentence vectors not stored for some passages (dimensions differ from their stored vector)');
       computed += rows.filter((r) => r.vector).length;
       sentenceVectors += rows.reduce((a, r) => a + (r.sentences?.length ?? 0), 0);
       after = batch[batch.length - 1]!.ordinal;

@@ -50,7 +50,12 @@ describe('hybrid scoring pieces', () => {
     assert.deepEqual(other!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.8, 0]);
     // A model's weights are read in FUSION_FEATURES order; all zero is a coin toss.
     assert.equal(DEFAULT_FUSION.weights.length, FUSION_FEATURES.length);
-    assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: [0, 0, 0, 0], bias: 0 }), [0.5]);
+    assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: FUSION_FEATURES.map(() => 0), bias: 0 }), [0.5]);
+    // A lone candidate has nothing to stand out from: an off-topic question against a one-passage base is
+    // not a clear winner (it was 0.997 when a missing runner-up counted as the widest margin).
+    const [lone] = fuseScores([{ x: 0, cos: 0.78 }]);
+    assert.ok(lone! < 0.1, `lone off-topic candidate: ${lone}`);
+    assert.deepEqual(fusionFeatures([{ x: 0.2, cos: 0.9, sentCos: 0.93 }])[0]!.slice(2), [0, 0, 0.93, 0]);
     assert.equal(calibrate(0, 3), 0);
   });
 

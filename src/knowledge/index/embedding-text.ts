@@ -15,7 +15,7 @@ export function contentHash(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-/** Sentences of a passage embedded on their own at most (the rest share the passage's vector). */
+/** Sentences of a passage embedded on their own at most (later ones have no vector: the best sentence is read among the first 16). */
 export const MAX_SENTENCE_VECTORS = 16;
 
 /**

@@ -131,7 +131,7 @@ export const SENTENCE_DEPTH = 20;
  * question shares no words with the base (another language).
  */
 export const FUSION_LEXICAL_WEIGHT = 0.2;
-/** Background: the candidates ranked 2nd to BACKGROUND_DEPTH-th by r. */
+/** Background: the candidates ranked 2nd to BACKGROUND_DEPTH-th (by cosine, by sentence cosine). */
 const BACKGROUND_DEPTH = 10;
 const MARGIN_CLIP = 0.1;
 
@@ -164,26 +164,28 @@ export function fusionModelOf(named: Readonly<Record<string, number>>): FusionMo
 /** EMBEDDINGS_FUSION's line for a model (what the calibration bench prints for a refit). */
 export const fusionSetting = (m: FusionModel) => [...FUSION_FEATURES.map((k, i) => `${k}=${m.weights[i]}`), `bias=${m.bias}`].join(',');
 
-/** The mean of the 2nd to BACKGROUND_DEPTH-th of `sorted` (descending), or `fallback` when there are none. */
-function background(sorted: readonly number[], fallback: number): number {
+/** The mean of the 2nd to BACKGROUND_DEPTH-th of `sorted` (descending); a lone value is its own background. */
+function background(sorted: readonly number[]): number {
   const bg = sorted.slice(1, BACKGROUND_DEPTH);
-  return bg.length ? bg.reduce((a, b) => a + b, 0) / bg.length : fallback;
+  return bg.length ? bg.reduce((a, b) => a + b, 0) / bg.length : (sorted[0] ?? 0);
 }
 
-/** The features of every candidate, each read against the whole candidate set (FUSION_FEATURES order). */
+/**
+ * The features of every candidate, each read against the whole candidate set (FUSION_FEATURES order). A
+ * lone candidate (a base of one passage, or a filter that leaves one) has nothing to stand out from: its
+ * margin and standouts are 0, so its score rests on the cosines alone and stays low (a handoff) rather than
+ * reading as a clear winner.
+ */
 export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
   const r = cands.map((c) => c.cos + FUSION_LEXICAL_WEIGHT * c.x);
   const sorted = [...r].sort((a, b) => b - a);
   const best = sorted[0] ?? 0;
   const second = sorted[1];
-  const cosSorted = cands.map((c) => c.cos).sort((a, b) => b - a);
-  const bestCos = cosSorted[0] ?? 0;
-  const cosBackground = background(cosSorted, bestCos - MARGIN_CLIP);
+  const cosBackground = background(cands.map((c) => c.cos).sort((a, b) => b - a));
   const sentence = cands.map((c) => c.sentCos ?? c.cos);
-  const sentenceSorted = [...sentence].sort((a, b) => b - a);
-  const sentenceBackground = background(sentenceSorted, (sentenceSorted[0] ?? 0) - MARGIN_CLIP);
+  const sentenceBackground = background([...sentence].sort((a, b) => b - a));
   return cands.map((c, i) => {
-    const next = r[i] === best ? (second ?? best - MARGIN_CLIP) : best;
+    const next = r[i] === best ? (second ?? best) : best;
     const margin = Math.max(-MARGIN_CLIP, Math.min(MARGIN_CLIP, r[i]! - next));
     return [c.cos, c.x, margin, c.cos - cosBackground, sentence[i]!, sentence[i]! - sentenceBackground];
   });

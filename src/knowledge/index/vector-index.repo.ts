@@ -110,7 +110,8 @@ export class VectorIndexRepo {
           .columns(['source_id', 'model', 'content_hash'])
           .doUpdateSet({ sentence_vecs: (eb) => eb.ref('excluded.sentence_vecs') })
           .where('knowledge_embeddings.sentence_vecs', 'is', null)
-          .where('excluded.sentence_vecs', 'is not', null),
+          .where('excluded.sentence_vecs', 'is not', null)
+          .whereRef('excluded.dims', '=', 'knowledge_embeddings.dims'),
       )
       .execute();
   }
