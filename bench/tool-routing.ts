@@ -49,7 +49,15 @@ export interface DevSetAgent {
 
 export function loadToolRoutingDevSet(): DevSetAgent[] {
   const file = path.resolve(__dirname, '../test/fixtures/tool-routing/dev-set.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { agents: DevSetAgent[] }).agents;
+  const agents = (JSON.parse(readFileSync(file, 'utf8')) as { agents: DevSetAgent[] }).agents;
+  // A text in two agents would reach the fit that leaves one of them out: every message is unique.
+  const seen = new Set<string>();
+  for (const m of agents.flatMap((a) => a.messages)) {
+    const key = m.text.trim().toLowerCase();
+    if (seen.has(key)) throw new Error(`dev set: "${m.text}" is there twice`);
+    seen.add(key);
+  }
+  return agents;
 }
 
 interface Counts { messages: number; needing_tool: number; actions: number; right_actions: number; hits: number }

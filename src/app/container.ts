@@ -138,7 +138,7 @@ export function createServices(deps: ServiceDeps) {
     workflows,
     notifier: runNotifier,
     citationPages,
-    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings }),
+    planner: createPlanner(config.planner, { embeddings: knowledge.queryEmbeddings, catalogueEmbeddings: knowledge.backfillEmbeddings, warn: (m) => deps.log.warn(m) }),
     allowPrivateNetwork: config.network.allowPrivate,
     log: deps.log,
     toolAnswers: new DeclaredToolAnswers({ db }),

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import { asksAboutSubject } from '../../src/agents/planner/local/local-intents';
 import { needsToolLogit, toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
-import { TOOL_ROUTING_CALIBRATION } from '../../src/agents/planner/local/tool-routing-calibration';
+import { calibrationFitsModel, TOOL_ROUTING_CALIBRATION } from '../../src/agents/planner/local/tool-routing-calibration';
+import { createPlanner } from '../../src/agents/planner/factory';
 import { descriptionClauses, inFirstPerson, toolViews } from '../../src/agents/planner/local/tool-views';
 import type { PlannerDecision, PlannerInput, PlannerTool } from '../../src/agents/planner/port';
 import { OpenAiEmbeddingsClient, RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
@@ -190,6 +191,20 @@ describe('local planner: tool router costs and fallback', () => {
     const embeddedTexts = during.flatMap((r) => r.texts);
     assert.equal(embeddedTexts.filter((t) => t === 'Where is my order 12345?').length, 0, 'the message vector comes from the query cache');
     assert.equal(embeddedTexts.filter((t) => t === toolEmbeddingText(lookupOrder)).length, 1, 'the tool is embedded once');
+  });
+
+  it("chooses by keywords with an embedding model the router's calibration was not fitted for, and says so", async () => {
+    assert.ok(calibrationFitsModel(TOOL_ROUTING_CALIBRATION.model));
+    assert.ok(calibrationFitsModel(`${TOOL_ROUTING_CALIBRATION.model}-q4`), 'a quantised build of the same model');
+    assert.ok(!calibrationFitsModel('bge-small-en-v1.5'));
+    assert.ok(!calibrationFitsModel(`${TOOL_ROUTING_CALIBRATION.model}-v2`));
+    const other = fakeEmbedder();
+    const warnings: string[] = [];
+    const planner = createPlanner({ provider: 'local', timeoutMs: 1000 }, { embeddings: { model: 'bge-small-en-v1.5', embed: (i) => other.embed(i) }, warn: (m) => warnings.push(m) });
+    const d = await planner.plan(input('Where is my order 12345?', [lookupOrder]));
+    assert.deepEqual(d.type === 'tool_calls' && d.calls, [{ tool: 'lookup_order', arguments: { order_id: '12345' } }]);
+    assert.equal(other.requests.length, 0, 'nothing embedded for tool choice');
+    assert.match(warnings.join('\n'), /Tool choice by keywords: .*bge-small-en-v1\.5/);
   });
 });
 

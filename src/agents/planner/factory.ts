@@ -3,6 +3,7 @@ import { LocalPlanner } from './local/local.planner';
 import { OpenAiPlanner } from './remote/openai.planner';
 import type { Planner } from './port';
 import type { TextEmbedder } from './local/tool-router';
+import { calibrationFitsModel, TOOL_ROUTING_CALIBRATION } from './local/tool-routing-calibration';
 
 /** Planner settings, resolved from the service config at boot. */
 export interface PlannerConfig {
@@ -21,10 +22,18 @@ const DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', anthropic: 'http
 /**
  * The planner for `config`; throws at boot when a remote provider has no model. `embeddings` (the
  * service's query embeddings, when on) lets the local planner choose tools by meaning; tool texts are
- * embedded once through `catalogueEmbeddings` (the longer-timeout port) when given.
+ * embedded once through `catalogueEmbeddings` (the longer-timeout port) when given. An embedding model the
+ * tool router's calibration was not fitted for leaves tool choice on keywords (`warn` is told once).
  */
-export function createPlanner(config: PlannerConfig, deps: { embeddings?: TextEmbedder; catalogueEmbeddings?: TextEmbedder } = {}): Planner {
-  if (config.provider === 'local') return new LocalPlanner({ embeddings: deps.embeddings, catalogueEmbeddings: deps.catalogueEmbeddings });
+export function createPlanner(
+  config: PlannerConfig,
+  deps: { embeddings?: TextEmbedder; catalogueEmbeddings?: TextEmbedder; warn?: (message: string) => void } = {},
+): Planner {
+  if (config.provider === 'local') {
+    const fits = !deps.embeddings || calibrationFitsModel(deps.embeddings.model);
+    if (!fits) deps.warn?.(`Tool choice by keywords: the tool router's calibration is for ${TOOL_ROUTING_CALIBRATION.model}, not ${deps.embeddings!.model} (refit with npm run bench:tool-routing)`);
+    return new LocalPlanner({ embeddings: fits ? deps.embeddings : undefined, catalogueEmbeddings: deps.catalogueEmbeddings });
+  }
   if (!config.model) throw new Error(`The ${config.provider} planner needs a model name`);
   if (!(config.timeoutMs > 0)) throw new Error(`The ${config.provider} planner needs a positive timeoutMs`);
   const options = {

@@ -115,8 +115,7 @@ export interface FusionModel {
  *   cosine lower) still has its right passage standing out;
  * - `sentence_cos`: the cosine of the query and the passage's best sentence (SENTENCE_DEPTH leaders by r
  *   carry their sentence vectors; the others, and one-sentence passages, count their passage cosine): the
- *   sentence that answers sits nearer the question than its whole paragraph, and an FAQ entry's matching
- *   line nearer than the entry;
+ *   sentence that answers sits nearer the question than its whole paragraph;
  * - `sentence_over_background`: sentence_cos over the mean sentence_cos of the 2nd–10th by it.
  */
 export const FUSION_FEATURES = ['cos', 'x', 'margin', 'cos_over_background', 'sentence_cos', 'sentence_over_background'] as const;

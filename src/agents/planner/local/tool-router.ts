@@ -17,8 +17,9 @@ export { NO_TOOL_ANCHORS, toolEmbeddingText } from './tool-views';
  * messages, how much more the message looks like a request for it than a question about it, the lexical
  * match of the keyword path (a cue, not the decision), whether it is phrased as a question about a subject,
  * the share of its parameters whose values the message holds, and how much the message asks for an action
- * at all (a linear probe on its own vector, `needsTool`). A logistic fitted leave-one-agent-out on the tool-routing dev set
- * (bench/tool-routing.ts) turns them into P(the customer wants this tool), which the planner compares with
+ * at all (a linear probe on its own vector, `needsTool`). A logistic fitted on every agent of the tool-routing
+ * dev set (bench/tool-routing.ts; its figures come from fits that left the measured agent out) turns them
+ * into P(the customer wants this tool), which the planner compares with
  * thresholds (TOOL_ROUTING_CALIBRATION).
  *
  * Cost: a tool's vectors are computed once per model and text (an agent version's tools are embedded on
