@@ -6,7 +6,7 @@
  * embedding is the stand-in's, so the real model's few ms are not in it) and, on the same candidate sets,
  * the scoring step (features + logistic) of the current code against the four-feature scoring of before
  * issue 23's second pass, so both are compared in the same run.
- *   npx tsx bench/scoring-latency.ts          BENCH_SIZES=5000,100000  BENCH_QUERIES=200
+ *   npx tsx bench/scoring-latency.ts          BENCH_SIZES=5000,100000  BENCH_QUERIES=200  BENCH_SENTENCES=false (no sentence read)
  */
 import { embeddingsConfig, startFakeEmbeddingsServer } from '../test/support/embeddings';
 import { apiClient } from '../test/support/http';
@@ -66,7 +66,7 @@ function legacyScores(cands: readonly FusionInput[]): number[] {
 async function main() {
   const fake = await startFakeEmbeddingsServer((t) => vectorOf(t));
   const env = await createDevServerEnv();
-  const stack = await startTestStack({ label: 'scoring-latency', env, config: embeddingsConfig(fake.url, { batchSize: 256, queryTimeoutMs: 60_000 }) });
+  const stack = await startTestStack({ label: 'scoring-latency', env, config: embeddingsConfig(fake.url, { batchSize: 256, queryTimeoutMs: 60_000, sentences: process.env.BENCH_SENTENCES !== 'false' }) });
   try {
     const { accountId, apiKey } = await stack.newAccount('bench');
     const call = apiClient(stack.baseUrl, apiKey);
