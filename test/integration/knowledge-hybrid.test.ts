@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AppError } from '../../src/domain/errors';
 import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.client';
 import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
-import { embeddingsConfig, startFakeEmbeddingsServer, startLocalEmbeddings } from '../support/embeddings';
+import { embeddingsConfig, startFakeEmbeddingsServer, startLocalEmbeddings, conceptVectors } from '../support/embeddings';
 import { apiClient, type ApiClient } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createDevServerEnv } from '../support/temporal';
@@ -28,15 +28,7 @@ const topics: Record<string, string[]> = {
   password: ['password', 'login', 'security'],
   hours: ['open', 'opening', 'hours', 'shop'],
 };
-function conceptVector(text: string): number[] {
-  const v = new Array<number>(64).fill(0);
-  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    const topic = Object.keys(topics).findIndex((t) => topics[t]!.includes(w));
-    if (topic >= 0) v[topic]! += 1;
-    else v[8 + ([...w].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 56)]! += 0.2;
-  }
-  return v;
-}
+const conceptVector = conceptVectors(topics);
 
 let env: TestWorkflowEnvironment;
 let fake: Awaited<ReturnType<typeof startFakeEmbeddingsServer>>;

@@ -7,7 +7,7 @@ import { dot, FUSION_FEATURES, fusionModelOf } from '../../src/knowledge/index/s
 import { decodeVector, decodeVectors } from '../../src/knowledge/index/vector-index.repo';
 import { KnowledgeEmbeddingService } from '../../src/knowledge/knowledge-embedding.service';
 import { KnowledgeRetrievalService } from '../../src/knowledge/knowledge-retrieval.service';
-import { embeddingsConfig, startFakeEmbeddingsServer } from '../support/embeddings';
+import { embeddingsConfig, startFakeEmbeddingsServer, conceptVectors } from '../support/embeddings';
 import { apiClient } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createDevServerEnv } from '../support/temporal';
@@ -29,15 +29,7 @@ const topics: Record<string, string[]> = {
   place: ['berlin', 'station', 'shop'],
   hours: ['nine', 'five', 'weekdays', 'visitors'],
 };
-function conceptVector(text: string): number[] {
-  const v = new Array<number>(64).fill(0);
-  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    const topic = Object.keys(topics).findIndex((t) => topics[t]!.includes(w));
-    if (topic >= 0) v[topic]! += 1;
-    else v[8 + ([...w].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 56)]! += 0.2;
-  }
-  return v;
-}
+const conceptVector = conceptVectors(topics);
 const unit = (v: number[]) => {
   const n = Math.hypot(...v);
   return Float32Array.from(v.map((x) => x / n));

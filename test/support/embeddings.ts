@@ -79,3 +79,20 @@ export function embeddingsConfig(
     embeddings: { ...base, enabled: true, url, batchSize: opts.batchSize ?? 8, fusion: opts.fusion, queryTimeoutMs: opts.queryTimeoutMs ?? 30_000, sentences: opts.sentences ?? base.sentences },
   };
 }
+
+/**
+ * A fake model's "meaning" for loopback embedding servers: words of one topic (`topics`, at most 8) share
+ * an axis; every other word adds a little noise on one of 56 others. Deterministic, 64 dimensions.
+ */
+export function conceptVectors(topics: Record<string, string[]>): (text: string) => number[] {
+  const names = Object.keys(topics);
+  return (text) => {
+    const v = new Array<number>(64).fill(0);
+    for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+      const topic = names.findIndex((t) => topics[t]!.includes(w));
+      if (topic >= 0) v[topic]! += 1;
+      else v[8 + ([...w].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 56)]! += 0.2;
+    }
+    return v;
+  };
+}
