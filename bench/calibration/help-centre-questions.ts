@@ -209,3 +209,62 @@ export const HELP_CENTRE_HELD_OUT_OFF_TOPIC: string[] = [
   'who designed your logo',
   'Can I bring my dog into the store?',
 ];
+
+/**
+ * A third batch, written after the third pass (sentence features, depth and L2 were chosen with the
+ * previous held-out rates on screen, so those are no longer a clean hold-out and now count with the
+ * fitted questions). Held out of every fit; not looked at before the figures below were taken.
+ */
+export const HELP_CENTRE_FRESH_IN_SCOPE: [string, string][] = [
+  ['do you charge for delivery', 'Shipping times and costs'],
+  ['what does next-day shipping cost', 'Shipping times and costs'],
+  ['how many business days for standard post', 'Shipping times and costs'],
+  ['Quanto costa la spedizione?', 'Shipping times and costs'],
+  ['is 30 days the limit for sending stuff back', 'Returns'],
+  ['i want to return an unopened item', 'Returns'],
+  ['where do i print the return label', 'Returns'],
+  ['Hoe kan ik iets terugsturen?', 'Returns'],
+  ['when do i get my money back after returning', 'Refunds'],
+  ['refund hasnt shown up on my card', 'Refunds'],
+  ['do you refund to paypal if i paid with paypal', 'Refunds'],
+  ['Quando recebo o reembolso?', 'Refunds'],
+  ['forgot my pasword', 'Password reset'],
+  ['the password reset email link expired', 'Password reset'],
+  ['where is the reset password button', 'Password reset'],
+  ['Wie setze ich mein Passwort zurück?', 'Password reset'],
+  ['are you open on saturday afternoon', 'Store opening hours'],
+  ['what time does the springfield shop close', 'Store opening hours'],
+  ['open on public holidays?', 'Store opening hours'],
+  ['¿A qué hora abre la tienda?', 'Store opening hours'],
+  ['how do i reach customer service', 'Contact us'],
+  ['what number can i call', 'Contact us'],
+  ['support hours pacific time', 'Contact us'],
+  ['Comment contacter le service client ?', 'Contact us'],
+  ['is my blender still under warranty after 18 months', 'Warranty'],
+  ['dropped my phone, does warranty cover it', 'Warranty'],
+  ['how long is the guarantee', 'Warranty'],
+  ['Quanto dura la garanzia?', 'Warranty'],
+  ['where do i find my tracking number', 'Order tracking'],
+  ['how can i see where my package is', 'Order tracking'],
+  ['track order', 'Order tracking'],
+  ['Wo finde ich die Sendungsverfolgung?', 'Order tracking'],
+];
+
+export const HELP_CENTRE_FRESH_OFF_TOPIC: string[] = [
+  'Do you have a student discount?',
+  'Can I change the delivery address after ordering?',
+  'Are your products vegan?',
+  'Do you sell gift wrapping?',
+  'How do I delete my account?',
+  'What is the capital of Australia?',
+  'Can you recommend a good laptop?',
+  'Is there a loyalty program?',
+  'Do you price match?',
+  'tell me a joke',
+  'Haben Sie Gutscheine?',
+  '¿Tienen tienda en Madrid?',
+  'Est-ce que vous recrutez ?',
+  'Is the website down?',
+  'Do you accept cash on delivery?',
+  'What materials are your bags made of?',
+];
