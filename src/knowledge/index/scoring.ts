@@ -142,7 +142,7 @@ const MARGIN_CLIP = 0.1;
  * (docs/decisions.md "Calibrated score (issue 23)"); these constants are the fit on all five. Another
  * embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
-export const DEFAULT_FUSION: FusionModel = { weights: [-4.002, 0.946, 39.128, 9.572, 24.812, 46.87], bias: -20.002 };
+export const DEFAULT_FUSION: FusionModel = { weights: [-3.542, 0.993, 38.813, 8.709, 24.844, 47.59], bias: -20.437 };
 
 /**
  * The model of EMBEDDINGS_FUSION's named weights: every feature of FUSION_FEATURES and `bias`, nothing
