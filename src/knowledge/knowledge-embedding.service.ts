@@ -67,32 +67,31 @@ export class KnowledgeEmbeddingService {
       const batch = await this.repo.listPassagesToEmbed(db, { sourceId: input.sourceId, version: input.version, model, afterOrdinal: after, limit: batchSize, sentences });
       if (batch.length === 0) break;
       const unique = [...new Map(batch.map((p) => [p.content_hash.toString('hex'), p])).values()];
-      // One list of texts, the passages' own then their sentences', embedded in requests of at most
-      // batchSize texts (a passage has at most MAX_SENTENCE_VECTORS sentence vectors).
-      const jobs = unique.map((p) => ({
-        p,
-        texts: [...(p.needs_vector ? [passageEmbeddingText(p)] : []), ...(sentences ? sentenceEmbeddingTexts(p) : [])],
-      }));
-      const texts = jobs.flatMap((j) => j.texts);
-      const vectors: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += batchSize) {
-        vectors.push(...(await embeddings.embed({ texts: texts.slice(i, i + batchSize), kind: 'passage' })));
-        if (i + batchSize < texts.length) input.heartbeat?.({ after, computed });
+      // The passages' own texts first, stored as soon as they are embedded (so a failed sentence request
+      // loses no passage vector: the retry lists those rows for their sentences only), then their
+      // sentences'; each in requests of at most batchSize texts.
+      const embedAll = async (texts: string[]) => {
+        const out: Float32Array[] = [];
+        for (let i = 0; i < texts.length; i += batchSize) {
+          if (i > 0) input.heartbeat?.({ after, computed });
+          out.push(...(await embeddings.embed({ texts: texts.slice(i, i + batchSize), kind: 'passage' })));
+        }
+        return out;
+      };
+      const fresh = unique.filter((p) => p.needs_vector);
+      const passageVectors = await embedAll(fresh.map(passageEmbeddingText));
+      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]!, sentences: null })) });
+      const rows: { p: (typeof unique)[number]; vector?: Float32Array; sentences: Float32Array[] | null }[] = unique.map((p) => ({ p, vector: p.needs_vector ? passageVectors[fresh.indexOf(p)] : undefined, sentences: null }));
+      if (sentences) {
+        const own = unique.map((p) => sentenceEmbeddingTexts(p));
+        const vectors = await embedAll(own.flat());
+        let at = 0;
+        const late = unique.map((p, i) => ({ contentHash: p.content_hash, sentences: vectors.slice(at, (at += own[i]!.length)) }));
+        late.forEach((l, i) => (rows[i]!.sentences = l.sentences));
+        const filled = await this.repo.setSentenceVectors(db, { sourceId: input.sourceId, model, rows: late });
+        // A stored vector of other dimensions keeps NULL (listed again by every backfill): say so once per batch.
+        if (filled < late.length) this.deps.log?.warn({ sourceId: input.sourceId, model, expected: late.length, filled }, 'Sentence vectors not stored for some passages (dimensions differ from their stored vector)');
       }
-      let at = 0;
-      const rows = jobs.map(({ p, texts: own }) => {
-        const vs = vectors.slice(at, (at += own.length));
-        return { p, vector: p.needs_vector ? vs[0]! : undefined, sentences: sentences ? vs.slice(p.needs_vector ? 1 : 0) : null };
-      });
-      await this.repo.insertEmbeddings(db, {
-        sourceId: input.sourceId,
-        model,
-        rows: rows.filter((r) => r.vector).map((r) => ({ contentHash: r.p.content_hash, vector: r.vector!, sentences: r.sentences })),
-      });
-      const late = rows.filter((r) => !r.vector && r.sentences).map((r) => ({ contentHash: r.p.content_hash, sentences: r.sentences! }));
-      const filled = await this.repo.setSentenceVectors(db, { sourceId: input.sourceId, model, rows: late });
-      // A stored vector of other dimensions keeps NULL (listed again by every backfill): say so once per batch.
-      if (filled < late.length) this.deps.log?.warn({ sourceId: input.sourceId, model, expected: late.length, filled }, 'Sentence vectors not stored for some passages (dimensions differ from their stored vector)');
       computed += rows.filter((r) => r.vector).length;
       sentenceVectors += rows.reduce((a, r) => a + (r.sentences?.length ?? 0), 0);
       after = batch[batch.length - 1]!.ordinal;

@@ -173,4 +173,28 @@ describe('sentence vectors', () => {
     const again = await retrieve(stack.services.knowledgeRetrieval);
     assert.equal(candidateOf(again.candidates, 'Returns').sentCos, null);
   });
+
+  it('keeps the passage vectors of a batch whose sentence request fails; the retry embeds the sentences only', async () => {
+    const { src, version } = await addSource();
+    const db = stack.database.db;
+    const sentenceTexts = new Set(sentenceEmbeddingTexts(rowOf(await storedRows(src), 'Returns').p));
+    await db.deleteFrom('knowledge_embeddings').where('source_id', '=', src).execute();
+    const upstream = new OpenAiEmbeddingsClient({ url: fake.url, model: stack.config.embeddings.model, inputType: true, timeoutMs: 5000 });
+    const flaky = {
+      model: upstream.model,
+      embed: async (input: { texts: string[]; kind: 'query' | 'passage' }) => {
+        if (input.texts.some((t) => sentenceTexts.has(t))) throw new Error('embeddings endpoint down');
+        return upstream.embed(input);
+      },
+    };
+    const failing = new KnowledgeEmbeddingService({ db, embeddings: flaky, batchSize: BATCH, sentences: true });
+    await assert.rejects(failing.embedSource({ sourceId: src, version }), /endpoint down/);
+    const kept = await storedRows(src);
+    assert.ok(kept.every((r) => r.row?.vec && r.row.sentence_vecs === null), 'passage vectors stored, sentence vectors still to do');
+    const retry = new KnowledgeEmbeddingService({ db, embeddings: upstream, batchSize: BATCH, sentences: true });
+    assert.deepEqual(await retry.embedSource({ sourceId: src, version }), { status: 'done', embeddedPassages: 2, computed: 0 });
+    const done = await storedRows(src);
+    assert.equal(decodeVectors(rowOf(done, 'Returns').row.sentence_vecs!, rowOf(done, 'Returns').row.dims).length, 3);
+    assert.equal(rowOf(done, 'Opening hours').row.sentence_vecs?.byteLength, 0);
+  });
 });
