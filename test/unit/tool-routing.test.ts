@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import { asksAboutSubject } from '../../src/agents/planner/local/local-intents';
-import { needsToolLogit, toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
+import { assertToolRoutingCalibration, needsToolLogit, toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
 import { calibrationFitsModel, TOOL_ROUTING_CALIBRATION } from '../../src/agents/planner/local/tool-routing-calibration';
 import { createPlanner } from '../../src/agents/planner/factory';
 import { descriptionClauses, inFirstPerson, toolViews } from '../../src/agents/planner/local/tool-views';
@@ -191,6 +191,14 @@ describe('local planner: tool router costs and fallback', () => {
     const embeddedTexts = during.flatMap((r) => r.texts);
     assert.equal(embeddedTexts.filter((t) => t === 'Where is my order 12345?').length, 0, 'the message vector comes from the query cache');
     assert.equal(embeddedTexts.filter((t) => t === toolEmbeddingText(lookupOrder)).length, 1, 'the tool is embedded once');
+  });
+
+  it('accepts the shipped calibration and refuses one that cannot be the router\'s', () => {
+    assert.doesNotThrow(() => assertToolRoutingCalibration(TOOL_ROUTING_CALIBRATION));
+    assert.equal(TOOL_ROUTING_CALIBRATION.needsTool?.weights.length, 384, "the probe covers the model's 384 dimensions");
+    assert.throws(() => new LocalPlanner({ toolRouting: { ...TOOL_ROUTING_CALIBRATION, weights: { ...TOOL_ROUTING_CALIBRATION.weights, agreement: 1 } } }), /unknown features: agreement/);
+    assert.throws(() => new LocalPlanner({ toolRouting: { ...TOOL_ROUTING_CALIBRATION, callThreshold: 0.7, askThreshold: 0.6 } }), /askThreshold must be at least callThreshold/);
+    assert.throws(() => new LocalPlanner({ toolRouting: { ...TOOL_ROUTING_CALIBRATION, bias: Number.NaN } }), /not a finite number/);
   });
 
   it("chooses by keywords with an embedding model the router's calibration was not fitted for, and says so", async () => {

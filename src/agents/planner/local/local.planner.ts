@@ -26,7 +26,7 @@ import {
 } from './local-tuning';
 import { decideToolAction } from './tool-action';
 import { summariseToolResult } from './tool-result-summary';
-import { ToolRouter, type TextEmbedder } from './tool-router';
+import { assertToolRoutingCalibration, ToolRouter, type TextEmbedder } from './tool-router';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
 
 export interface LocalPlannerOptions {
@@ -66,6 +66,7 @@ export class LocalPlanner implements Planner {
   private readonly router: ToolRouter | undefined;
 
   constructor(private readonly options: LocalPlannerOptions = {}) {
+    if (options.toolRouting) assertToolRoutingCalibration(options.toolRouting);
     this.router = options.embeddings && new ToolRouter(options.embeddings, options.toolRouting ?? TOOL_ROUTING_CALIBRATION, options.catalogueEmbeddings);
   }
 

@@ -169,6 +169,22 @@ export function needsToolLogit(messageVector: Float32Array, probe: ToolRoutingCa
   return z;
 }
 
+/**
+ * Throws when a calibration handed to the planner cannot be the router's: weights for unknown features,
+ * a non-finite number, thresholds outside [0, 1] or asking below calling. (The shipped one is checked by
+ * the unit tests; a refit pasted by hand is checked when the planner is built.)
+ */
+export function assertToolRoutingCalibration(c: ToolRoutingCalibration): void {
+  const problems: string[] = [];
+  const unknown = Object.keys(c.weights).filter((k) => !(TOOL_FEATURES as readonly string[]).includes(k));
+  if (unknown.length) problems.push(`unknown features: ${unknown.join(', ')}`);
+  const numbers = [c.bias, c.callThreshold, c.askThreshold, ...Object.values(c.weights), ...(c.needsTool ? [c.needsTool.bias, ...c.needsTool.weights] : [])];
+  if (!numbers.every(Number.isFinite)) problems.push('a weight, bias or threshold is not a finite number');
+  if (!(c.callThreshold >= 0 && c.callThreshold <= 1 && c.askThreshold >= 0 && c.askThreshold <= 1)) problems.push('thresholds must lie in [0, 1]');
+  if (c.askThreshold < c.callThreshold) problems.push('askThreshold must be at least callThreshold');
+  if (problems.length) throw new Error(`Tool routing calibration for ${c.model}: ${problems.join('; ')}`);
+}
+
 /** The calibrated probability of one tool's features. */
 export function toolProbability(f: ToolFeatures, c: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION): number {
   const z = TOOL_FEATURES.reduce((a, k) => a + (c.weights[k] ?? 0) * f[k], c.bias);
