@@ -1,6 +1,7 @@
 /** Every workflow the worker runs. Each area exports its workflows here. */
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 export { knowledgeSyncWorkflow } from './knowledge-sync.workflow';
+export { knowledgeEmbedWorkflow } from './knowledge-embed.workflow';
 export { smsDeliveryWorkflow } from './sms-delivery.workflow';
 export { smsBatchWorkflow } from './sms-batch.workflow';
 export { verificationWorkflow } from './verification.workflow';

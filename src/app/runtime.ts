@@ -57,6 +57,7 @@ export async function createRuntime(input: {
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   let stopIdempotencySweep: (() => void) | undefined;
+  let sentenceSweep: Promise<void> | undefined;
 
   return {
     services,
@@ -100,6 +101,14 @@ export async function createRuntime(input: {
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
       await services.webhookDispatcher.start({ listen: input.listen });
       await services.smsDispatcher.start({ listen: input.listen });
+      if (config.embeddings.enabled && config.embeddings.sentences) {
+        // Stored vectors without sentence vectors (from before them, or with the switch off) get them
+        // now, not at their source's next sync (which a `manual` source never has). Boot does not wait.
+        sentenceSweep = services.knowledgeEmbedding.sweepMissingSentenceVectors().then(
+          (r) => log.info(r, 'Sentence vector sweep: backfills started for sources missing sentence vectors'),
+          (err) => log.warn({ err }, 'Sentence vector sweep failed; those sources get them at their next sync or boot'),
+        );
+      }
       return worker;
     },
     async close() {
@@ -111,6 +120,7 @@ export async function createRuntime(input: {
       if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
       await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
       await services.smsDispatcher.stop();
+      await sentenceSweep;
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

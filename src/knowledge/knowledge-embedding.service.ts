@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
+import type { WorkflowGateway } from '../temporal/workflow-gateway';
+import { knowledgeEmbedWorkflowContract, knowledgeEmbedWorkflowId } from '../../workflows/shared/knowledge.contracts';
 import { passageEmbeddingText, sentenceEmbeddingTexts } from './index/embedding-text';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { VectorIndexRepo } from './index/vector-index.repo';
@@ -27,7 +29,40 @@ export interface EmbedSourceResult {
 export class KnowledgeEmbeddingService {
   private readonly repo = new VectorIndexRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; embeddings?: EmbeddingsPort; batchSize: number; sentences: boolean; log?: Logger }) {}
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      embeddings?: EmbeddingsPort;
+      batchSize: number;
+      sentences: boolean;
+      log?: Logger;
+      /** Where the sweep starts its backfills (absent: no sweep). */
+      workflows?: Pick<WorkflowGateway, 'start'>;
+    },
+  ) {}
+
+  /**
+   * The boot sweep: starts the embedding backfill alone (knowledgeEmbedWorkflow, one per source) for each
+   * source whose live version has stored vectors of the model without sentence vectors, so sources that
+   * never sync again (refresh `manual`) get them too. Nothing when embeddings or sentence vectors are off.
+   * `started` leaves out sources whose backfill is already running.
+   */
+  async sweepMissingSentenceVectors(): Promise<{ found: number; started: number }> {
+    const { db, embeddings, sentences, workflows } = this.deps;
+    if (!embeddings || !sentences || !workflows) return { found: 0, started: 0 };
+    const sources = await this.repo.listSourcesMissingSentenceVectors(db, { model: embeddings.model });
+    let started = 0;
+    for (const s of sources) {
+      const fresh = await workflows.start(knowledgeEmbedWorkflowContract, {
+        workflowId: knowledgeEmbedWorkflowId(s.source_id),
+        input: { sourceId: s.source_id, version: s.version },
+        memo: { sourceId: s.source_id },
+        rerun: true,
+      });
+      if (fresh) started++;
+    }
+    return { found: sources.length, started };
+  }
 
   async embedSource(input: {
     sourceId: string;

@@ -43,7 +43,7 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
     db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs, embeddings: embeddings?.query, fusion: config.embeddings.fusion && fusionModelOf(config.embeddings.fusion),
     denseScanMax: config.embeddings.scanMax, sentences: config.embeddings.sentences, log,
   });
-  const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, sentences: config.embeddings.sentences, log });
+  const knowledgeEmbedding = new KnowledgeEmbeddingService({ db, embeddings: embeddings?.backfill, batchSize: config.embeddings.batchSize, sentences: config.embeddings.sentences, log, workflows });
   const knowledgeSources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork, maxApiSourcesPerAccount: config.limits.apiSourcesPerAccount });
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });

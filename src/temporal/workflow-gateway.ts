@@ -42,6 +42,11 @@ export interface StartWorkflowOptions<I> {
    * 10 s). Workflows running many local activities in one task need more on a busy worker.
    */
   workflowTaskTimeout?: Duration;
+  /**
+   * Start again once an earlier run with this id has closed (never two at once): for work keyed by its
+   * subject that may be due again later (the embedding sweep). Default: an id runs once, ever.
+   */
+  rerun?: boolean;
 }
 
 export interface ScheduledWorkflowOptions<I> {
@@ -81,7 +86,10 @@ export class WorkflowGateway {
     }
   }
 
-  /** Starts the contract's workflow unless one with this id already ran; returns whether it started it. */
+  /**
+   * Starts the contract's workflow unless one with this id already ran (with `rerun`: unless one with this
+   * id is running); returns whether it started it.
+   */
   async start<I, R>(contract: WorkflowContract<I, R>, opts: StartWorkflowOptions<I>): Promise<boolean> {
     try {
       await this.call(() => this.client.workflow.start(contract.workflowType, {
@@ -92,7 +100,7 @@ export class WorkflowGateway {
         startDelay: opts.startDelay,
         workflowTaskTimeout: opts.workflowTaskTimeout,
         requestEagerStart: opts.eager === true && this.client.connection instanceof NativeConnection,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdReusePolicy: opts.rerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }));
       return true;
     } catch (err) {

@@ -25,3 +25,23 @@ export const knowledgeSyncWorkflowContract = defineWorkflowContract<KnowledgeSyn
 export const knowledgeSyncWorkflowId = (sourceId: string, version: number) => `knowledge-sync:${sourceId}:v${version}`;
 export const knowledgeScheduledSyncWorkflowId = (sourceId: string) => `knowledge-sync:${sourceId}:scheduled`;
 export const knowledgeRefreshScheduleId = (sourceId: string) => `knowledge-refresh:${sourceId}`;
+
+export interface KnowledgeEmbedInput {
+  sourceId: string;
+  /** The live version to embed (a version no longer live is left alone: `stale`). */
+  version: number;
+}
+
+export interface KnowledgeEmbedResult {
+  /** `off`: embeddings disabled; `stale`: the version is no longer live; `done`: every passage has its vectors. */
+  status: 'off' | 'stale' | 'done';
+  embeddedPassages: number;
+  /** Passage vectors computed (vectors only missing their sentence vectors do not count). */
+  computed: number;
+}
+
+/** The embedding backfill alone for a source's live version (no fetch, no new version): the boot sweep's. */
+export const knowledgeEmbedWorkflowContract = defineWorkflowContract<KnowledgeEmbedInput, KnowledgeEmbedResult>('knowledgeEmbedWorkflow');
+
+/** One per source: two sweeps never embed the same source at once; a later sweep may run it again. */
+export const knowledgeEmbedWorkflowId = (sourceId: string) => `knowledge-embed:${sourceId}`;

@@ -89,6 +89,26 @@ export class VectorIndexRepo {
   }
 
   /**
+   * Sources whose live version has a stored vector of `model` without its sentence vectors (stored before
+   * sentence vectors existed, or with EMBEDDINGS_SENTENCES off), with that version: what the boot sweep
+   * re-embeds. One statement; each probe uses the embeddings' primary key and the passages' hash index.
+   */
+  async listSourcesMissingSentenceVectors(db: Db, input: { model: string }): Promise<{ source_id: string; version: number }[]> {
+    const { rows } = await sql<{ source_id: string; version: number }>`
+      select s.id as source_id, s.active_version as version
+      from knowledge_sources s
+      where s.active_version is not null
+        and exists (
+          select 1 from knowledge_embeddings e
+          join knowledge_passages p on p.source_id = e.source_id and p.content_hash = e.content_hash and p.version = s.active_version
+          where e.source_id = s.id and e.model = ${input.model} and e.sentence_vecs is null
+        )
+      order by s.id
+    `.execute(db);
+    return rows;
+  }
+
+  /**
    * Stores vectors with their sentence vectors (null: not computed). A vector already stored (a retried
    * batch, a duplicate passage) is kept as it is; it only gains the sentence vectors it lacked.
    */
