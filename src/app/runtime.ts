@@ -58,6 +58,7 @@ export async function createRuntime(input: {
   let workerRun: Promise<void> | undefined;
   let stopIdempotencySweep: (() => void) | undefined;
   let sentenceSweep: Promise<void> | undefined;
+  let closing = false;
 
   return {
     services,
@@ -104,7 +105,7 @@ export async function createRuntime(input: {
       if (config.embeddings.enabled && config.embeddings.sentences) {
         // Stored vectors without sentence vectors (from before them, or with the switch off) get them
         // now, not at their source's next sync (which a `manual` source never has). Boot does not wait.
-        sentenceSweep = services.knowledgeEmbedding.sweepMissingSentenceVectors().then(
+        sentenceSweep = services.knowledgeEmbedding.sweepMissingSentenceVectors({ stopping: () => closing }).then(
           (r) => log.info(r, 'Sentence vector sweep: backfills started for sources missing sentence vectors'),
           (err) => log.warn({ err }, 'Sentence vector sweep failed; those sources get them at their next sync or boot'),
         );
@@ -120,7 +121,9 @@ export async function createRuntime(input: {
       if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
       await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
       await services.smsDispatcher.stop();
-      await sentenceSweep;
+      closing = true;
+      // The sweep stops between sources; one start in flight is waited for, at most the grace period.
+      if (sentenceSweep) await Promise.race([sentenceSweep, new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));

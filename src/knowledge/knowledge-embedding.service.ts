@@ -47,19 +47,28 @@ export class KnowledgeEmbeddingService {
    * never sync again (refresh `manual`) get them too. Nothing when embeddings or sentence vectors are off.
    * `started` leaves out sources whose backfill is already running.
    */
-  async sweepMissingSentenceVectors(): Promise<{ found: number; started: number }> {
+  async sweepMissingSentenceVectors(opts: { stopping?: () => boolean } = {}): Promise<{ found: number; started: number }> {
     const { db, embeddings, sentences, workflows } = this.deps;
     if (!embeddings || !sentences || !workflows) return { found: 0, started: 0 };
     const sources = await this.repo.listSourcesMissingSentenceVectors(db, { model: embeddings.model });
     let started = 0;
+    let failed = 0;
     for (const s of sources) {
-      const fresh = await workflows.start(knowledgeEmbedWorkflowContract, {
-        workflowId: knowledgeEmbedWorkflowId(s.source_id),
-        input: { sourceId: s.source_id, version: s.version },
-        memo: { sourceId: s.source_id },
-        rerun: true,
-      });
-      if (fresh) started++;
+      if (opts.stopping?.()) break;
+      try {
+        const fresh = await workflows.start(knowledgeEmbedWorkflowContract, {
+          workflowId: knowledgeEmbedWorkflowId(s.source_id),
+          input: { sourceId: s.source_id, version: s.version },
+          memo: { sourceId: s.source_id },
+          rerun: true,
+        });
+        if (fresh) started++;
+        failed = 0;
+      } catch (err) {
+        // One source that cannot be started does not hold back the others; Temporal down stops the sweep.
+        this.deps.log?.warn({ err: (err as Error).message, sourceId: s.source_id }, 'Sentence vector sweep: could not start the backfill');
+        if (++failed >= 3) break;
+      }
     }
     return { found: sources.length, started };
   }
@@ -116,6 +125,7 @@ export class KnowledgeEmbeddingService {
       const fresh = unique.filter((p) => p.needs_vector);
       const passageVectors = await embedAll(fresh.map(passageEmbeddingText));
       await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]!, sentences: null })) });
+      if (fresh.length) input.heartbeat?.({ after, computed });
       const rows: { p: (typeof unique)[number]; vector?: Float32Array; sentences: Float32Array[] | null }[] = unique.map((p) => ({ p, vector: p.needs_vector ? passageVectors[fresh.indexOf(p)] : undefined, sentences: null }));
       if (sentences) {
         const own = unique.map((p) => sentenceEmbeddingTexts(p));

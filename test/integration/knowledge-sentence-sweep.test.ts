@@ -65,6 +65,12 @@ describe('sentence vector sweep', () => {
     const fetched = site.fetched.length;
     const requests = fake.requests.length;
 
+    // While a source's own sync is still embedding it (passage vectors short), the sweep leaves it to that sync.
+    const counts = await stack.database.db.selectFrom('knowledge_sources').select('embedded_passages').where('id', '=', stripped.src).executeTakeFirstOrThrow();
+    await stack.database.db.updateTable('knowledge_sources').set({ embedded_passages: 0 }).where('id', '=', stripped.src).execute();
+    assert.deepEqual(await stack.services.knowledgeEmbedding.sweepMissingSentenceVectors(), { found: 0, started: 0 });
+    await stack.database.db.updateTable('knowledge_sources').set({ embedded_passages: counts.embedded_passages }).where('id', '=', stripped.src).execute();
+
     assert.deepEqual(await stack.services.knowledgeEmbedding.sweepMissingSentenceVectors(), { found: 1, started: 1 });
     const filled = await pollUntil('the sentence vectors to be back', async () => {
       const rows = await rowsOf(stripped.src);

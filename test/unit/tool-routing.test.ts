@@ -204,6 +204,7 @@ describe('local planner: tool router costs and fallback', () => {
   it("chooses by keywords with an embedding model the router's calibration was not fitted for, and says so", async () => {
     assert.ok(calibrationFitsModel(TOOL_ROUTING_CALIBRATION.model));
     assert.ok(calibrationFitsModel(`${TOOL_ROUTING_CALIBRATION.model}-q4`), 'a quantised build of the same model');
+    assert.ok(calibrationFitsModel(TOOL_ROUTING_CALIBRATION.model, { ...TOOL_ROUTING_CALIBRATION, model: `${TOOL_ROUTING_CALIBRATION.model}-q4` }), 'a refit on the quantised build fits the plain name');
     assert.ok(!calibrationFitsModel('bge-small-en-v1.5'));
     assert.ok(!calibrationFitsModel(`${TOOL_ROUTING_CALIBRATION.model}-v2`));
     const other = fakeEmbedder();

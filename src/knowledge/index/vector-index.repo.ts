@@ -98,6 +98,8 @@ export class VectorIndexRepo {
       select s.id as source_id, s.active_version as version
       from knowledge_sources s
       where s.active_version is not null
+        -- a source whose sync is still embedding it (passage vectors missing) is left to that sync
+        and s.embedded_passages >= s.passage_count
         and exists (
           select 1 from knowledge_embeddings e
           join knowledge_passages p on p.source_id = e.source_id and p.content_hash = e.content_hash and p.version = s.active_version

@@ -92,5 +92,6 @@ export const TOOL_ROUTING_CALIBRATION: ToolRoutingCalibration = {
  * so its tool choice falls back to keywords until the calibration is refitted for it.
  */
 export function calibrationFitsModel(model: string, calibration: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION): boolean {
-  return model === calibration.model || (model.startsWith(`${calibration.model}-`) && /^q\d+$/.test(model.slice(calibration.model.length + 1)));
+  const unquantised = (name: string) => name.replace(/-q\d+(_\w+)*$/i, '');
+  return unquantised(model) === unquantised(calibration.model);
 }
