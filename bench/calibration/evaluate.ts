@@ -151,7 +151,7 @@ function diagram(title: string, bins: Bin[], ece: number): string {
 <rect x="${m}" y="${m}" width="${s}" height="${s}" fill="none" stroke="#999"/>${bars}${pts}
 <line x1="${X(0)}" y1="${Y(0)}" x2="${X(1)}" y2="${Y(1)}" stroke="#888" stroke-dasharray="4 3"/>${ticks}
 <text x="${W / 2}" y="${H - 8}" font-size="11" text-anchor="middle">predicted P(top passage answers)</text>
-<text x="12" y="${H / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 12 ${H / 2})">observed rate (blue bars; grey: questions)</text></svg>`;
+<text x="12" y="${H / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 12 ${H / 2})">observed rate (blue); grey: questions per bin (tallest = 0.25)</text></svg>`;
 }
 
 export interface SetFigures {
