@@ -4,7 +4,8 @@ import { KnowledgeRepo } from './knowledge.repo';
 import type { PageParams } from '../db/pagination';
 import { notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import type { KnowledgeRetrievalService, MetadataFilter } from './knowledge-retrieval.service';
+import type { KnowledgeRetrievalService } from './knowledge-retrieval.service';
+import type { MetadataFilter } from './metadata-filter';
 import type { KnowledgeSourcesService } from './knowledge-sources.service';
 import type { ListObject } from '../domain/api-schema';
 import {

@@ -2,17 +2,16 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { DEFAULT_FUSION, FUSION_LEXICAL_WEIGHT, POSTINGS_BUDGET, SENTENCE_DEPTH, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
-import { decodeVector, decodeVectors, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
+import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
 import { queryApiSource } from './index/api-source.client';
+import { matchesFilter, normalizeFilter, type MetadataFilter } from './metadata-filter';
+import { addSentenceCosines } from './sentence-cosines';
 
-/** Equality (`"en"`), or `{in: [...]}`, or `{eq: "en"}`, per metadata key; keys combine with AND. */
-export type MetadataFilterValue = string | number | boolean | { in: (string | number | boolean)[] } | { eq: string | number | boolean };
-export type MetadataFilter = Record<string, MetadataFilterValue>;
 
 export interface RetrieveInput {
   accountId: string;
@@ -87,29 +86,6 @@ export const LEXICAL_CONTEXT = 10;
 export const DENSE_SCAN_MAX = 30_000;
 /** Passages the Hamming scan proposes for exact re-scoring, per dense candidate wanted. */
 export const DENSE_OVERSAMPLE = 4;
-
-/** The filter as allowed string values per key (metadata values are stored as strings). */
-export function normalizeFilter(filter: MetadataFilter | undefined): Record<string, string[]> | undefined {
-  if (!filter || Object.keys(filter).length === 0) return undefined;
-  return Object.fromEntries(
-    Object.entries(filter).map(([key, cond]) => [
-      key,
-      typeof cond === 'object' && cond !== null && 'in' in cond ? cond.in.map(String) : typeof cond === 'object' && cond !== null ? [String(cond.eq)] : [String(cond)],
-    ]),
-  );
-}
-
-export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
-  if (!filter) return true;
-  return Object.entries(filter).every(([key, cond]) => {
-    const value = metadata[key];
-    if (value === undefined) return false;
-    if (typeof cond === 'object' && cond !== null && 'in' in cond) return cond.in.map(String).includes(value);
-    if (typeof cond === 'object' && cond !== null && 'eq' in cond) return String(cond.eq) === value;
-    return String(cond) === value;
-  });
-}
-
 
 /**
  * Retrieval over one or more knowledge bases, computed in PostgreSQL: BM25 over the posting lists of
@@ -268,7 +244,7 @@ export class KnowledgeRetrievalService {
     // computed over the whole candidate set at once.
     const fused = [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined);
     if (this.deps.sentences ?? true) {
-      await this.addSentenceCosines(qv, fused, embeddings.model);
+      await addSentenceCosines({ db, vectors: this.vectors, log: this.deps.log }, qv, fused, embeddings.model);
       lap('sentences');
     }
     const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION);
@@ -295,37 +271,6 @@ export class KnowledgeRetrievalService {
       const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
       return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
     });
-  }
-
-  /**
-   * Sets `sentCos`, the query's cosine with the passage's best sentence, on the SENTENCE_DEPTH candidates
-   * best by the ranking evidence r (distinct contents; their sentence vectors read in one statement). A
-   * passage without sentence vectors (one sentence, not computed yet, or of other dimensions) keeps it
-   * undefined, and so does every candidate when the read fails (logged: the query goes on with passage
-   * cosines).
-   */
-  private async addSentenceCosines(q: Float32Array, cands: { sourceId: string; contentHash?: Buffer; x: number; cos: number; sentCos?: number }[], model: string) {
-    const r = (c: { x: number; cos: number }) => c.cos + FUSION_LEXICAL_WEIGHT * c.x;
-    const keyOf = (sourceId: string, hash: Buffer) => `${sourceId}:${hash.toString('hex')}`;
-    const ranked = cands.filter((c) => c.contentHash).sort((a, b) => r(b) - r(a));
-    const keys = new Map<string, { sourceId: string; contentHash: Buffer }>();
-    for (const c of ranked) {
-      if (keys.size >= SENTENCE_DEPTH) break;
-      keys.set(keyOf(c.sourceId, c.contentHash!), { sourceId: c.sourceId, contentHash: c.contentHash! });
-    }
-    if (keys.size === 0) return;
-    try {
-      const rows = await this.vectors.getSentenceVectors(this.deps.db, { model, keys: [...keys.values()] });
-      const best = new Map<string, number>();
-      for (const row of rows) {
-        // A row of other dimensions, or bytes that are no whole number of vectors, is skipped on its own.
-        if (!row.sentence_vecs?.byteLength || row.dims !== q.length || row.sentence_vecs.byteLength % (row.dims * 4) !== 0) continue;
-        best.set(keyOf(row.source_id, row.content_hash), Math.max(...decodeVectors(row.sentence_vecs, row.dims).map((v) => dot(q, v))));
-      }
-      for (const c of ranked) if (keys.has(keyOf(c.sourceId, c.contentHash!))) c.sentCos = best.get(keyOf(c.sourceId, c.contentHash!));
-    } catch (err) {
-      this.deps.log?.warn({ err: (err as Error).message }, 'Sentence vectors could not be read; scoring with passage cosines');
-    }
   }
 
   /** A passage as returned; its metadata is the source's current metadata overlaid with its record's own. */

@@ -1,5 +1,6 @@
 import type { AgentConfig } from '../agents/agent.schemas';
-import type { KnowledgeRetrievalService, MetadataFilter } from '../knowledge/knowledge-retrieval.service';
+import type { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.service';
+import type { MetadataFilter } from '../knowledge/metadata-filter';
 import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import type { RunRow } from './run.repo';
 import type { RunStepContext } from './run.repo';

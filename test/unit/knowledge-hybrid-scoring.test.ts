@@ -4,7 +4,7 @@ import { analyzerFor } from '../../src/knowledge/index/analyzers';
 import { contentHash, passageEmbeddingText } from '../../src/knowledge/index/embedding-text';
 import { calibrate, dot, fuseScores, fusionFeatures, fusionModelOf, fusionSetting, FUSION_FEATURES, DEFAULT_FUSION } from '../../src/knowledge/index/scoring';
 import { decodeVector, encodeVector } from '../../src/knowledge/index/vector-index.repo';
-import { normalizeFilter } from '../../src/knowledge/knowledge-retrieval.service';
+import { normalizeFilter } from '../../src/knowledge/metadata-filter';
 
 describe('hybrid scoring pieces', () => {
   it('stores a vector as float32 bytes and sign bits, and reads it back', () => {

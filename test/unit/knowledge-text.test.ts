@@ -5,7 +5,7 @@ import { inScope, scopePrefix } from '../../src/knowledge/ingest/crawler';
 import { extractHtml } from '../../src/knowledge/ingest/html-extract';
 import { extractMarkdown } from '../../src/knowledge/ingest/markdown-extract';
 import { allocatePostings, calibrate } from '../../src/knowledge/index/scoring';
-import { matchesFilter } from '../../src/knowledge/knowledge-retrieval.service';
+import { matchesFilter } from '../../src/knowledge/metadata-filter';
 
 describe('chunking', () => {
   it('starts a passage at each heading, packs blocks up to the bound and overlaps within a section', () => {

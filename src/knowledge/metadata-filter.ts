@@ -1,0 +1,21 @@
+/** Equality (`"en"`), or `{in: [...]}`, or `{eq: "en"}`, per metadata key; keys combine with AND. */
+export type MetadataFilterValue = string | number | boolean | { in: (string | number | boolean)[] } | { eq: string | number | boolean };
+export type MetadataFilter = Record<string, MetadataFilterValue>;
+
+/** The filter as allowed string values per key (metadata values are stored as strings). */
+export function normalizeFilter(filter: MetadataFilter | undefined): Record<string, string[]> | undefined {
+  if (!filter || Object.keys(filter).length === 0) return undefined;
+  return Object.fromEntries(
+    Object.entries(filter).map(([key, cond]) => [
+      key,
+      typeof cond === 'object' && cond !== null && 'in' in cond ? cond.in.map(String) : typeof cond === 'object' && cond !== null ? [String(cond.eq)] : [String(cond)],
+    ]),
+  );
+}
+
+/** Whether `metadata` passes `filter` (every key present with one of its allowed values). */
+export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
+  const allowed = normalizeFilter(filter);
+  if (!allowed) return true;
+  return Object.entries(allowed).every(([key, values]) => metadata[key] !== undefined && values.includes(metadata[key]));
+}
