@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { openConversation, seedAgent } from '../support/agents';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { freePort } from '../../src/platform/free-port';
-import { spawnRole, type RoleProcess } from '../support/roles';
+import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
 import { json, startToolServer } from '../support/tool-server';
 
@@ -12,25 +12,12 @@ import { json, startToolServer } from '../support/tool-server';
 // processes, so they can be killed as a crash would and restarted.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
 let tools: Awaited<ReturnType<typeof startToolServer>>;
-const children: RoleProcess[] = [];
 before(async () => {
   tools = await startToolServer();
 });
 after(async () => tools?.close());
-// Each test ends its child processes itself: the dev server's shutdown waits for their pollers.
-afterEach(async (t) => {
-  for (const c of children.splice(0)) {
-    if ((t as unknown as { passed?: boolean }).passed === false) console.error(`--- ${c.role} output\n${c.output().slice(-4000)}`);
-    await c.kill();
-  }
-});
-
-const roleOpts = () => ({ schema: ctx.stack.database.schema, temporalAddress: ctx.env.address, taskQueue: ctx.stack.config.temporal.taskQueue });
-async function spawn(role: 'api' | 'worker', port?: number) {
-  const p = await spawnRole(role, { ...roleOpts(), port });
-  children.push(p);
-  return p;
-}
+const roles = useRoleProcesses(ctx);
+const spawn = (role: 'api' | 'worker', port?: number) => roles.spawn(role, port);
 
 const lookupTool = () => ({
   name: 'lookup_order',

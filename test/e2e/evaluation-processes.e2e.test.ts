@@ -1,32 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
-import { spawnRole, type RoleProcess } from '../support/roles';
+import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
 import { json, startToolServer } from '../support/tool-server';
 
 // The API runs in the test process; the worker is a real child process, killed as a crash would be.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
 let tools: Awaited<ReturnType<typeof startToolServer>>;
-const children: RoleProcess[] = [];
 before(async () => {
   tools = await startToolServer();
 });
 after(async () => tools?.close());
-afterEach(async (t) => {
-  for (const c of children.splice(0)) {
-    if ((t as unknown as { passed?: boolean }).passed === false) console.error(`--- ${c.role} output\n${c.output().slice(-4000)}`);
-    await c.kill();
-  }
-});
+const roles = useRoleProcesses(ctx);
 
-async function spawnWorker() {
-  const p = await spawnRole('worker', { schema: ctx.stack.database.schema, temporalAddress: ctx.env.address, taskQueue: ctx.stack.config.temporal.taskQueue });
-  children.push(p);
-  return p;
-}
+const spawnWorker = () => roles.spawn('worker');
 
 describe('an evaluation across a worker crash', () => {
   it('loses no case and repeats none when the worker is killed mid-evaluation and restarted', async () => {

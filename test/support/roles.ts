@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'node:test';
 import path from 'node:path';
 import { TEST_DATABASE_URL } from './config';
 import { pollUntil } from './poll';
@@ -57,6 +58,29 @@ export async function spawnRole(role: 'api' | 'worker', opts: { schema: string; 
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
+    },
+  };
+}
+
+/**
+ * Child API and worker processes of one test file, on the file's stack (`ctx` from useTestStack with
+ * `worker: false`): `spawn` starts one; after each test every child is killed (a failed test prints the
+ * tail of their output). Each test ends its children itself: the dev server's shutdown waits for their
+ * pollers.
+ */
+export function useRoleProcesses(ctx: { env: { address: string }; stack: { database: { schema: string }; config: { temporal: { taskQueue: string } } } }) {
+  const children: RoleProcess[] = [];
+  afterEach(async (t) => {
+    for (const c of children.splice(0)) {
+      if ((t as unknown as { passed?: boolean }).passed === false) console.error(`--- ${c.role} output\n${c.output().slice(-4000)}`);
+      await c.kill();
+    }
+  });
+  return {
+    async spawn(role: 'api' | 'worker', port?: number): Promise<RoleProcess> {
+      const p = await spawnRole(role, { schema: ctx.stack.database.schema, temporalAddress: ctx.env.address, taskQueue: ctx.stack.config.temporal.taskQueue, port });
+      children.push(p);
+      return p;
     },
   };
 }
