@@ -33,21 +33,16 @@ export type VoiceCallAction = z.infer<typeof VoiceCallActionSchema>;
 
 /**
  * A number's call flow: its actions run in order when a call comes in; `connect_agent` and `dial` take the
- * call over, so they may only come last. `record` records the whole call (call.recording.ready when the
- * recording is processed); `language` is the BCP-47 tag used to speak and to recognise speech.
+ * call over, so they may only come last (`takeoverNotLast`: a rule the published schema cannot state, so
+ * breaking it is 422, not 400). `record` records the whole call (call.recording.ready when the recording is
+ * processed); `language` is the BCP-47 tag used to speak and to recognise speech.
  */
 export const VoiceCallFlowSchema = z
   .strictObject({
-    actions: z.array(VoiceCallActionSchema).min(1).max(10),
+    actions: z.array(VoiceCallActionSchema).min(1).max(10)
+      .describe('run in order; connect_agent and dial take the call over, so only the last action may be one of them (422 otherwise)'),
     record: z.boolean().default(false),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'a language tag such as en-US').default('en-US'),
-  })
-  .superRefine((flow, ctx) => {
-    flow.actions.forEach((a, i) => {
-      if ((a.action === 'connect_agent' || a.action === 'dial') && i !== flow.actions.length - 1) {
-        ctx.addIssue({ code: 'custom', path: ['actions', i, 'action'], message: `${a.action} takes the call over, so it must be the last action` });
-      }
-    });
   })
   .openapi('VoiceCallFlow');
 
@@ -56,3 +51,10 @@ export type VoiceCallFlowInput = z.input<typeof VoiceCallFlowSchema>;
 
 /** The agent a flow hands calls to, if any. */
 export const connectAgentOf = (flow: VoiceCallFlow) => flow.actions.find((a) => a.action === 'connect_agent');
+
+
+/** The first action that takes the call over before the end of the flow, with its index, if any. */
+export function takeoverNotLast(flow: VoiceCallFlow): { index: number; action: VoiceCallAction['action'] } | undefined {
+  const index = flow.actions.findIndex((a, i) => (a.action === 'connect_agent' || a.action === 'dial') && i !== flow.actions.length - 1);
+  return index === -1 ? undefined : { index, action: flow.actions[index]!.action };
+}

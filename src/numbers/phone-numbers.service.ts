@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AgentsService } from '../agents/agents.service';
 import { parseRecipient } from '../domain/phone-addresses';
-import { connectAgentOf, VoiceCallFlowSchema, type VoiceCallFlowInput } from './call-flow.schemas';
+import { connectAgentOf, takeoverNotLast, VoiceCallFlowSchema, type VoiceCallFlowInput } from './call-flow.schemas';
 import { PhoneNumberRepo } from './phone-number.repo';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -82,20 +82,26 @@ export class PhoneNumbersService {
 
   /**
    * Sets what an inbound call to the number hears and who answers it (null: the number takes no calls).
-   * The flow is validated (400 naming the field at fault); a connect_agent action's agent must be the
+   * The flow is validated (400 naming the field at fault; 422 when an action that takes the call over is not
+   * last); a connect_agent action's agent must be the
    * account's, live and configured for voice (422 agent_not_live / channel_not_supported).
    */
   async setVoiceCallFlow(input: Scope & { phoneNumberId: string; flow: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
     return this.updatePhoneNumber(input);
   }
 
-  /** The flow as stored once valid: 400 naming the field at fault, 422 for its agent. */
+  /** The flow as stored once valid: 400 naming the field at fault, 422 for an action order or an agent it cannot take. */
   private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput): Promise<Record<string, unknown>> {
     const parsed = VoiceCallFlowSchema.safeParse(flow);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const param = ['voice_call_flow', ...issue.path.map(String)].join('.');
       throw new AppError('parameter_invalid', `Invalid ${param}: ${issue.message}`, { param });
+    }
+    const early = takeoverNotLast(parsed.data);
+    if (early) {
+      const param = `voice_call_flow.actions.${early.index}.action`;
+      throw new AppError('parameter_unprocessable', `Invalid ${param}: ${early.action} takes the call over, so it must be the last action`, { param });
     }
     const connect = connectAgentOf(parsed.data);
     if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions');

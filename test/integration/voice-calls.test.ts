@@ -203,7 +203,7 @@ describe('voice calls over Twilio Programmable Voice', () => {
     const set = (flow: unknown) => ctx.stack.services.phoneNumbers.setVoiceCallFlow({ accountId: f.accountId, livemode: false, phoneNumberId: number.id, flow: flow as never });
     await assert.rejects(
       set({ actions: [{ action: 'connect_agent', agent_id: f.agentId, transfer_to: TRANSFER_TO }, { action: 'say', text: 'Bye' }] }),
-      (err: AppError) => err.code === 'parameter_invalid' && err.param === 'voice_call_flow.actions.0.action',
+      (err: AppError) => err.code === 'parameter_unprocessable' && err.param === 'voice_call_flow.actions.0.action',
     );
     await assert.rejects(set({ actions: [{ action: 'connect_agent', agent_id: f.agentId }] }), (err: AppError) => err.param === 'voice_call_flow.actions.0.transfer_to');
     await assert.rejects(
