@@ -15,6 +15,7 @@ import { LexicalIndexRepo } from '../src/knowledge/index/lexical-index.repo';
 import { dot, lexicalX, POSTINGS_BUDGET } from '../src/knowledge/index/scoring';
 import { decodeVector, encodeVector, VectorIndexRepo } from '../src/knowledge/index/vector-index.repo';
 import { round } from './support';
+import { fitLogisticRegression } from './logistic';
 
 /** x: the lexical side's normalised BM25 (0 when only the dense side proposed it); xExact: its real BM25 then. */
 export interface Candidate { doc: string; x: number; xExact?: number; cos: number; rel: number }
@@ -76,25 +77,10 @@ function meanNdcg(ids: string[], cands: Map<string, Candidate[]>, qrels: Map<str
   return ids.reduce((a, id) => a + ndcgAt10([...cands.get(id)!].sort((p, q) => q.x + w * q.cos - (p.x + w * p.cos)), qrels.get(id)!), 0) / ids.length;
 }
 
-/** Logistic regression of y on one feature z (Newton's method): P = σ(a·z + b). */
+/** Logistic regression of y on one feature z: P = σ(a·z + b). */
 function fitLogistic(zs: number[], ys: number[]): { a: number; b: number } {
-  let a = 0;
-  let b = 0;
-  for (let it = 0; it < 50; it++) {
-    let ga = 0, gb = 0, haa = 0, hab = 0, hbb = 0;
-    for (let i = 0; i < zs.length; i++) {
-      const p = 1 / (1 + Math.exp(-(a * zs[i]! + b)));
-      const r = p - ys[i]!;
-      const w = p * (1 - p);
-      ga += r * zs[i]!; gb += r;
-      haa += w * zs[i]! * zs[i]!; hab += w * zs[i]!; hbb += w;
-    }
-    const det = haa * hbb - hab * hab;
-    if (!(Math.abs(det) > 1e-12)) break;
-    a -= (hbb * ga - hab * gb) / det;
-    b -= (haa * gb - hab * ga) / det;
-  }
-  return { a, b };
+  const [a, b] = fitLogisticRegression(zs.map((z) => [z, 1]), ys, { maxIterations: 50 });
+  return { a: a!, b: b! };
 }
 
 /** The fit with dense-only candidates scored by their real BM25 instead of 0. */

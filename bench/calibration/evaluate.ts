@@ -1,7 +1,7 @@
 /**
  * The calibration bench's fit and figures, from the collected candidates (bench/calibration/collect.ts):
  * a logistic model over the fusion's features (src/knowledge/index/scoring.ts fusionFeatures), fitted by
- * Newton's method with a small L2 penalty, each set counting equally and each question equally within
+ * bench/logistic.ts with a small L2 penalty, each set counting equally and each question equally within
  * its set; every set's figures come from the fit on the other sets (leave-one-dataset-out).
  */
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, fusionSetting, type Fu
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
 import { HELD_OUT } from './sets';
-import { solve } from '../linear-solve';
+import { fitLogisticRegression } from '../logistic';
 
 /** The default confidence_floor the rates are read at. */
 export const FLOOR = 0.5;
@@ -36,30 +36,12 @@ export function fitLogistic(raw: number[][], ys: number[], ws: number[], l2 = L2
   return { weights, bias: z.bias - weights.reduce((a, w, k) => a + w * mean[k]!, 0) };
 }
 
+/** The fit on standardised features: the bias in the last column, L2 `l2` (per unit of total weight) on the others. */
 function fitStandardised(xs: number[][], ys: number[], ws: number[], l2: number): FusionModel {
   const d = xs[0]?.length ?? 0;
-  let beta = new Array<number>(d + 1).fill(0);
   const total = ws.reduce((a, b) => a + b, 0);
-  for (let it = 0; it < 50; it++) {
-    const g = new Array<number>(d + 1).fill(0);
-    const h = Array.from({ length: d + 1 }, () => new Array<number>(d + 1).fill(0));
-    for (let i = 0; i < xs.length; i++) {
-      const row = [...xs[i]!, 1];
-      const p = σ(row.reduce((z, v, k) => z + v * beta[k]!, 0));
-      const w = ws[i]!;
-      for (let k = 0; k <= d; k++) {
-        g[k]! += w * (p - ys[i]!) * row[k]!;
-        for (let l = 0; l <= d; l++) h[k]![l]! += w * p * (1 - p) * row[k]! * row[l]!;
-      }
-    }
-    for (let k = 0; k < d; k++) {
-      g[k]! += l2 * total * beta[k]!;
-      h[k]![k]! += l2 * total;
-    }
-    const step = solve(h, g);
-    beta = beta.map((b, k) => b - step[k]!);
-    if (Math.max(...step.map(Math.abs)) < 1e-8) break;
-  }
+  const penalty = Array.from({ length: d + 1 }, (_, k) => (k < d ? l2 * total : 0));
+  const beta = fitLogisticRegression(xs.map((x) => [...x, 1]), ys, { weights: ws, penalty, maxIterations: 50 });
   return { weights: beta.slice(0, d), bias: beta[d]! };
 }
 
