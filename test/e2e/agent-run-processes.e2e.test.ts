@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openConversation, seedAgent } from '../support/agents';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { freePort } from '../../src/platform/free-port';
 import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
-import { json, startToolServer } from '../support/tool-server';
+import { json, useToolServer } from '../support/tool-server';
 
 // The API of this file's stack runs in the test process; workers (and a second API) run as real child
 // processes, so they can be killed as a crash would and restarted.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 const roles = useRoleProcesses(ctx);
 const spawn = (role: 'api' | 'worker', port?: number) => roles.spawn(role, port);
 

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
-import { json, startToolServer } from '../support/tool-server';
+import { json, useToolServer } from '../support/tool-server';
 
 // The API runs in the test process; the worker is a real child process, killed as a crash would be.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 const roles = useRoleProcesses(ctx);
 
 const spawnWorker = () => roles.spawn('worker');

@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { ask, openConversation, seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';
-import { json, startToolServer } from '../support/tool-server';
+import { json, useToolServer } from '../support/tool-server';
 
 let logged = '';
 const log = pino({ level: 'trace' }, new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb(); } }));
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', log });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 
 const lookupTool = (idempotent: boolean) => ({
   name: 'lookup_order',

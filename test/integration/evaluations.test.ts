@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { HELP_CENTER, seedAgent, type AgentFixture } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
-import { startToolServer } from '../support/tool-server';
+import { useToolServer } from '../support/tool-server';
 
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 
 const agentTools = () => [
   {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import * as addTestSigningSecret from '../../src/db/migrations/20261126T101500-add-test-signing-secret';
 import { verifySignatureHeader } from '../../src/domain/signature';
@@ -11,7 +11,7 @@ import { ask, openConversation, seedAgent } from '../support/agents';
 import { apiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';
-import { json, startToolServer } from '../support/tool-server';
+import { json, useToolServer } from '../support/tool-server';
 import { waitForSource } from './knowledge-helpers';
 
 /**
@@ -20,11 +20,7 @@ import { waitForSource } from './knowledge-helpers';
  */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'trust-boundaries-'));
 const ctx = useTestStack({ label: __filename, config: { dataDir, console: { devSignIn: true } } });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 
 const base = () => ctx.stack.baseUrl;
 const form = (o: Record<string, string>) => new URLSearchParams(o).toString();

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 
 export interface ToolRequest {
   headers: http.IncomingHttpHeaders;
@@ -33,6 +34,31 @@ export async function startToolServer(handler?: ToolHandler) {
       current = h;
     },
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+export type ToolServer = Awaited<ReturnType<typeof startToolServer>>;
+
+/** A tool server for the whole test file: started before its tests, closed after them. */
+export function useToolServer(): ToolServer {
+  let server: ToolServer | undefined;
+  before(async () => {
+    server = await startToolServer();
+  });
+  after(async () => server?.close());
+  const started = () => {
+    if (!server) throw new Error('the tool server starts in the file’s before hook');
+    return server;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get requests() {
+      return started().requests;
+    },
+    handle: (h: ToolHandler) => started().handle(h),
+    close: () => started().close(),
   };
 }
 

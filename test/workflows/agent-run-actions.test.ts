@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AgentConfigInput } from '../../src/agents/agent.schemas';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { useTestStack } from '../support/stack';
-import { json, startToolServer } from '../support/tool-server';
+import { json, useToolServer } from '../support/tool-server';
 
 const ctx = useTestStack({ label: __filename });
-let tools: Awaited<ReturnType<typeof startToolServer>>;
-before(async () => {
-  tools = await startToolServer();
-});
-after(async () => tools?.close());
+const tools = useToolServer();
 
 const refundTool = (overrides: Record<string, unknown> = {}) => ({
   name: 'refund_order',
