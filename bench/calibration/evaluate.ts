@@ -119,8 +119,20 @@ function reliability(pairs: { p: number; y: number }[]): { ece: number; bins: Bi
   return { ece, bins: bins.map((b) => ({ n: b.n, predicted: b.n ? b.predicted / b.n : 0, observed: b.n ? b.observed / b.n : 0 })) };
 }
 
+/** The diagram's key, top left inside the plot (where a calibrated set's bars are short). */
+function legend(x: number, y: number): string {
+  const rows = [
+    `<rect x="${x}" y="${y - 8}" width="10" height="9" fill="#4a7dbf" opacity="0.8"/>`,
+    `<circle cx="${x + 5}" cy="${y + 10}" r="3" fill="#c33"/>`,
+    `<rect x="${x}" y="${y + 20}" width="10" height="9" fill="#ddd"/>`,
+    `<line x1="${x}" y1="${y + 37}" x2="${x + 10}" y2="${y + 33}" stroke="#888" stroke-dasharray="4 3"/>`,
+  ];
+  const labels = ['observed: share the top passage answers', 'mean predicted score', 'questions per bin (tallest = ¼ height)', 'perfect calibration'];
+  return `<g font-size="9" fill="#333">${rows.join('')}${labels.map((t, i) => `<text x="${x + 15}" y="${y + i * 14}">${t}</text>`).join('')}</g>`;
+}
+
 /** A reliability diagram: observed rate against predicted score in 10 bins, bar width by count. */
-function diagram(title: string, bins: Bin[], ece: number): string {
+export function diagram(title: string, bins: Bin[], ece: number): string {
   const W = 360, H = 360, m = 40, s = (W - 2 * m);
   const X = (v: number) => m + v * s;
   const Y = (v: number) => H - m - v * s;
@@ -133,7 +145,7 @@ function diagram(title: string, bins: Bin[], ece: number): string {
 <rect x="${m}" y="${m}" width="${s}" height="${s}" fill="none" stroke="#999"/>${bars}${pts}
 <line x1="${X(0)}" y1="${Y(0)}" x2="${X(1)}" y2="${Y(1)}" stroke="#888" stroke-dasharray="4 3"/>${ticks}
 <text x="${W / 2}" y="${H - 8}" font-size="11" text-anchor="middle">predicted P(top passage answers)</text>
-<text x="12" y="${H / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 12 ${H / 2})">observed rate (blue); grey: questions per bin (tallest = 0.25)</text></svg>`;
+<text x="12" y="${H / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 12 ${H / 2})">observed share answered</text>${legend(m + 8, m + 8)}</svg>`;
 }
 
 export interface SetFigures {
