@@ -83,6 +83,9 @@ export async function createRuntime(input: {
       if (config.database.url) {
         // Revocations by other processes (another API, the CLI) drop this process's key cache at once.
         revocations = startApiKeyRevocationFeed({ url: config.database.url, accounts: services.accounts, log });
+        // Runs move in the worker: its notifications wake this process's waiters (a POST with wait_ms, an
+        // SSE stream) at once; until the listener is up they re-read on their interval.
+        await services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener not ready; waiters poll until it is'));
       }
       if (config.metrics.port !== undefined) metricsServer = await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port });
       return server;
@@ -114,6 +117,7 @@ export async function createRuntime(input: {
     },
     async close() {
       await revocations?.close();
+      await services.runNotifier.close();
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       stopIdempotencySweep?.();
       // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker

@@ -7,6 +7,7 @@ import { RUN_WAIT_ENDS } from '../../src/runs/run-lifecycle';
 import { silentLogger } from '../../src/observability/logger';
 import { TEST_DATABASE_URL } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { startDevRuntime } from '../support/runtime';
 
 /**
  * A run's notification names its new status, so a waiter for an ending status (a POST with wait_ms) does
@@ -66,6 +67,22 @@ describe('RunNotifier', () => {
       assert.equal(woke, true);
     } finally {
       await api.close();
+    }
+  });
+
+  it('is listening in an API process of the production wiring: a run move written by another process wakes its waiters', { timeout: 120_000 }, async () => {
+    const dev = await startDevRuntime({ label: 'run-notifier-api', api: true });
+    try {
+      const notifier = dev.runtime.services.runNotifier;
+      const channel = notifier.acrossProcessesChannel;
+      assert.ok(channel, 'a Postgres server carries notifications across processes');
+      const id = runId();
+      // No re-read interval to fall back on: only the notification can end this wait (a hang fails the test).
+      const woken = notifier.next(id, 2 ** 31 - 1);
+      await sql`select pg_notify(${channel}, ${`${id}:completed`})`.execute(database.db);
+      await woken;
+    } finally {
+      await dev.close();
     }
   });
 });
