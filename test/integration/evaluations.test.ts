@@ -59,6 +59,12 @@ async function evaluate(f: AgentFixture, body: Record<string, unknown> = {}) {
 
 const resultOf = (evaluation: any, name: string) => evaluation.cases.find((c: any) => c.name === name);
 
+/** The agent's hidden draft snapshots (negative versions), newest first. */
+async function draftSnapshots(agentId: string): Promise<number[]> {
+  const rows = await ctx.stack.database.db.selectFrom('agent_versions').select('version').where('agent_id', '=', agentId).where('version', '<', 0).orderBy('version', 'asc').execute();
+  return rows.map((r) => r.version);
+}
+
 describe('evaluations', () => {
   it('passes every expectation kind that holds, in hidden test conversations, without calling the tools', async () => {
     const f = await seed();
@@ -200,6 +206,7 @@ describe('evaluations', () => {
     const worse = { ...draft, require_passing_evaluation: true, guardrails: { ...draft.guardrails, restricted_topics: ['shipping'] } };
     await agents.updateDraft({ ...scope, agentId: f.agentId, config: worse });
     await assert.rejects(agents.publishAgent({ ...scope, agentId: f.agentId }), (err: any) => err.code === 'evaluation_required' && /never evaluated/.test(err.message));
+    assert.deepEqual(await draftSnapshots(f.agentId), [], 'a refused publish stores no snapshot of the draft');
 
     const regressed = await evaluate(f);
     assert.equal(regressed.comparison.baseline_evaluation_id, live.id);
@@ -212,7 +219,9 @@ describe('evaluations', () => {
 
     // Fixed, but not evaluated since: still refused; evaluated: published.
     await agents.updateDraft({ ...scope, agentId: f.agentId, config: { ...worse, guardrails: { ...worse.guardrails, restricted_topics: ['legal advice'] } } });
+    const snapshotsBefore = await draftSnapshots(f.agentId);
     await assert.rejects(agents.publishAgent({ ...scope, agentId: f.agentId }), (err: any) => err.code === 'evaluation_required' && /changed since/.test(err.message));
+    assert.deepEqual(await draftSnapshots(f.agentId), snapshotsBefore, 'a refused publish stores no snapshot of the changed draft');
     const fixed = await evaluate(f);
     assert.equal(fixed.passed, true);
     assert.deepEqual(fixed.comparison.regressions, []);
