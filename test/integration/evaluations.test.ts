@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EvaluationRepo } from '../../src/evaluations/evaluation.repo';
 import { HELP_CENTER, seedAgent, type AgentFixture } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
@@ -63,6 +64,26 @@ const resultOf = (evaluation: any, name: string) => evaluation.cases.find((c: an
 async function draftSnapshots(agentId: string): Promise<number[]> {
   const rows = await ctx.stack.database.db.selectFrom('agent_versions').select('version').where('agent_id', '=', agentId).where('version', '<', 0).orderBy('version', 'asc').execute();
   return rows.map((r) => r.version);
+}
+
+/** A console session of the account's key (through a sign-in link): `post` sends a form as the console's pages do. */
+async function consoleSession(apiKey: string) {
+  const base = ctx.stack.baseUrl;
+  const link = await ctx.stack.services.consoleSessions.createSignInLink({ secret: apiKey });
+  const opened = await fetch(`${base}/console/sign-in/${link.token}`, { redirect: 'manual' });
+  const cookie = opened.headers.getSetCookie().find((c) => c.startsWith('converse_console='))!.split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(`${base}/console/keys`, { headers: { cookie } })).text())![1]!;
+  return {
+    post: async (path: string, body: Record<string, string>) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...body }).toString(),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+  };
 }
 
 describe('evaluations', () => {
@@ -227,6 +248,35 @@ describe('evaluations', () => {
     assert.deepEqual(fixed.comparison.regressions, []);
     const published = await agents.publishAgent({ ...scope, agentId: f.agentId });
     assert.equal(published.version, 2);
+  });
+
+  it('imports cases in the console by name past the first 100, keeping the cases the YAML does not list', async () => {
+    const f = await seed();
+    const scope = { accountId: f.accountId, livemode: false };
+    const names = Array.from({ length: 105 }, (_, i) => `case ${String(i).padStart(3, '0')}`);
+    await ctx.stack.services.testCases.replaceAgentTests({ ...scope, agentId: f.agentId, tests: names.map((name) => ({ name, turns: [{ customer: 'hi' }] })) });
+    const casesOf = () => new EvaluationRepo().listTestCases(ctx.stack.database.db, f.agentId);
+    const before = await casesOf();
+    assert.equal(before.length, 105);
+
+    // 'case 000' is the oldest: not among the 100 newest the Tests tab lists.
+    const s = await consoleSession(f.apiKey);
+    const yaml = 'tests:\n  - name: case 000\n    turns:\n      - customer: How do I reset my password?\n  - name: brand new\n    turns:\n      - customer: hello\n';
+    const imported = await s.post(`/console/agents/${f.agentId}/tests/import`, { yaml });
+    assert.equal(imported.status, 303, imported.text);
+
+    const after = await casesOf();
+    assert.equal(after.length, 106, 'one case added, none deleted');
+    const oldest = after.find((c) => c.name === 'case 000')!;
+    assert.equal(oldest.id, before[0]!.id, 'replaced by name, not added again');
+    assert.deepEqual((oldest.definition as any).turns.map((t: any) => t.customer), ['How do I reset my password?']);
+    assert.deepEqual(after.filter((c) => !names.includes(c.name)).map((c) => c.name), ['brand new']);
+
+    // An import with a bad entry changes nothing, and shows the Tests tab again with the message.
+    const bad = await s.post(`/console/agents/${f.agentId}/tests/import`, { yaml: 'tests:\n  - name: case 001\n    turns:\n      - customer: changed\n  - name: broken\n' });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /tests\.1\.turns/);
+    assert.deepEqual((await casesOf()).map((c) => [c.id, c.updated_at.getTime()]), after.map((c) => [c.id, c.updated_at.getTime()]));
   });
 
   it('records a case deleted after its evaluation started as failed, so the evaluation still completes', async () => {
