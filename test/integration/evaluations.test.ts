@@ -331,5 +331,12 @@ describe('evaluations', () => {
     const other = await seedAgent(ctx.stack);
     const foreign = await other.call('GET', `/v1/agents/${f.agentId}/test_cases`);
     assert.equal(foreign.status, 404);
+    const snapshots = await draftSnapshots(f.agentId);
+    for (const version of ['draft', 1]) {
+      const foreignEvaluation = await other.call('POST', '/v1/evaluations', { agent_id: f.agentId, version });
+      assert.equal(foreignEvaluation.status, 404, `version ${version}`);
+      assert.equal(foreignEvaluation.body.error.param, 'agent_id');
+    }
+    assert.deepEqual(await draftSnapshots(f.agentId), snapshots, 'no snapshot of another account\'s draft');
   });
 });
