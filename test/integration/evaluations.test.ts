@@ -173,7 +173,23 @@ describe('evaluations', () => {
     for (const c of evaluation.cases) assert.equal(c.failures[0].turn, 0);
   });
 
-  it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async () => {
+  it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async (t) => {
+    // Once the runner has answered what a run asks, it waits for the run to move on instead of re-reading
+    // it while its workflow has not read the answers yet (a read that answers within the wait counts).
+    const runs = ctx.stack.services.runs;
+    const [wait, decide, submit] = [runs.waitForRun.bind(runs), runs.decideApproval.bind(runs), runs.submitToolResult.bind(runs)];
+    const answered = new Set<string>();
+    let rereadsOfAnswered = 0;
+    t.mock.method(runs, 'decideApproval', (input: Parameters<typeof decide>[0]) => (answered.add(input.toolCallId), decide(input)));
+    t.mock.method(runs, 'submitToolResult', (input: Parameters<typeof submit>[0]) => (answered.add(input.toolCallId), submit(input)));
+    t.mock.method(runs, 'waitForRun', async (input: Parameters<typeof wait>[0]) => {
+      const answeredBefore = new Set(answered);
+      const started = Date.now();
+      const run = await wait(input);
+      const stillAnswered = run.status === 'requires_action' && run.required_action?.tool_calls.every((c) => answeredBefore.has(c.id));
+      if (stillAnswered && Date.now() - started < input.waitMs) rereadsOfAnswered++;
+      return run;
+    });
     const f = await seed();
     await addCase(f, {
       name: 'tool error',
@@ -209,6 +225,8 @@ describe('evaluations', () => {
     assert.equal((await callOf('approval rejected')).result_status, 'rejected');
     assert.equal(tools.requests.length, before + 1, 'only the case that asked called the endpoint');
     assert.equal(tools.requests.at(-1)!.body.arguments.order_id, '54321');
+    assert.ok(answered.size >= 2, 'the runner answered the 202 and the approval');
+    assert.equal(rereadsOfAnswered, 0);
   });
 
   it('compares a draft with the live version and, with require_passing_evaluation, refuses to publish a regression or an unevaluated draft', async () => {
