@@ -63,12 +63,22 @@ export class AgentRepo {
   async snapshotDraft(db: Kysely<DB>, id: string, config: unknown): Promise<number> {
     return db.transaction().execute(async (tx) => {
       await tx.selectFrom('agents').select('id').where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-      const latest = await tx.selectFrom('agent_versions').selectAll().where('agent_id', '=', id).where('version', '<', 0).orderBy('version', 'asc').limit(1).executeTakeFirst();
+      const latest = await this.latestSnapshot(tx, id);
       if (latest && canonicalJson(latest.config) === canonicalJson(config)) return latest.version;
       const next = (latest?.version ?? 0) - 1;
       await tx.insertInto('agent_versions').values({ agent_id: id, version: next, config: JSON.stringify(config) }).execute();
       return next;
     });
+  }
+
+  /** The version `snapshotDraft` would reuse for `config` (the latest snapshot, when equal), without storing one. */
+  async reusableSnapshot(db: Db, id: string, config: unknown): Promise<number | undefined> {
+    const latest = await this.latestSnapshot(db, id);
+    return latest && canonicalJson(latest.config) === canonicalJson(config) ? latest.version : undefined;
+  }
+
+  private async latestSnapshot(db: Db, id: string) {
+    return db.selectFrom('agent_versions').selectAll().where('agent_id', '=', id).where('version', '<', 0).orderBy('version', 'asc').limit(1).executeTakeFirst();
   }
 
   async getVersion(db: Db, agentId: string, version: number) {

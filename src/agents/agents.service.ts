@@ -20,7 +20,8 @@ export interface AgentVersion {
 
 /** What publishing an agent with `require_passing_evaluation` must pass (the evaluations area implements it). */
 export interface AgentPublishGate {
-  assertPublishable(input: Scope & { agentId: string }): Promise<void>;
+  /** `draft`: the draft being published, as `publishAgent` has just validated it. */
+  assertPublishable(input: Scope & { agentId: string; draft: AgentConfig }): Promise<void>;
 }
 
 /** Keeps the `tests:` of an agent file (the evaluations area): `check` throws for a bad entry before anything is written. */
@@ -115,7 +116,7 @@ export class AgentsService {
     const draft = await this.validateConfig({ ...scopeOf(input), config: current.draft });
     if (draft.require_passing_evaluation) {
       if (!this.publishGate) throw new AppError('evaluation_required', `Agent ${current.id} requires a passing evaluation, which this process cannot check`);
-      await this.publishGate.assertPublishable({ ...scopeOf(input), agentId: current.id });
+      await this.publishGate.assertPublishable({ ...scopeOf(input), agentId: current.id, draft });
     }
     const row = await this.repo.publishDraft(this.deps.db, current.id);
     return toAgentObject(row, AgentConfigSchema.parse(row.draft));
@@ -198,6 +199,14 @@ export class AgentsService {
     const config = await this.validateConfig({ ...scopeOf(input), config: row.draft });
     const version = await this.repo.snapshotDraft(this.deps.db, row.id, config);
     return this.getVersion({ agentId: row.id, version });
+  }
+
+  /**
+   * The snapshot version `snapshotDraft` would reuse for this validated draft of the agent, without storing
+   * one; undefined when it would store a new one (so no run or evaluation has used this draft as it is).
+   */
+  async reusableDraftSnapshot(input: { agentId: string; draft: AgentConfig }): Promise<number | undefined> {
+    return this.repo.reusableSnapshot(this.deps.db, input.agentId, input.draft);
   }
 
   /** Published versions, newest first (draft snapshots of the test chat are not versions). */

@@ -134,15 +134,9 @@ export function registerConsoleTestRoutes(router: Router, { services, config }: 
     res.redirect(303, `/console/agents/${conversation.agent_id}/tests?edit=${created.id}`);
   }));
 
-  /** An agent file or a `tests:` list: each case created, or replaced when the agent has one of that name. */
+  /** An agent file or a `tests:` list: each case created, or replaced when the agent has one of that name; none deleted. */
   async function importCases(scope: Scope, agentId: string, doc: unknown) {
     const tests = doc && typeof doc === 'object' && !Array.isArray(doc) && 'tests' in doc ? (doc as { tests: unknown }).tests : doc;
-    const definitions = services.testCases.parseAgentFileTests(tests);
-    const existing = (await services.testCases.listTestCases({ ...scope, agentId, page: { limit: 100 } })).data;
-    for (const d of definitions) {
-      const same = existing.find((c) => c.name === d.name);
-      if (same) await services.testCases.updateTestCase({ ...scope, agentId, caseId: same.id, definition: d });
-      else await services.testCases.createTestCase({ ...scope, agentId, definition: d });
-    }
+    await services.testCases.replaceAgentTests({ ...scope, agentId, tests, deleteMissing: false });
   }
 }

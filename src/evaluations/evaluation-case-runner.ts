@@ -5,7 +5,7 @@ import { AppError, notFound } from '../domain/errors';
 import { derivedId, IdPrefix } from '../domain/ids';
 import type { Scope } from '../domain/principal';
 import type { RunObject } from '../runs/run.schemas';
-import type { RunsService } from '../runs/runs.service';
+import type { RunsService, RunWaitEnd } from '../runs/runs.service';
 import { declaredResultFor, EVALUATION_METADATA } from './declared-tool-answers';
 import { EvaluationRepo, type CaseResultRow, type EvaluationRow, type TestCaseRow } from './evaluation.repo';
 import type { CaseFailure, TestCaseDefinition } from './evaluation.schemas';
@@ -14,9 +14,18 @@ import { definitionOf } from './test-cases.service';
 
 /** How long one wait for a run lasts before the runner heartbeats and waits again. */
 const WAIT_SLICE_MS = 2_000;
-/** After answering a required action, how often the runner looks for the run to move on. */
-const ANSWERED_RECHECK_MS = 50;
 const ENDED = new Set<RunObject['status']>(['completed', 'failed', 'expired']);
+
+/**
+ * The wait after the runner answered a run's required action (the calls in `answered`): it ends when the
+ * run moves on (in_progress, or ended) or asks for something not answered yet. A run leaves
+ * requires_action only for another status (run-lifecycle.ts), so a requires_action notification is let
+ * pass: the notification of the move before it woke the wait.
+ */
+export const movedOnFrom = (answered: ReadonlySet<string>): RunWaitEnd => ({
+  wakesOn: (status) => status !== 'requires_action',
+  ends: (run) => run.status !== 'requires_action' || (run.required_action?.tool_calls.some((c) => !answered.has(c.id)) ?? false),
+});
 
 /** The derived ids of a case's conversation and turns: a repeated case finds what it posted before. */
 export const evaluationConversationId = (evaluationId: string, caseId: string) => derivedId(IdPrefix.conversation, evaluationId, caseId);
@@ -124,17 +133,17 @@ export class EvaluationCaseRunner {
    */
   private async settle(scope: Scope, runId: string, d: TestCaseDefinition, approve: boolean, failures: CaseFailure[], turn: number, heartbeat?: () => void): Promise<RunObject> {
     const answered = new Set<string>();
+    // Answered: the run goes on once its workflow has read the answers; until then it still requires action.
+    let awaitingMove = false;
     for (;;) {
       heartbeat?.();
-      const run = await this.deps.runs.waitForRun({ runId, waitMs: WAIT_SLICE_MS });
+      const run = await this.deps.runs.waitForRun({ runId, waitMs: WAIT_SLICE_MS, ...(awaitingMove ? { until: movedOnFrom(answered) } : {}) });
+      awaitingMove = false;
       if (ENDED.has(run.status)) return run;
       if (run.status !== 'requires_action' || !run.required_action) continue;
       const action = run.required_action;
-      // Answered already: the run goes on once its workflow has read the answers.
-      if (action.tool_calls.every((c) => answered.has(c.id))) {
-        await new Promise((r) => setTimeout(r, ANSWERED_RECHECK_MS));
-        continue;
-      }
+      awaitingMove = true;
+      if (action.tool_calls.every((c) => answered.has(c.id))) continue;
       for (const call of action.tool_calls) {
         answered.add(call.id);
         if (action.type === 'approve_tool_call') {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AgentConfig } from '../agents/agent.schemas';
 import type { AgentPublishGate, AgentsService } from '../agents/agents.service';
 import type { DB } from '../db/schema';
 import { AppError } from '../domain/errors';
@@ -14,13 +15,14 @@ export class EvaluationPublishGate implements AgentPublishGate {
 
   /**
    * The publish gate of an agent with `require_passing_evaluation`: its latest draft evaluation must be
-   * of the draft as it is now (422 evaluation_required otherwise, also while it runs) and have no
-   * regression against the live version (422 evaluation_regression, naming the cases).
+   * of the draft as it is now, `input.draft` (422 evaluation_required otherwise, also while it runs) and
+   * have no regression against the live version (422 evaluation_regression, naming the cases). It stores
+   * nothing: the draft's snapshot is looked up, not taken (a draft no snapshot holds was never evaluated).
    */
-  async assertPublishable(input: Scope & { agentId: string }): Promise<void> {
-    const snapshot = await this.deps.agents.snapshotDraft(input);
+  async assertPublishable(input: Scope & { agentId: string; draft: AgentConfig }): Promise<void> {
+    const snapshot = await this.deps.agents.reusableDraftSnapshot({ agentId: input.agentId, draft: input.draft });
     const latest = await this.repo.latestDraftEvaluation(this.deps.db, input.agentId);
-    if (!latest || latest.agent_version !== snapshot.version) {
+    if (!latest || snapshot === undefined || latest.agent_version !== snapshot) {
       throw new AppError('evaluation_required', `Agent ${input.agentId} requires a passing evaluation: the draft ${latest ? 'changed since its latest evaluation' : 'was never evaluated'}; evaluate the draft first (POST /v1/evaluations with version "draft")`);
     }
     if (latest.status !== 'completed') throw new AppError('evaluation_required', `Evaluation ${latest.id} of the draft is still running; publish once it completes`);

@@ -37,9 +37,6 @@ export class EvaluationsService {
   /** Starts an evaluation of `version` (a number, or `draft`: a snapshot of the draft as it is now). */
   async createEvaluation(input: Scope & { agentId: string; version: number | 'draft'; caseIds?: string[] }): Promise<EvaluationObject> {
     const scope = scopeOf(input);
-    await this.deps.agents.getAgent({ ...scope, agentId: input.agentId }).catch((err: unknown) => {
-      throw err instanceof AppError && err.code === 'resource_missing' ? notFound('agent', input.agentId, 'agent_id') : err;
-    });
     const version = await this.resolveVersion(scope, input.agentId, input.version);
     const cases = await this.repo.listTestCases(this.deps.db, input.agentId);
     let caseIds = cases.map((c) => c.id);
@@ -98,8 +95,14 @@ export class EvaluationsService {
     });
   }
 
+  /** The evaluated version of the account's agent (404 naming `agent_id` for another account's or a missing agent). */
   private async resolveVersion(scope: Scope, agentId: string, version: number | 'draft'): Promise<AgentVersion> {
-    if (version === 'draft') return this.deps.agents.snapshotDraft({ ...scope, agentId });
+    const agentMissing = (err: unknown) => {
+      throw err instanceof AppError && err.code === 'resource_missing' ? notFound('agent', agentId, 'agent_id') : err;
+    };
+    // The snapshot reads the agent in this scope: the draft's agent is read once.
+    if (version === 'draft') return this.deps.agents.snapshotDraft({ ...scope, agentId }).catch(agentMissing);
+    await this.deps.agents.getAgent({ ...scope, agentId }).catch(agentMissing);
     try {
       return await this.deps.agents.getVersion({ agentId, version });
     } catch (err) {

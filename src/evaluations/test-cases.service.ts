@@ -96,12 +96,14 @@ export class TestCasesService {
   }
 
   /**
-   * The `tests:` of an agent file: every entry validated first (a bad one changes nothing), then cases
-   * are created or replaced by name and the agent's cases the file no longer names are deleted.
+   * The `tests:` of an agent file: every entry validated first (a bad one changes nothing), then, in one
+   * transaction, cases are created or replaced by name and the agent's cases the file no longer names are
+   * deleted, unless `deleteMissing: false` (the console's import keeps them).
    */
-  async replaceAgentTests(input: Scope & { agentId: string; tests: unknown }): Promise<{ created: number; updated: number; deleted: number }> {
+  async replaceAgentTests(input: Scope & { agentId: string; tests: unknown; deleteMissing?: boolean }): Promise<{ created: number; updated: number; deleted: number }> {
     const definitions = this.parseAgentFileTests(input.tests);
     const names = new Set(definitions.map((d) => d.name));
+    await this.deps.agents.getAgent({ ...scopeOf(input), agentId: input.agentId });
     return this.deps.db.transaction().execute(async (tx) => {
       const existing = await this.repo.listTestCases(tx, input.agentId);
       let created = 0;
@@ -119,7 +121,7 @@ export class TestCasesService {
           created++;
         }
       }
-      const gone = existing.filter((e) => !names.has(e.name)).map((e) => e.id);
+      const gone = input.deleteMissing === false ? [] : existing.filter((e) => !names.has(e.name)).map((e) => e.id);
       await this.repo.deleteTestCases(tx, gone);
       return { created, updated, deleted: gone.length };
     });

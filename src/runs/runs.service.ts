@@ -17,6 +17,14 @@ const endsWait = (status: RunStatus) => RUN_WAIT_ENDS.includes(status);
 /** Waiters re-read Postgres this often even without a notification. */
 const POLL_MS = 250;
 
+/** A wait's own end, in place of the default (the run completed, failed, expired or requires action). */
+export interface RunWaitEnd {
+  /** The statuses whose notification is worth a read (a notification naming no status always wakes). */
+  wakesOn: (status: RunStatus) => boolean;
+  /** Whether the run as read ends the wait. */
+  ends: (run: RunObject) => boolean;
+}
+
 export interface RunStreamEvent {
   id: number;
   event: string;
@@ -49,8 +57,12 @@ export class RunsService {
     return view;
   }
 
-  /** Waits up to `waitMs` for the run to complete, fail, expire or require action; returns it as it stands. */
-  async waitForRun(input: { runId: string; waitMs: number; signal?: AbortSignal; justStarted?: boolean }): Promise<RunObject> {
+  /**
+   * Waits up to `waitMs` for the run to complete, fail, expire or require action (or for `until`, see
+   * RunWaitEnd); returns it as it stands.
+   */
+  async waitForRun(input: { runId: string; waitMs: number; signal?: AbortSignal; justStarted?: boolean; until?: RunWaitEnd }): Promise<RunObject> {
+    const { until } = input;
     const deadline = Date.now() + input.waitMs;
     // `justStarted`: the caller has just created and started the run, so it has not ended yet: the first
     // read waits for the run's first notification (or the poll interval).
@@ -59,10 +71,10 @@ export class RunsService {
       const remaining = deadline - Date.now();
       // Subscribed before reading, so a change between the read and the wait is not missed.
       // A notification naming a status the wait does not end on (in_progress) costs no read.
-      const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal, endsWait) : undefined;
+      const wake = remaining > 0 ? this.deps.notifier.next(input.runId, Math.min(POLL_MS, remaining), input.signal, until?.wakesOn ?? endsWait) : undefined;
       if (read || !wake) {
-        const view = await this.view(input.runId);
-        if (!wake || endsWait(view.run.status) || input.signal?.aborted) return present(view);
+        const run = present(await this.view(input.runId));
+        if (!wake || (until ? until.ends(run) : endsWait(run.status)) || input.signal?.aborted) return run;
       }
       read = true;
       await wake;

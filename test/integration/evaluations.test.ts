@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EvaluationRepo } from '../../src/evaluations/evaluation.repo';
 import { HELP_CENTER, seedAgent, type AgentFixture } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
@@ -54,6 +55,32 @@ async function evaluate(f: AgentFixture, body: Record<string, unknown> = {}) {
 }
 
 const resultOf = (evaluation: any, name: string) => evaluation.cases.find((c: any) => c.name === name);
+
+/** The agent's hidden draft snapshots (negative versions), newest first. */
+async function draftSnapshots(agentId: string): Promise<number[]> {
+  const rows = await ctx.stack.database.db.selectFrom('agent_versions').select('version').where('agent_id', '=', agentId).where('version', '<', 0).orderBy('version', 'asc').execute();
+  return rows.map((r) => r.version);
+}
+
+/** A console session of the account's key (through a sign-in link): `post` sends a form as the console's pages do. */
+async function consoleSession(apiKey: string) {
+  const base = ctx.stack.baseUrl;
+  const link = await ctx.stack.services.consoleSessions.createSignInLink({ secret: apiKey });
+  const opened = await fetch(`${base}/console/sign-in/${link.token}`, { redirect: 'manual' });
+  const cookie = opened.headers.getSetCookie().find((c) => c.startsWith('converse_console='))!.split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(`${base}/console/keys`, { headers: { cookie } })).text())![1]!;
+  return {
+    post: async (path: string, body: Record<string, string>) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...body }).toString(),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+  };
+}
 
 describe('evaluations', () => {
   it('passes every expectation kind that holds, in hidden test conversations, without calling the tools', async () => {
@@ -142,7 +169,23 @@ describe('evaluations', () => {
     for (const c of evaluation.cases) assert.equal(c.failures[0].turn, 0);
   });
 
-  it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async () => {
+  it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async (t) => {
+    // Once the runner has answered what a run asks, it waits for the run to move on instead of re-reading
+    // it while its workflow has not read the answers yet (a read that answers within the wait counts).
+    const runs = ctx.stack.services.runs;
+    const [wait, decide, submit] = [runs.waitForRun.bind(runs), runs.decideApproval.bind(runs), runs.submitToolResult.bind(runs)];
+    const answered = new Set<string>();
+    let rereadsOfAnswered = 0;
+    t.mock.method(runs, 'decideApproval', (input: Parameters<typeof decide>[0]) => (answered.add(input.toolCallId), decide(input)));
+    t.mock.method(runs, 'submitToolResult', (input: Parameters<typeof submit>[0]) => (answered.add(input.toolCallId), submit(input)));
+    t.mock.method(runs, 'waitForRun', async (input: Parameters<typeof wait>[0]) => {
+      const answeredBefore = new Set(answered);
+      const started = Date.now();
+      const run = await wait(input);
+      const stillAnswered = run.status === 'requires_action' && run.required_action?.tool_calls.every((c) => answeredBefore.has(c.id));
+      if (stillAnswered && Date.now() - started < input.waitMs) rereadsOfAnswered++;
+      return run;
+    });
     const f = await seed();
     await addCase(f, {
       name: 'tool error',
@@ -178,6 +221,8 @@ describe('evaluations', () => {
     assert.equal((await callOf('approval rejected')).result_status, 'rejected');
     assert.equal(tools.requests.length, before + 1, 'only the case that asked called the endpoint');
     assert.equal(tools.requests.at(-1)!.body.arguments.order_id, '54321');
+    assert.ok(answered.size >= 2, 'the runner answered the 202 and the approval');
+    assert.equal(rereadsOfAnswered, 0);
   });
 
   it('compares a draft with the live version and, with require_passing_evaluation, refuses to publish a regression or an unevaluated draft', async () => {
@@ -196,6 +241,7 @@ describe('evaluations', () => {
     const worse = { ...draft, require_passing_evaluation: true, guardrails: { ...draft.guardrails, restricted_topics: ['shipping'] } };
     await agents.updateDraft({ ...scope, agentId: f.agentId, config: worse });
     await assert.rejects(agents.publishAgent({ ...scope, agentId: f.agentId }), (err: any) => err.code === 'evaluation_required' && /never evaluated/.test(err.message));
+    assert.deepEqual(await draftSnapshots(f.agentId), [], 'a refused publish stores no snapshot of the draft');
 
     const regressed = await evaluate(f);
     assert.equal(regressed.comparison.baseline_evaluation_id, live.id);
@@ -208,12 +254,43 @@ describe('evaluations', () => {
 
     // Fixed, but not evaluated since: still refused; evaluated: published.
     await agents.updateDraft({ ...scope, agentId: f.agentId, config: { ...worse, guardrails: { ...worse.guardrails, restricted_topics: ['legal advice'] } } });
+    const snapshotsBefore = await draftSnapshots(f.agentId);
     await assert.rejects(agents.publishAgent({ ...scope, agentId: f.agentId }), (err: any) => err.code === 'evaluation_required' && /changed since/.test(err.message));
+    assert.deepEqual(await draftSnapshots(f.agentId), snapshotsBefore, 'a refused publish stores no snapshot of the changed draft');
     const fixed = await evaluate(f);
     assert.equal(fixed.passed, true);
     assert.deepEqual(fixed.comparison.regressions, []);
     const published = await agents.publishAgent({ ...scope, agentId: f.agentId });
     assert.equal(published.version, 2);
+  });
+
+  it('imports cases in the console by name past the first 100, keeping the cases the YAML does not list', async () => {
+    const f = await seed();
+    const scope = { accountId: f.accountId, livemode: false };
+    const names = Array.from({ length: 105 }, (_, i) => `case ${String(i).padStart(3, '0')}`);
+    await ctx.stack.services.testCases.replaceAgentTests({ ...scope, agentId: f.agentId, tests: names.map((name) => ({ name, turns: [{ customer: 'hi' }] })) });
+    const casesOf = () => new EvaluationRepo().listTestCases(ctx.stack.database.db, f.agentId);
+    const before = await casesOf();
+    assert.equal(before.length, 105);
+
+    // 'case 000' is the oldest: not among the 100 newest the Tests tab lists.
+    const s = await consoleSession(f.apiKey);
+    const yaml = 'tests:\n  - name: case 000\n    turns:\n      - customer: How do I reset my password?\n  - name: brand new\n    turns:\n      - customer: hello\n';
+    const imported = await s.post(`/console/agents/${f.agentId}/tests/import`, { yaml });
+    assert.equal(imported.status, 303, imported.text);
+
+    const after = await casesOf();
+    assert.equal(after.length, 106, 'one case added, none deleted');
+    const oldest = after.find((c) => c.name === 'case 000')!;
+    assert.equal(oldest.id, before[0]!.id, 'replaced by name, not added again');
+    assert.deepEqual((oldest.definition as any).turns.map((t: any) => t.customer), ['How do I reset my password?']);
+    assert.deepEqual(after.filter((c) => !names.includes(c.name)).map((c) => c.name), ['brand new']);
+
+    // An import with a bad entry changes nothing, and shows the Tests tab again with the message.
+    const bad = await s.post(`/console/agents/${f.agentId}/tests/import`, { yaml: 'tests:\n  - name: case 001\n    turns:\n      - customer: changed\n  - name: broken\n' });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /tests\.1\.turns/);
+    assert.deepEqual((await casesOf()).map((c) => [c.id, c.updated_at.getTime()]), after.map((c) => [c.id, c.updated_at.getTime()]));
   });
 
   it('records a case deleted after its evaluation started as failed, so the evaluation still completes', async () => {
@@ -268,5 +345,12 @@ describe('evaluations', () => {
     const other = await seedAgent(ctx.stack);
     const foreign = await other.call('GET', `/v1/agents/${f.agentId}/test_cases`);
     assert.equal(foreign.status, 404);
+    const snapshots = await draftSnapshots(f.agentId);
+    for (const version of ['draft', 1]) {
+      const foreignEvaluation = await other.call('POST', '/v1/evaluations', { agent_id: f.agentId, version });
+      assert.equal(foreignEvaluation.status, 404, `version ${version}`);
+      assert.equal(foreignEvaluation.body.error.param, 'agent_id');
+    }
+    assert.deepEqual(await draftSnapshots(f.agentId), snapshots, 'no snapshot of another account\'s draft');
   });
 });
