@@ -1,22 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs } from 'kysely';
 import { CitationPagesService } from '../../src/knowledge/citation-pages.service';
-import { createTestDatabase, type TestDatabase } from '../support/db';
+import { createTestDatabase, StatementCounter, type TestDatabase } from '../support/db';
 
 const PUBLIC_BASE_URL = 'https://replies.example.test/';
-
-/** Counts the statements sent through the Kysely instance it is plugged into. */
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count++;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 let database: TestDatabase;
 before(async () => {
@@ -50,7 +37,7 @@ describe('citation pages', () => {
     ];
     const scope = { accountId: 'acct_cite', livemode: false, runId: 'run_cite' };
     const urls = await pages.linkPassages({ ...scope, passages });
-    assert.equal(counter.count, 2, 'one read of the sources and one insert of the pages');
+    assert.deepEqual(counter.kinds, ['select', 'insert'], 'one read of the sources and one insert of the pages');
     assert.equal(urls.length, passages.length);
     assert.deepEqual(urls.map((u) => u !== null), [true, false, true, false, true], 'pages for document and record passages of the scope only');
     for (const url of urls.filter((u) => u !== null)) assert.match(url, /^https:\/\/replies\.example\.test\/c\/[A-Za-z0-9_-]{32}$/);
@@ -66,10 +53,10 @@ describe('citation pages', () => {
     const stored = await database.db.selectFrom('citation_pages').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(stored.n), 3, 'and stores nothing new');
 
-    counter.count = 0;
+    counter.reset();
     assert.deepEqual(await pages.linkPassages({ ...scope, passages: [passages[1]!] }), [null]);
-    assert.equal(counter.count, 1, 'no insert when nothing is paged');
-    counter.count = 0;
+    assert.deepEqual(counter.kinds, ['select'], 'no insert when nothing is paged');
+    counter.reset();
     assert.deepEqual(await pages.linkPassages({ ...scope, passages: [] }), []);
     assert.equal(counter.count, 0, 'no statement for no passage');
   });
