@@ -84,7 +84,7 @@ describe('phone numbers: agent and call flow over the API', () => {
 
     const before = set.body;
     const refusals: [unknown, number, string, string][] = [
-      [{ agent_id: null, voice_call_flow: { actions: [{ action: 'dial', number: '+14155550199' }, { action: 'say', text: 'x' }] } }, 400, 'parameter_invalid', 'voice_call_flow.actions.0.action'],
+      [{ agent_id: null, voice_call_flow: { actions: [{ action: 'dial', number: '+14155550199' }, { action: 'say', text: 'x' }] } }, 422, 'parameter_unprocessable', 'voice_call_flow.actions.0.action'],
       [{ agent_id: draft.id }, 422, 'agent_not_live', 'agent_id'],
       [{ agent_id: chatOnly }, 422, 'channel_not_supported', 'agent_id'],
       [{ agent_id: null, voice_call_flow: { actions: [{ action: 'connect_agent', agent_id: chatOnly, transfer_to: '+14155550199' }] } }, 422, 'channel_not_supported', 'voice_call_flow.actions'],
