@@ -1,8 +1,8 @@
-import { z } from '../domain/api-schema';
+import { E164Schema, z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { defineRoute } from '../http/route';
 import type { RouteDeps } from '../app/route-deps';
-import { E164Schema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
+import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
 import { scopeOf } from '../domain/principal';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_SIGNING_SECRET_GRACE_SECONDS } from '../domain/signature';
-import { E164_PATTERN } from '../domain/channels';
+import { E164Schema } from '../domain/api-schema';
 
 /** Schemas shared by every resource: the error object, list envelopes and pagination parameters. */
 export const ErrorResponseSchema = z
@@ -41,9 +41,6 @@ export const MetadataSchema = z
   .record(z.string().max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
   .openapi({ maxProperties: 50, propertyNames: { maxLength: 40 } } as Record<string, unknown>);
-
-/** E.164 phone number (its validity for the country's numbering plan is checked too: 422 when not). */
-export const E164Schema = z.string().regex(E164_PATTERN).describe('E.164 phone number, such as +14155550100');
 
 /** Alphanumeric sender ID: 1–11 letters, digits and inner spaces, at least one letter. */
 export const SenderIdSchema = z.string().max(11).regex(/^(?:[0-9]+ +)*[0-9]*[A-Za-z](?:[A-Za-z0-9 ]*[A-Za-z0-9])?$/);

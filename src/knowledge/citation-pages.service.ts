@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { DB } from '../db/schema';
+import type { CitationPageTable } from '../db/tables/links';
 import { notFound } from '../domain/errors';
 import { deriveKey } from '../domain/secret-box';
 import type { Scope } from '../domain/principal';
@@ -12,8 +13,8 @@ const PAGED_SOURCE_TYPES: ReadonlySet<string> = new Set(['document', 'record']);
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 export const CITATION_PAGE_PATH = '/c';
 
-export interface CitedPassage extends Scope {
-  runId: string | null;
+/** A passage a run's reply cites. */
+export interface CitedPassage {
   sourceId: string;
   title: string;
   section: string | null;
@@ -43,26 +44,38 @@ export class CitationPagesService {
     this.key = deriveKey(deps.serverSecret, 'citation-page-token');
   }
 
-  /** The page url of a cited passage, or null when its source has a url of its own (or is not the scope's). */
-  async linkPassage(input: CitedPassage): Promise<string | null> {
-    const source = await this.repo.getSourceOfScope(this.deps.db, input, input.sourceId);
-    if (!source || !PAGED_SOURCE_TYPES.has(source.type)) return null;
-    const token = createHmac('sha256', this.key)
-      .update([input.accountId, input.runId ?? '', input.sourceId, input.content].join('\u0000'))
-      .digest()
-      .subarray(0, 24)
-      .toString('base64url');
-    await this.repo.insertPage(this.deps.db, {
-      token_hash: hashToken(token),
-      account_id: input.accountId,
-      livemode: input.livemode,
-      source_id: input.sourceId,
-      run_id: input.runId,
-      title: redactText(input.title).text,
-      section: input.section === null ? null : redactText(input.section).text,
-      content: redactText(input.content).text,
+  /**
+   * The page urls of a reply's cited passages, in their order: null for a passage whose source has a url
+   * of its own (or is not the scope's). One read of the sources and one insert of the pages, whatever
+   * the number of passages.
+   */
+  async linkPassages(input: Scope & { runId: string | null; passages: readonly CitedPassage[] }): Promise<(string | null)[]> {
+    const sourceIds = [...new Set(input.passages.map((p) => p.sourceId))];
+    const sources = await this.repo.listSourcesOfScope(this.deps.db, input, sourceIds);
+    const paged = new Set(sources.filter((s) => PAGED_SOURCE_TYPES.has(s.type)).map((s) => s.id));
+    const baseUrl = this.deps.publicBaseUrl.replace(/\/+$/, '');
+    const pages = new Map<string, Insertable<CitationPageTable>>();
+    const urls = input.passages.map((passage) => {
+      if (!paged.has(passage.sourceId)) return null;
+      const token = createHmac('sha256', this.key)
+        .update([input.accountId, input.runId ?? '', passage.sourceId, passage.content].join('\u0000'))
+        .digest()
+        .subarray(0, 24)
+        .toString('base64url');
+      pages.set(token, {
+        token_hash: hashToken(token),
+        account_id: input.accountId,
+        livemode: input.livemode,
+        source_id: passage.sourceId,
+        run_id: input.runId,
+        title: redactText(passage.title).text,
+        section: passage.section === null ? null : redactText(passage.section).text,
+        content: redactText(passage.content).text,
+      });
+      return `${baseUrl}${CITATION_PAGE_PATH}/${token}`;
     });
-    return `${this.deps.publicBaseUrl.replace(/\/+$/, '')}${CITATION_PAGE_PATH}/${token}`;
+    await this.repo.insertPages(this.deps.db, [...pages.values()]);
+    return urls;
   }
 
   /** The page of a token; 404 resource_missing for a token never issued or whose source was deleted. */

@@ -18,18 +18,18 @@ export class PhoneNumberRepo {
     return db.selectFrom('phone_numbers').selectAll().where('number', '=', number).executeTakeFirst();
   }
 
-  async setAgent(db: Db, scope: Scope, id: string, agentId: string | null) {
-    return db.updateTable('phone_numbers').set({ agent_id: agentId }).where(inScope(scope)).where('id', '=', id).returningAll().executeTakeFirst();
-  }
-
   async listNumbersOfAgent(db: Db, scope: Scope, agentId: string) {
     return db.selectFrom('phone_numbers').selectAll().where(inScope(scope)).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
   }
 
-  async setVoiceCallFlow(db: Db, scope: Scope, id: string, flow: Record<string, unknown> | null) {
+  /** Sets what is given of the number's agent and call flow in one statement; the row as updated, undefined when not the scope's. */
+  async updatePhoneNumber(db: Db, scope: Scope, id: string, changes: { agentId?: string | null; flow?: Record<string, unknown> | null }) {
     return db
       .updateTable('phone_numbers')
-      .set({ voice_call_flow: flow === null ? null : JSON.stringify(flow) })
+      .set({
+        ...(changes.agentId !== undefined && { agent_id: changes.agentId }),
+        ...(changes.flow !== undefined && { voice_call_flow: changes.flow === null ? null : JSON.stringify(changes.flow) }),
+      })
       .where(inScope(scope))
       .where('id', '=', id)
       .returningAll()

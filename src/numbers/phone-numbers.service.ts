@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AgentsService } from '../agents/agents.service';
+import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { parseRecipient } from '../domain/phone-addresses';
 import { connectAgentOf, takeoverNotLast, VoiceCallFlowSchema, type VoiceCallFlowInput } from './call-flow.schemas';
 import { PhoneNumberRepo } from './phone-number.repo';
@@ -60,17 +60,16 @@ export class PhoneNumbersService {
   /**
    * Changes what the API may change of a number: its SMS agent (`agentId`, null detaches) and its call flow
    * (`flow`, null: no calls). Everything is checked before anything is written, so a refused update
-   * changes nothing; what is not given stays.
+   * changes nothing; what is not given stays. One UPDATE writes both; the number is read first only when
+   * there is an agent or a flow to check (a missing number answers 404 before them).
    */
   async updatePhoneNumber(input: Scope & { phoneNumberId: string; agentId?: string | null; flow?: VoiceCallFlowInput | null }): Promise<PhoneNumberObject> {
-    await this.getPhoneNumber(input);
-    if (input.agentId) await this.checkAgentTakes(scopeOf(input), input.agentId, 'sms', 'agent_id');
-    const flow = input.flow === undefined || input.flow === null ? input.flow : await this.checkCallFlow(scopeOf(input), input.flow);
-    const row = await this.deps.db.transaction().execute(async (tx) => {
-      let updated = input.agentId !== undefined ? await this.repo.setAgent(tx, scopeOf(input), input.phoneNumberId, input.agentId) : undefined;
-      if (flow !== undefined) updated = await this.repo.setVoiceCallFlow(tx, scopeOf(input), input.phoneNumberId, flow);
-      return updated ?? (await this.repo.getPhoneNumberById(tx, scopeOf(input), input.phoneNumberId));
-    });
+    const scope = scopeOf(input);
+    if (input.agentId === undefined && input.flow === undefined) return this.getPhoneNumber(input);
+    if (input.agentId || input.flow) await this.getPhoneNumber(input);
+    const smsAgent = input.agentId ? await this.checkAgentTakes(scope, input.agentId, 'sms', 'agent_id') : undefined;
+    const flow = input.flow === undefined || input.flow === null ? input.flow : await this.checkCallFlow(scope, input.flow, smsAgent);
+    const row = await this.repo.updatePhoneNumber(this.deps.db, scope, input.phoneNumberId, { agentId: input.agentId, flow });
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
   }
@@ -90,8 +89,11 @@ export class PhoneNumbersService {
     return this.updatePhoneNumber(input);
   }
 
-  /** The flow as stored once valid: 400 naming the field at fault, 422 for an action order or an agent it cannot take. */
-  private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput): Promise<Record<string, unknown>> {
+  /**
+   * The flow as stored once valid: 400 naming the field at fault, 422 for an action order or an agent it
+   * cannot take. `checked`: an agent version read already (the number's SMS agent), not read again.
+   */
+  private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput, checked?: AgentVersion): Promise<Record<string, unknown>> {
     const parsed = VoiceCallFlowSchema.safeParse(flow);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -104,16 +106,20 @@ export class PhoneNumbersService {
       throw new AppError('parameter_unprocessable', `Invalid ${param}: ${early.action} takes the call over, so it must be the last action`, { param });
     }
     const connect = connectAgentOf(parsed.data);
-    if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions');
+    if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions', checked);
     return parsed.data;
   }
 
-  /** The agent must be the scope's, live, and configured for `channel` (422 agent_not_live / channel_not_supported). */
-  private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string) {
-    const live = await this.deps.agents.getLiveVersion({ ...scope, agentId });
+  /**
+   * The agent must be the scope's, live, and configured for `channel` (422 agent_not_live /
+   * channel_not_supported); its live version. `checked`: that version when it was read already.
+   */
+  private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string, checked?: AgentVersion): Promise<AgentVersion> {
+    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getLiveVersion({ ...scope, agentId });
     if (!live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param });
     }
+    return live;
   }
 
   /** The number's row whoever owns it (inbound routing). */

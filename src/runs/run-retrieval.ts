@@ -69,21 +69,25 @@ export async function retrieveRunPassages(
  * citation gets the same page).
  */
 export async function linkCitedPassages(
-  citationPages: Pick<CitationPagesService, 'linkPassage'>,
+  citationPages: Pick<CitationPagesService, 'linkPassages'>,
   run: Pick<RunRow, 'id' | 'account_id' | 'livemode'>,
   retrieval: StoredRetrievalItem[],
   citations: number[],
 ): Promise<StoredRetrievalItem[]> {
-  return Promise.all(
-    retrieval.map(async (item, i) => {
-      if (item.url || !item.source_id || !citations.includes(i + 1)) return item;
-      const url = await citationPages.linkPassage({
-        accountId: run.account_id, livemode: run.livemode, runId: run.id,
-        sourceId: item.source_id, title: item.title, section: item.section ?? null, content: item.content,
-      });
-      return url ? { ...item, url } : item;
-    }),
+  const toLink = retrieval.flatMap((item, i) =>
+    !item.url && item.source_id && citations.includes(i + 1) ? [{ index: i, sourceId: item.source_id, item }] : [],
   );
+  if (toLink.length === 0) return retrieval;
+  const urls = await citationPages.linkPassages({
+    accountId: run.account_id, livemode: run.livemode, runId: run.id,
+    passages: toLink.map(({ sourceId, item }) => ({ sourceId, title: item.title, section: item.section ?? null, content: item.content })),
+  });
+  const linked = [...retrieval];
+  toLink.forEach(({ index, item }, k) => {
+    const url = urls[k];
+    if (url) linked[index] = { ...item, url };
+  });
+  return linked;
 }
 
 /** The thread's customer turns before the message and the message, latest first, capped; undefined when it has no earlier turn. */

@@ -70,7 +70,7 @@ export class RunStepsService {
       workflows: WorkflowGateway;
       notifier: RunNotifier;
       /** Links cited passages without a url of their own (documents, records) to their citation page. */
-      citationPages: Pick<CitationPagesService, 'linkPassage'>;
+      citationPages: Pick<CitationPagesService, 'linkPassages'>;
       planner: Planner;
       allowPrivateNetwork: boolean;
       log: Logger;

@@ -1,8 +1,6 @@
-import { z } from '../domain/api-schema';
-import { E164_PATTERN } from '../domain/channels';
+import { E164Schema, z } from '../domain/api-schema';
 import { CallSchema } from '../channels/voice/call.schemas';
 
-const E164Schema = z.string().regex(E164_PATTERN).describe('E.164 phone number, such as +14155550100');
 const MailboxSchema = z.string().max(254).regex(/^[^\s@<>"]+@[^\s@<>"]+$/);
 
 /** A customer's SMS to one of the account's (test-mode) numbers, as a carrier's deliver_sm would bring it. */

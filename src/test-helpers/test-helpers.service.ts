@@ -75,8 +75,7 @@ export class TestHelpersService {
     if ('raw' in input) {
       rawBody = Buffer.from(input.raw, 'utf8');
     } else {
-      const known = (await this.deps.emailAddresses.listAddresses(scope)).some((a) => a.address.toLowerCase() === input.to.toLowerCase());
-      if (!known) throw new AppError('resource_missing', `No such email address in test mode: '${input.to}'`, { param: 'to' });
+      if (!(await this.deps.emailAddresses.findAccountAddress({ ...scope, address: input.to }))) throw new AppError('resource_missing', `No such email address in test mode: '${input.to}'`, { param: 'to' });
       rawBody = await new MailComposer({
         from: input.from_name ? { name: input.from_name, address: input.from } : input.from,
         to: input.to,

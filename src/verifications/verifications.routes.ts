@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
-import { E164Schema, IdParamsSchema, SenderSchema } from '../http/schemas';
+import { E164Schema } from '../domain/api-schema';
+import { IdParamsSchema, SenderSchema } from '../http/schemas';
 import type { RouteDeps } from '../app/route-deps';
 import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
 import { scopeOf } from '../domain/principal';

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PhoneNumbersService } from '../../src/numbers/phone-numbers.service';
+import { StatementCounter } from '../support/db';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 import { fictionalNumber } from '../support/twilio-voice';
@@ -82,7 +84,7 @@ describe('phone numbers: agent and call flow over the API', () => {
 
     const before = set.body;
     const refusals: [unknown, number, string, string][] = [
-      [{ agent_id: null, voice_call_flow: { actions: [{ action: 'dial', number: '+14155550199' }, { action: 'say', text: 'x' }] } }, 400, 'parameter_invalid', 'voice_call_flow.actions.0.action'],
+      [{ agent_id: null, voice_call_flow: { actions: [{ action: 'dial', number: '+14155550199' }, { action: 'say', text: 'x' }] } }, 422, 'parameter_unprocessable', 'voice_call_flow.actions.0.action'],
       [{ agent_id: draft.id }, 422, 'agent_not_live', 'agent_id'],
       [{ agent_id: chatOnly }, 422, 'channel_not_supported', 'agent_id'],
       [{ agent_id: null, voice_call_flow: { actions: [{ action: 'connect_agent', agent_id: chatOnly, transfer_to: '+14155550199' }] } }, 422, 'channel_not_supported', 'voice_call_flow.actions'],
@@ -100,6 +102,31 @@ describe('phone numbers: agent and call flow over the API', () => {
     assert.equal(cleared.body.voice_call_flow, null);
     assert.equal(cleared.body.agent_id, agentId, 'what is not given stays');
     assert.equal((await a.live('POST', `/v1/phone_numbers/${pn.id}`, { agent_id: null })).status, 404);
+  });
+  it('writes an agent and a call flow with one UPDATE, after one read of the number', async () => {
+    const a = await account();
+    const agentId = await publishedAgent(a.accountId, { name: 'Both', channels: ['sms', 'voice'] });
+    const pn = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ accountId: a.accountId, livemode: false, number: fictionalNumber() });
+    const counter = new StatementCounter();
+    const phoneNumbers = new PhoneNumbersService({ db: ctx.stack.database.db.withPlugin(counter), agents: ctx.stack.services.agents });
+    const scope = { accountId: a.accountId, livemode: false, phoneNumberId: pn.id };
+    const flow = { actions: [{ action: 'connect_agent', agent_id: agentId, transfer_to: '+14155550199' }] };
+
+    const both = await phoneNumbers.updatePhoneNumber({ ...scope, agentId, flow: flow as never });
+    assert.equal(both.agent_id, agentId);
+    assert.equal((both.voice_call_flow as { actions: { agent_id: string }[] }).actions[0]!.agent_id, agentId);
+    assert.deepEqual(counter.kinds, ['select', 'update'], 'the number read for its 404, then one UPDATE');
+    assert.deepEqual(await phoneNumbers.getPhoneNumber(scope), both, 'both stored');
+
+    counter.reset();
+    const cleared = await phoneNumbers.updatePhoneNumber({ ...scope, agentId: null, flow: null });
+    assert.deepEqual([cleared.agent_id, cleared.voice_call_flow], [null, null]);
+    assert.deepEqual(counter.kinds, ['update'], 'nothing to check: the UPDATE alone');
+    await assert.rejects(phoneNumbers.updatePhoneNumber({ ...scope, livemode: true, agentId: null }), (e: { code?: string }) => e.code === 'resource_missing');
+
+    counter.reset();
+    assert.deepEqual(await phoneNumbers.updatePhoneNumber(scope), cleared);
+    assert.deepEqual(counter.kinds, ['select'], 'nothing given: a read');
   });
 });
 

@@ -126,6 +126,12 @@ describe('test helpers (test mode)', () => {
     const unknown = await f.call('POST', '/v1/test_helpers/inbound_emails', { from: 'ada@example.org', to: 'nobody@support.example.com', text: 'Hello' });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.param, 'to');
+    const other = await ctx.stack.newAccount();
+    const foreign = await apiClient(ctx.stack.baseUrl, other.apiKey)('POST', '/v1/test_helpers/inbound_emails', { from: 'ada@example.org', to: address.body.address, text: 'Hello' });
+    assert.deepEqual([foreign.status, foreign.body.error.param], [404, 'to'], 'another account\'s address is not found');
+    const addresses = ctx.stack.services.emailAddresses;
+    assert.equal((await addresses.findAccountAddress({ accountId: f.accountId, livemode: false, address: address.body.address.toUpperCase() }))?.id, address.body.id, 'found whatever its case');
+    assert.equal(await addresses.findAccountAddress({ accountId: f.accountId, livemode: true, address: address.body.address }), undefined, 'not in the other mode');
     const both = await f.call('POST', '/v1/test_helpers/inbound_emails', { raw, text: 'Hello' });
     assert.equal(both.status, 400);
     const neither = await f.call('POST', '/v1/test_helpers/inbound_emails', { from: 'ada@example.org', to: address.body.address });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import pg from 'pg';
 import { connectPostgres, type Database } from '../../src/db/database';
 import { migrateToLatestOrThrow } from '../../src/db/migrate';
@@ -44,4 +45,25 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
       await c.end();
     },
   };
+}
+
+/**
+ * Records the statements sent through the Kysely instance it is plugged into (`db.withPlugin(counter)`),
+ * by kind: a test's count of database round trips.
+ */
+export class StatementCounter implements KyselyPlugin {
+  kinds: string[] = [];
+  get count() {
+    return this.kinds.length;
+  }
+  reset() {
+    this.kinds = [];
+  }
+  transformQuery(args: PluginTransformQueryArgs) {
+    this.kinds.push(args.node.kind.replace(/QueryNode$|Node$/, '').toLowerCase());
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  }
 }

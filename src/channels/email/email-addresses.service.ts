@@ -82,6 +82,12 @@ export class EmailAddressesService {
     return { id: row.id, object: 'email_address', deleted: true };
   }
 
+  /** The scope's address `address` (case-insensitive), undefined when it is not the scope's. */
+  async findAccountAddress(input: Scope & { address: string }): Promise<EmailAddressObject | undefined> {
+    const row = await this.repo.findAddress(this.deps.db, [input.address], scopeOf(input));
+    return row && toEmailAddressObject(row);
+  }
+
   async listAddresses(input: Scope): Promise<EmailAddressObject[]> {
     return (await this.repo.listAddresses(this.deps.db, scopeOf(input))).map(toEmailAddressObject);
   }
