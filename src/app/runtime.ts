@@ -105,6 +105,8 @@ export async function createRuntime(input: {
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
       await services.webhookDispatcher.start({ listen: input.listen });
       await services.smsDispatcher.start({ listen: input.listen });
+      // An evaluation's case runner waits for runs another worker process may be moving.
+      if (config.database.url) await services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener not ready; waiters poll until it is'));
       if (config.embeddings.enabled && config.embeddings.sentences) {
         // Stored vectors without sentence vectors (from before them, or with the switch off) get them
         // now, not at their source's next sync (which a `manual` source never has). Boot does not wait.
