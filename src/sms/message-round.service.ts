@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
+import { withRetries } from '../db/with-retries';
 import { isAppError } from '../domain/errors';
 import { deriveKey, openText } from '../domain/secret-box';
 import type { EventsService } from '../webhooks/events.service';
@@ -16,13 +17,12 @@ import { MessageRepo, type MessageRow } from './message.repo';
 import { priceMessage } from './pricing';
 import { receiptMove, type ReceiptFolder } from './receipt-fold';
 
-/** Tries of a round's record of accepted submits (and of its receipt fold), the first retry after RECORD_RETRY_MS, doubling (about 15 s in all). */
-const RECORD_TRIES = 5;
+/** Tries of a round's record of accepted submits (and of its receipt fold): 1 s, 2 s, 4 s, 8 s apart (about 15 s in all). */
+const RECORD_RETRIES = { tries: 5, firstDelayMs: 1_000 };
 /** Rounds running at once in a worker process; a round that waits longer than ROUND_SLOT_WAIT_MS is deferred whole. */
 const ROUNDS_AT_ONCE = 6;
 const ROUND_SLOT_WAIT_MS = 30_000;
 const ROUND_SLOT_DEFER_MS = 1_000;
-const RECORD_RETRY_MS = 1_000;
 
 /**
  * A batch round (smsBatchWorkflow's `sendMessageRound` activity): every due message of a batch in a few
@@ -196,12 +196,14 @@ export class MessageRoundSender {
     }));
     // The carriers took these messages: a record lost now would leave them waiting as uncertain, so a
     // failed record (the database busy or away for a moment) is tried again before the round gives up.
-    const recorded = await withRetries(() =>
-      events.transaction(async (tx) => {
-        const rows = await this.rounds.recordSubmits(tx, submits, { price_currency: config.messaging.priceCurrency, sent_at: new Date() });
-        await emitMessagesUpdated(events, rows, tx);
-        return rows;
-      }),
+    const recorded = await withRetries(
+      () =>
+        events.transaction(async (tx) => {
+          const rows = await this.rounds.recordSubmits(tx, submits, { price_currency: config.messaging.priceCurrency, sent_at: new Date() });
+          await emitMessagesUpdated(events, rows, tx);
+          return rows;
+        }),
+      RECORD_RETRIES,
     ).catch(() => undefined);
     if (!recorded) {
       for (const { m } of accepted) outcomes[m.id] = { retry: true };
@@ -218,19 +220,7 @@ export class MessageRoundSender {
         return move ? [move] : [];
       });
       for (const moved of await this.deps.receiptFolder.apply(moves)) outcomes[moved.id] = { status: moved.status };
-    }).catch(() => undefined);
-  }
-}
-
-/** Runs `fn` up to RECORD_TRIES times, RECORD_RETRY_MS after the first failure, doubling; the last failure is thrown. */
-async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= RECORD_TRIES) throw err;
-      await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * 2 ** (attempt - 1)));
-    }
+    }, RECORD_RETRIES).catch(() => undefined);
   }
 }
 
