@@ -3,7 +3,6 @@ import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { withRetries } from '../db/with-retries';
 import { isAppError } from '../domain/errors';
-import { deriveKey, openText } from '../domain/secret-box';
 import type { EventsService } from '../webhooks/events.service';
 import type { SmsRoundMessage, SmsRoundOutcome, SmsRoundResult } from '../../workflows/shared/sms.contracts';
 import { AccountPacing } from './account-pacing';
@@ -12,7 +11,7 @@ import { DeadlinePassed, Semaphore } from './carriers/rate-limiter';
 import type { MessageDeliveryService } from './message-delivery.service';
 import { emitMessagesUpdated } from './message-events';
 import { MessageRoundRepo, type AcceptedSubmit } from './message-round.repo';
-import { MessageSubmitter, type AttemptStart, type SubmitDecision } from './message-submitter';
+import { MessageSubmitter, type AttemptStart, type FirstSubmitDecision } from './message-submitter';
 import { MessageRepo, type MessageRow } from './message.repo';
 import { priceMessage } from './pricing';
 import { receiptMove, type ReceiptFolder } from './receipt-fold';
@@ -138,20 +137,17 @@ export class MessageRoundSender {
       const tried = await Promise.all(
         messages.map(async (m) => {
           try {
-            const body = m.body_sealed ? openText(deriveKey(config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
-            return { m, decision: await this.submitter.submit({ ...m, body }, { journalEmpty: true, beginAttempt: (row) => journal.begin(row) }) };
+            const toSubmit = { ...m, body: this.deps.delivery.carrierBody(m) };
+            return { m, decision: await this.submitter.submitFirst(toSubmit, { beginAttempt: (row) => journal.begin(row) }) };
           } catch (err) {
             return { m, err };
           }
         }),
       );
-      const accepted: { m: MessageRow; decision: Extract<SubmitDecision, { kind: 'accepted' }> }[] = [];
+      const accepted: { m: MessageRow; decision: Extract<FirstSubmitDecision, { kind: 'accepted' }> }[] = [];
       for (const t of tried) {
         if ('err' in t) outcomes[t.m.id] = await this.afterSubmitFailure(t.m, t.err);
         else if (t.decision.kind === 'wait') outcomes[t.m.id] = { uncertainWaitSeconds: config.messaging.uncertainSubmitWaitSeconds };
-        else if (t.decision.kind === 'accepted_before') outcomes[t.m.id] = { status: 'sent' };
-        // Not for a message the round claimed (its journal was empty); tried again by the one-message path.
-        else if (t.decision.kind === 'adopt') outcomes[t.m.id] = { retry: true };
         else accepted.push({ m: t.m, decision: t.decision });
       }
       await this.recordAndFold(accepted, outcomes);
@@ -182,7 +178,7 @@ export class MessageRoundSender {
    * `submitting`: the retry waits for the receipts (uncertain), never submits blindly.
    */
   private async recordAndFold(
-    accepted: { m: MessageRow; decision: Extract<SubmitDecision, { kind: 'accepted' }> }[],
+    accepted: { m: MessageRow; decision: Extract<FirstSubmitDecision, { kind: 'accepted' }> }[],
     outcomes: Record<string, SmsRoundOutcome>,
   ): Promise<void> {
     if (accepted.length === 0) return;
