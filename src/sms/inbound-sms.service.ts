@@ -21,8 +21,7 @@ import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
 
 /** Tries of a delivery receipt's store and fold before the carrier is answered with a failure (0.5 s, 1 s, 2 s apart). */
-const RECEIPT_TRIES = 4;
-const RECEIPT_RETRY_MS = 500;
+const RECEIPT_RETRIES = { tries: 4, firstDelayMs: 500 };
 
 /**
  * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
@@ -91,7 +90,7 @@ export class InboundSmsService implements CarrierListener {
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     // Every step is idempotent (the store an upsert, the fold forward only): a failure (the database busy
     // for a moment) is tried again here before the carrier is told to redeliver, which not every SMSC does.
-    await withRetries(() => this.applyReceipt(receipt), { tries: RECEIPT_TRIES, firstDelayMs: RECEIPT_RETRY_MS });
+    await withRetries(() => this.applyReceipt(receipt), RECEIPT_RETRIES);
   }
 
   private async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
