@@ -5,6 +5,7 @@ import { classifyKeyword, OPT_IN_REPLY, OPT_OUT_REPLY } from './consent-keywords
 import { segmentSms } from './segmenter';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
+import { withRetries } from '../db/with-retries';
 import type { InboundChannelPort } from '../domain/channels';
 import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
@@ -20,7 +21,7 @@ import { toMessageObject, type MessageObject } from './message.schemas';
 import { hasOwnWorkflow, type MessagesService } from './messages.service';
 
 /** Tries of a delivery receipt's store and fold before the carrier is answered with a failure (0.5 s, 1 s, 2 s apart). */
-const RECEIPT_TRIES = 4;
+const RECEIPT_RETRIES = { tries: 4, firstDelayMs: 500 };
 
 /**
  * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
@@ -89,14 +90,7 @@ export class InboundSmsService implements CarrierListener {
   async onReceipt(receipt: DeliveryReceipt): Promise<void> {
     // Every step is idempotent (the store an upsert, the fold forward only): a failure (the database busy
     // for a moment) is tried again here before the carrier is told to redeliver, which not every SMSC does.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.applyReceipt(receipt);
-      } catch (err) {
-        if (attempt >= RECEIPT_TRIES) throw err;
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
-      }
-    }
+    await withRetries(() => this.applyReceipt(receipt), RECEIPT_RETRIES);
   }
 
   private async applyReceipt(receipt: DeliveryReceipt): Promise<void> {

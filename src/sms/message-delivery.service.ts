@@ -10,7 +10,7 @@ import { notFound } from '../domain/errors';
 import type { EventsService } from '../webhooks/events.service';
 import { emitMessageUpdated } from './message-events';
 import { MessageRepo, type MessageRow, type ReceiptRow } from './message.repo';
-import { MessageSubmitter } from './message-submitter';
+import { MessageSubmitter, type SubmitDecision } from './message-submitter';
 import { receiptMove, type ReceiptFolder } from './receipt-fold';
 
 export interface SendMessageResult {
@@ -32,6 +32,8 @@ const FINAL: MessageStatus[] = ['delivered', 'undelivered', 'failed', 'canceled'
 export class MessageDeliveryService {
   private readonly repo = new MessageRepo();
   private readonly submitter: MessageSubmitter;
+  /** The key of sealed bodies (MessagesService seals them), derived once. */
+  private readonly bodySealKey: Buffer;
 
   constructor(
     private readonly deps: {
@@ -44,6 +46,7 @@ export class MessageDeliveryService {
     },
   ) {
     this.submitter = new MessageSubmitter({ db: deps.db, carriers: deps.carriers });
+    this.bodySealKey = deriveKey(deps.config.secrets.server, 'message-body-seal');
   }
 
   /**
@@ -82,11 +85,10 @@ export class MessageDeliveryService {
     }
     if (m.status === 'failed') return { status: 'failed', awaitReceipt: false };
 
-    let decision;
+    let decision: SubmitDecision;
     try {
-      // A verification code is stored sealed (the row shows it masked): the carrier gets the real text.
-      const body = m.body_sealed ? openText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
-      decision = await this.submitter.submit({ ...m, body }, { afterUncertainWait: input.afterUncertainWait, journalEmpty });
+      const toSubmit = { ...m, body: this.carrierBody(m) };
+      decision = journalEmpty ? await this.submitter.submitFirst(toSubmit) : await this.submitter.submit(toSubmit, { afterUncertainWait: input.afterUncertainWait });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);
@@ -106,6 +108,14 @@ export class MessageDeliveryService {
     const sent = await this.recordAccepted(m, result.carrier, result.carrierMessageIds, decision.attempt);
     if (m.body_sealed) await this.repo.clearSealedBody(db, m.id); // the carrier has it: nothing to keep
     return this.reconcileAfterSubmit(m.id, !result.noReceipts, sent);
+  }
+
+  /**
+   * The text a carrier gets for a message: a verification code is stored sealed (the row shows it
+   * masked) until the carrier has it. Shared with the batch rounds.
+   */
+  carrierBody(m: Pick<MessageRow, 'body' | 'body_sealed'>): string {
+    return m.body_sealed ? openText(this.bodySealKey, m.body_sealed) : m.body;
   }
 
   /** Consent check + `queued` → `sending` (or `failed` when opted out), with message.updated; undefined when not queued. */

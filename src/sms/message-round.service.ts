@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
+import { withRetries } from '../db/with-retries';
 import { isAppError } from '../domain/errors';
-import { deriveKey, openText } from '../domain/secret-box';
 import type { EventsService } from '../webhooks/events.service';
 import type { SmsRoundMessage, SmsRoundOutcome, SmsRoundResult } from '../../workflows/shared/sms.contracts';
 import { AccountPacing } from './account-pacing';
@@ -11,18 +11,17 @@ import { DeadlinePassed, Semaphore } from './carriers/rate-limiter';
 import type { MessageDeliveryService } from './message-delivery.service';
 import { emitMessagesUpdated } from './message-events';
 import { MessageRoundRepo, type AcceptedSubmit } from './message-round.repo';
-import { MessageSubmitter, type AttemptStart, type SubmitDecision } from './message-submitter';
+import { MessageSubmitter, type AttemptStart, type FirstSubmitDecision } from './message-submitter';
 import { MessageRepo, type MessageRow } from './message.repo';
 import { priceMessage } from './pricing';
 import { receiptMove, type ReceiptFolder } from './receipt-fold';
 
-/** Tries of a round's record of accepted submits (and of its receipt fold), the first retry after RECORD_RETRY_MS, doubling (about 15 s in all). */
-const RECORD_TRIES = 5;
+/** Tries of a round's record of accepted submits (and of its receipt fold): 1 s, 2 s, 4 s, 8 s apart (about 15 s in all). */
+const RECORD_RETRIES = { tries: 5, firstDelayMs: 1_000 };
 /** Rounds running at once in a worker process; a round that waits longer than ROUND_SLOT_WAIT_MS is deferred whole. */
 const ROUNDS_AT_ONCE = 6;
 const ROUND_SLOT_WAIT_MS = 30_000;
 const ROUND_SLOT_DEFER_MS = 1_000;
-const RECORD_RETRY_MS = 1_000;
 
 /**
  * A batch round (smsBatchWorkflow's `sendMessageRound` activity): every due message of a batch in a few
@@ -138,20 +137,17 @@ export class MessageRoundSender {
       const tried = await Promise.all(
         messages.map(async (m) => {
           try {
-            const body = m.body_sealed ? openText(deriveKey(config.secrets.server, 'message-body-seal'), m.body_sealed) : m.body;
-            return { m, decision: await this.submitter.submit({ ...m, body }, { journalEmpty: true, beginAttempt: (row) => journal.begin(row) }) };
+            const toSubmit = { ...m, body: this.deps.delivery.carrierBody(m) };
+            return { m, decision: await this.submitter.submitFirst(toSubmit, { beginAttempt: (row) => journal.begin(row) }) };
           } catch (err) {
             return { m, err };
           }
         }),
       );
-      const accepted: { m: MessageRow; decision: Extract<SubmitDecision, { kind: 'accepted' }> }[] = [];
+      const accepted: { m: MessageRow; decision: Extract<FirstSubmitDecision, { kind: 'accepted' }> }[] = [];
       for (const t of tried) {
         if ('err' in t) outcomes[t.m.id] = await this.afterSubmitFailure(t.m, t.err);
         else if (t.decision.kind === 'wait') outcomes[t.m.id] = { uncertainWaitSeconds: config.messaging.uncertainSubmitWaitSeconds };
-        else if (t.decision.kind === 'accepted_before') outcomes[t.m.id] = { status: 'sent' };
-        // Not for a message the round claimed (its journal was empty); tried again by the one-message path.
-        else if (t.decision.kind === 'adopt') outcomes[t.m.id] = { retry: true };
         else accepted.push({ m: t.m, decision: t.decision });
       }
       await this.recordAndFold(accepted, outcomes);
@@ -182,7 +178,7 @@ export class MessageRoundSender {
    * `submitting`: the retry waits for the receipts (uncertain), never submits blindly.
    */
   private async recordAndFold(
-    accepted: { m: MessageRow; decision: Extract<SubmitDecision, { kind: 'accepted' }> }[],
+    accepted: { m: MessageRow; decision: Extract<FirstSubmitDecision, { kind: 'accepted' }> }[],
     outcomes: Record<string, SmsRoundOutcome>,
   ): Promise<void> {
     if (accepted.length === 0) return;
@@ -196,12 +192,14 @@ export class MessageRoundSender {
     }));
     // The carriers took these messages: a record lost now would leave them waiting as uncertain, so a
     // failed record (the database busy or away for a moment) is tried again before the round gives up.
-    const recorded = await withRetries(() =>
-      events.transaction(async (tx) => {
-        const rows = await this.rounds.recordSubmits(tx, submits, { price_currency: config.messaging.priceCurrency, sent_at: new Date() });
-        await emitMessagesUpdated(events, rows, tx);
-        return rows;
-      }),
+    const recorded = await withRetries(
+      () =>
+        events.transaction(async (tx) => {
+          const rows = await this.rounds.recordSubmits(tx, submits, { price_currency: config.messaging.priceCurrency, sent_at: new Date() });
+          await emitMessagesUpdated(events, rows, tx);
+          return rows;
+        }),
+      RECORD_RETRIES,
     ).catch(() => undefined);
     if (!recorded) {
       for (const { m } of accepted) outcomes[m.id] = { retry: true };
@@ -218,19 +216,7 @@ export class MessageRoundSender {
         return move ? [move] : [];
       });
       for (const moved of await this.deps.receiptFolder.apply(moves)) outcomes[moved.id] = { status: moved.status };
-    }).catch(() => undefined);
-  }
-}
-
-/** Runs `fn` up to RECORD_TRIES times, RECORD_RETRY_MS after the first failure, doubling; the last failure is thrown. */
-async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= RECORD_TRIES) throw err;
-      await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * 2 ** (attempt - 1)));
-    }
+    }, RECORD_RETRIES).catch(() => undefined);
   }
 }
 

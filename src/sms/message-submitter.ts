@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsResult } from './carrier';
+import { CarrierError, type SmsCarriers, type SubmitJournal, type SubmitSmsRequest, type SubmitSmsResult } from './carrier';
 import type { DB } from '../db/schema';
 import type { MessageRow } from './message.repo';
 import { SubmitAttemptRepo } from './submit-attempt.repo';
@@ -21,6 +21,9 @@ export type SubmitDecision =
   /** A stored receipt answers an open submit: it was accepted under this carrier id (record it, send nothing). */
   | { kind: 'adopt'; carrier: string; carrierMessageId: string };
 
+/** What the first submit of a message can come to (MessageSubmitter.submitFirst): its journal is empty. */
+export type FirstSubmitDecision = Extract<SubmitDecision, { kind: 'accepted' | 'wait' }>;
+
 /**
  * Submits a message once: every carrier the router hands it to is journaled (sms_submit_attempts)
  * before the carrier gets it, and each retry decides from the journal.
@@ -35,17 +38,11 @@ export class MessageSubmitter {
 
   constructor(private readonly deps: { db: Kysely<DB>; carriers?: SmsCarriers }) {}
 
-  /**
-   * `journalEmpty`: the caller knows no submit was journaled yet (it just claimed the message).
-   * `beginAttempt`: journals an attempt instead of the repo's one-row insert (a round's shared insert).
-   */
-  async submit(
-    m: MessageRow,
-    opts: { afterUncertainWait?: boolean; journalEmpty?: boolean; beginAttempt?: (row: AttemptStart) => Promise<number> } = {},
-  ): Promise<SubmitDecision> {
-    const { db, carriers } = this.deps;
-    if (!carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
-    const journal = opts.journalEmpty ? [] : await this.attempts.listAttempts(db, m.id);
+  /** A message already `sending`: decides from its journal whether to submit, wait or take a submit as accepted. */
+  async submit(m: MessageRow, opts: { afterUncertainWait?: boolean } = {}): Promise<SubmitDecision> {
+    const { db } = this.deps;
+    const carriers = this.configuredCarriers();
+    const journal = await this.attempts.listAttempts(db, m.id);
     // The caller read the message `sending` before this read of the journal: a submit accepted and recorded
     // in between (the carrier listener adopting it on its receipt) must not go out again.
     if (journal.some((a) => a.state === 'accepted')) return { kind: 'accepted_before' };
@@ -64,7 +61,32 @@ export class MessageSubmitter {
     }
     const last = journal.at(-1);
     const resume = last?.state === 'partial' ? { carrier: last.carrier, acceptedIds: last.accepted_ids, concatRef: last.concat_ref } : undefined;
+    return this.handOver(carriers, m, { resume });
+  }
 
+  /**
+   * A message the caller has just claimed (`queued` → `sending`): its journal is empty, since attempts
+   * are journaled only here, for `sending` messages, and no status moves back to `queued` (ALLOWED_FROM).
+   * So the journal is not read and there is no accepted submit to find nor an open one to adopt: the
+   * submit is accepted, or waits for a receipt when it may have gone out unanswered.
+   * `beginAttempt`: journals an attempt instead of the repo's one-row insert (a round's shared insert).
+   */
+  async submitFirst(m: MessageRow, opts: { beginAttempt?: (row: AttemptStart) => Promise<number> } = {}): Promise<FirstSubmitDecision> {
+    return this.handOver(this.configuredCarriers(), m, { beginAttempt: opts.beginAttempt });
+  }
+
+  private configuredCarriers(): SmsCarriers {
+    if (!this.deps.carriers) throw new CarrierError('No SMS carrier is configured', 'none', 'no_route', false);
+    return this.deps.carriers;
+  }
+
+  /** Hands the message to the carrier router, journaling every carrier it is given to. */
+  private async handOver(
+    carriers: SmsCarriers,
+    m: MessageRow,
+    opts: { resume?: SubmitSmsRequest['resume']; beginAttempt?: (row: AttemptStart) => Promise<number> },
+  ): Promise<FirstSubmitDecision> {
+    const { db } = this.deps;
     let current = 0;
     const record: SubmitJournal = {
       begin: async ({ carrier }) => {
@@ -78,7 +100,7 @@ export class MessageSubmitter {
     };
     try {
       const result = await carriers.submit(
-        { messageId: m.id, accountId: m.account_id, livemode: m.livemode, to: m.to, from: m.from, body: m.body, requestReceipt: true, resume },
+        { messageId: m.id, accountId: m.account_id, livemode: m.livemode, to: m.to, from: m.from, body: m.body, requestReceipt: true, resume: opts.resume },
         record,
       );
       return { kind: 'accepted', result, attempt: current };

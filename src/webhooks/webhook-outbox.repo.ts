@@ -66,6 +66,51 @@ const derivedDeliveryId = (eventId: RawBuilder<unknown>, key: RawBuilder<unknown
 const pendingDispatch = (alias: string) =>
   sql.raw(`${alias}.status = 'pending' and ${alias}.dispatched_at is null and (${alias}.dispatch_lease_until is null or ${alias}.dispatch_lease_until < now())`);
 
+/** An event with its OutboxTarget as columns: a callback URL, named endpoints, or neither (the subscribed endpoints). */
+interface EventWithTargets extends OutboxEventRow {
+  callback_url: string | null;
+  endpoint_ids: string[] | null;
+}
+
+/**
+ * The one statement that stores events with their deliveries (both insert methods): `ev` the events
+ * inserted (one that exists already is skipped, its deliveries were committed with it), `t` their targets,
+ * `d` one pending delivery per target, `n` the dispatcher's notification when any was queued. `result`
+ * selects what the caller needs; it must read `d` and `n` (a CTE that is not read does not run, and the
+ * notification is one).
+ */
+const eventsWithDeliveries = <R>(events: EventWithTargets[], result: RawBuilder<unknown>) => sql<R>`
+  with input as (
+    select * from json_to_recordset(${JSON.stringify(events)}::json)
+      as x(id text, account_id text, livemode boolean, type text, data json, callback_url text, endpoint_ids text[])
+  ), ev as (
+    insert into events (id, account_id, livemode, type, data)
+    select id, account_id, livemode, type, data from input
+    on conflict (id) do nothing
+    returning id, account_id, livemode, type, data, created_at
+  ), t as (
+    select ev.id as event_id, ev.account_id, ev.livemode, null::text as endpoint_id, i.callback_url as url
+    from ev join input i on i.id = ev.id where i.callback_url is not null
+    union all
+    select ev.id, ev.account_id, ev.livemode, w.id, w.url
+    from ev join input i on i.id = ev.id and i.endpoint_ids is not null
+    join webhook_endpoints w on w.account_id = ev.account_id and w.livemode = ev.livemode and w.id = any(i.endpoint_ids) and w.deleted_at is null
+    union all
+    select ev.id, ev.account_id, ev.livemode, w.id, w.url
+    from ev join input i on i.id = ev.id and i.callback_url is null and i.endpoint_ids is null
+    join webhook_endpoints w on w.account_id = ev.account_id and w.livemode = ev.livemode and w.enabled and w.deleted_at is null
+      and (w.events @> jsonb_build_array(ev.type) or w.events @> '["*"]'::jsonb)
+  ), d as (
+    insert into webhook_deliveries (id, account_id, livemode, event_id, endpoint_id, url, status)
+    select ${derivedDeliveryId(sql.ref('t.event_id'), sql`coalesce(t.endpoint_id, t.url)`)}, t.account_id, t.livemode, t.event_id, t.endpoint_id, t.url, 'pending'
+    from t
+    on conflict (id) do nothing
+    returning id
+  ), n as (
+    select pg_notify(${OUTBOX_CHANNEL}, '') from (select 1 from d limit 1) x
+  )
+  ${result}`;
+
 /**
  * The transactional outbox of events: an event and its delivery rows are written by one statement (in
  * the caller's transaction, with the state change behind them), and the commit notifies OUTBOX_CHANNEL.
@@ -78,32 +123,16 @@ export class WebhookOutboxRepo {
    * new deliveries: its deliveries were committed with it.
    */
   async insertEventWithDeliveries(db: Db, event: OutboxEventRow, target: OutboxTarget) {
-    const targets =
-      target.kind === 'callback'
-        ? sql`select null::text as endpoint_id, ${target.url}::text as url`
-        : target.kind === 'endpoints'
-          ? sql`select w.id as endpoint_id, w.url from webhook_endpoints w
-              where w.account_id = ${event.account_id} and w.livemode = ${event.livemode} and w.id = any(${target.endpointIds}::text[]) and w.deleted_at is null`
-          : sql`select w.id as endpoint_id, w.url from webhook_endpoints w
-              where w.account_id = ${event.account_id} and w.livemode = ${event.livemode} and w.enabled and w.deleted_at is null
-                and (w.events @> ${JSON.stringify([event.type])}::jsonb or w.events @> '["*"]'::jsonb)`;
-    const result = await sql<{ id: string; livemode: boolean; type: string; data: Record<string, unknown>; created_at: Date; deliveries: number; notified: number }>`
-      with ev as (
-        insert into events (id, account_id, livemode, type, data)
-        values (${event.id}, ${event.account_id}, ${event.livemode}, ${event.type}, ${JSON.stringify(event.data)}::json)
-        on conflict (id) do nothing
-        returning id, account_id, livemode, type, data, created_at
-      ), t as (${targets}), d as (
-        insert into webhook_deliveries (id, account_id, livemode, event_id, endpoint_id, url, status)
-        select ${derivedDeliveryId(sql.ref('ev.id'), sql`coalesce(t.endpoint_id, t.url)`)}, ev.account_id, ev.livemode, ev.id, t.endpoint_id, t.url, 'pending'
-        from ev cross join t
-        on conflict (id) do nothing
-        returning id
-      ), n as (
-        select pg_notify(${OUTBOX_CHANNEL}, '') from (select 1 from d limit 1) x
-      )
-      select ev.id, ev.livemode, ev.type, ev.data, ev.created_at, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
-      from ev`.execute(db);
+    const input: EventWithTargets = {
+      ...event,
+      callback_url: target.kind === 'callback' ? target.url : null,
+      endpoint_ids: target.kind === 'endpoints' ? target.endpointIds : null,
+    };
+    const result = await eventsWithDeliveries<{ id: string; livemode: boolean; type: string; data: Record<string, unknown>; created_at: Date; deliveries: number; notified: number }>(
+      [input],
+      sql`select ev.id, ev.livemode, ev.type, ev.data, ev.created_at, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
+      from ev`,
+    ).execute(db);
     const inserted = result.rows[0];
     if (inserted) return { event: inserted, inserted: true, deliveries: inserted.deliveries };
     const existing = await db.selectFrom('events').select(['id', 'livemode', 'type', 'data', 'created_at']).where('id', '=', event.id).executeTakeFirstOrThrow();
@@ -117,34 +146,11 @@ export class WebhookOutboxRepo {
    */
   async insertEventsWithDeliveries(db: Db, events: (OutboxEventRow & { callback_url: string | null })[]) {
     if (events.length === 0) return { insertedByType: {} as Record<string, number>, deliveries: 0 };
-    const result = await sql<{ type: string; inserted: number; deliveries: number }>`
-      with input as (
-        select * from json_to_recordset(${JSON.stringify(events)}::json)
-          as x(id text, account_id text, livemode boolean, type text, data json, callback_url text)
-      ), ev as (
-        insert into events (id, account_id, livemode, type, data)
-        select id, account_id, livemode, type, data from input
-        on conflict (id) do nothing
-        returning id, account_id, livemode, type
-      ), t as (
-        select ev.id as event_id, ev.account_id, ev.livemode, null::text as endpoint_id, i.callback_url as url
-        from ev join input i on i.id = ev.id where i.callback_url is not null
-        union all
-        select ev.id, ev.account_id, ev.livemode, w.id, w.url
-        from ev join input i on i.id = ev.id and i.callback_url is null
-        join webhook_endpoints w on w.account_id = ev.account_id and w.livemode = ev.livemode and w.enabled and w.deleted_at is null
-          and (w.events @> jsonb_build_array(ev.type) or w.events @> '["*"]'::jsonb)
-      ), d as (
-        insert into webhook_deliveries (id, account_id, livemode, event_id, endpoint_id, url, status)
-        select ${derivedDeliveryId(sql.ref('t.event_id'), sql`coalesce(t.endpoint_id, t.url)`)}, t.account_id, t.livemode, t.event_id, t.endpoint_id, t.url, 'pending'
-        from t
-        on conflict (id) do nothing
-        returning id
-      ), n as (
-        select pg_notify(${OUTBOX_CHANNEL}, '') from (select 1 from d limit 1) x
-      )
-      select ev.type, count(*)::int as inserted, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
-      from ev group by ev.type`.execute(db);
+    const result = await eventsWithDeliveries<{ type: string; inserted: number; deliveries: number }>(
+      events.map((e) => ({ ...e, endpoint_ids: null })),
+      sql`select ev.type, count(*)::int as inserted, (select count(*) from d)::int as deliveries, (select count(*) from n)::int as notified
+      from ev group by ev.type`,
+    ).execute(db);
     return {
       insertedByType: Object.fromEntries(result.rows.map((r) => [r.type, r.inserted])),
       deliveries: result.rows[0]?.deliveries ?? 0,

@@ -205,3 +205,56 @@ describe('webhook outbox and dispatcher', () => {
     await receiver.close();
   });
 });
+
+describe('webhook outbox: events and their deliveries in one statement', () => {
+  it('queues one delivery per target of each kind, and a retried insert queues nothing', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const receiver = await startReceiver();
+    const principal = { accountId, keyId: 'test', mode: 'test' as const };
+    const create = (path: string, events: string[]) => ctx.stack.services.webhookEndpoints.createEndpoint({ principal, url: `${receiver.url}/${path}`, events });
+    const all = await create('all', ['*']);
+    const updates = await create('updates', ['message.updated']);
+    const calls = await create('calls', ['call.completed']);
+    const disabled = await create('disabled', ['*']);
+    await ctx.stack.services.webhookEndpoints.updateEndpoint({ principal, endpointId: disabled.id, patch: { enabled: false } });
+    const outbox = new WebhookOutboxRepo();
+    const event = (n: number, livemode = false) => ({ id: `evt_outbox${n}_${accountId}`, account_id: accountId, livemode, type: 'message.updated', data: { id: `msg_${n}`, body: 'héllo ✓ 😀' } });
+    const targetsOf = async (eventId: string) => (await deliveriesOf(eventId)).map((d) => d.endpoint_id ?? d.url).sort();
+
+    // The account's enabled endpoints of the event's mode subscribed to its type.
+    const first = await outbox.insertEventWithDeliveries(db(), event(1), { kind: 'subscribed' });
+    assert.equal(first.inserted, true);
+    assert.equal(first.deliveries, 2);
+    assert.deepEqual(first.event.data, event(1).data);
+    assert.ok(first.event.created_at instanceof Date);
+    assert.deepEqual(await targetsOf(event(1).id), [all.id, updates.id].sort());
+    // A callback URL alone.
+    const callbackUrl = `${receiver.url}/callback`;
+    assert.equal((await outbox.insertEventWithDeliveries(db(), event(2), { kind: 'callback', url: callbackUrl })).deliveries, 1);
+    assert.deepEqual(await targetsOf(event(2).id), [callbackUrl]);
+    // Named endpoints, subscribed or not, enabled or not; of the event's mode only.
+    assert.equal((await outbox.insertEventWithDeliveries(db(), event(3), { kind: 'endpoints', endpointIds: [calls.id, disabled.id] })).deliveries, 2);
+    assert.deepEqual(await targetsOf(event(3).id), [calls.id, disabled.id].sort());
+    assert.equal((await outbox.insertEventWithDeliveries(db(), event(4, true), { kind: 'endpoints', endpointIds: [all.id] })).deliveries, 0);
+    assert.equal((await outbox.insertEventWithDeliveries(db(), event(5, true), { kind: 'subscribed' })).deliveries, 0);
+
+    // A retried insert answers the stored event and queues nothing more.
+    const again = await outbox.insertEventWithDeliveries(db(), { ...event(1), data: { id: 'msg_other' } }, { kind: 'callback', url: callbackUrl });
+    assert.equal(again.inserted, false);
+    assert.equal(again.deliveries, 0);
+    assert.deepEqual(again.event.data, event(1).data);
+    assert.deepEqual(await targetsOf(event(1).id), [all.id, updates.id].sort());
+
+    // Many at once: each to its callback URL, else the subscribed endpoints; stored ones skipped.
+    const many = await outbox.insertEventsWithDeliveries(db(), [
+      { ...event(6), callback_url: null },
+      { ...event(7), callback_url: callbackUrl },
+      { ...event(1), callback_url: null },
+    ]);
+    assert.deepEqual(many, { insertedByType: { 'message.updated': 2 }, deliveries: 3 });
+    assert.deepEqual(await targetsOf(event(6).id), [all.id, updates.id].sort());
+    assert.deepEqual(await targetsOf(event(7).id), [callbackUrl]);
+    assert.deepEqual(await targetsOf(event(1).id), [all.id, updates.id].sort());
+    await receiver.close();
+  });
+});
