@@ -76,8 +76,8 @@ interface EventWithTargets extends OutboxEventRow {
  * The one statement that stores events with their deliveries (both insert methods): `ev` the events
  * inserted (one that exists already is skipped, its deliveries were committed with it), `t` their targets,
  * `d` one pending delivery per target, `n` the dispatcher's notification when any was queued. `result`
- * selects what the caller needs; it must read `d` and `n` (a CTE that is not read does not run, and the
- * notification is one).
+ * selects what the caller needs; it must read `n` (a plain SELECT CTE that is not read does not run, so
+ * there would be no notification). A JSON null `data` is stored as JSON null, as the single insert did.
  */
 const eventsWithDeliveries = <R>(events: EventWithTargets[], result: RawBuilder<unknown>) => sql<R>`
   with input as (
@@ -85,7 +85,7 @@ const eventsWithDeliveries = <R>(events: EventWithTargets[], result: RawBuilder<
       as x(id text, account_id text, livemode boolean, type text, data json, callback_url text, endpoint_ids text[])
   ), ev as (
     insert into events (id, account_id, livemode, type, data)
-    select id, account_id, livemode, type, data from input
+    select id, account_id, livemode, type, coalesce(data, 'null'::json) from input
     on conflict (id) do nothing
     returning id, account_id, livemode, type, data, created_at
   ), t as (
