@@ -59,6 +59,8 @@ export async function createRuntime(input: {
   let stopIdempotencySweep: (() => void) | undefined;
   let sentenceSweep: Promise<void> | undefined;
   let closing = false;
+  /** Other processes' run moves wake this one's waiters (with a Postgres server; they poll meanwhile). */
+  const listenForRuns = () => services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener failed; waiters poll'));
 
   return {
     services,
@@ -83,10 +85,10 @@ export async function createRuntime(input: {
       if (config.database.url) {
         // Revocations by other processes (another API, the CLI) drop this process's key cache at once.
         revocations = startApiKeyRevocationFeed({ url: config.database.url, accounts: services.accounts, log });
-        // Runs move in the worker: its notifications wake this process's waiters (a POST with wait_ms, an
-        // SSE stream) at once; until the listener is up they re-read on their interval.
-        await services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener not ready; waiters poll until it is'));
       }
+      // Runs move in the worker: its notifications wake this process's waiters (a POST with wait_ms, an
+      // SSE stream) at once.
+      await listenForRuns();
       if (config.metrics.port !== undefined) metricsServer = await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port });
       return server;
     },
@@ -106,7 +108,7 @@ export async function createRuntime(input: {
       await services.webhookDispatcher.start({ listen: input.listen });
       await services.smsDispatcher.start({ listen: input.listen });
       // An evaluation's case runner waits for runs another worker process may be moving.
-      if (config.database.url) await services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener not ready; waiters poll until it is'));
+      await listenForRuns();
       if (config.embeddings.enabled && config.embeddings.sentences) {
         // Stored vectors without sentence vectors (from before them, or with the switch off) get them
         // now, not at their source's next sync (which a `manual` source never has). Boot does not wait.
@@ -119,7 +121,6 @@ export async function createRuntime(input: {
     },
     async close() {
       await revocations?.close();
-      await services.runNotifier.close();
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       stopIdempotencySweep?.();
       // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker
@@ -132,6 +133,7 @@ export async function createRuntime(input: {
       if (sentenceSweep) await Promise.race([sentenceSweep, new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
+      await services.runNotifier.close();
       if (worker) await services.inboundSms.stopCarriers().catch((err) => log.error({ err }, 'Stopping SMS carriers failed'));
       await temporal.connection.close();
     },

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { ConversationChannel, RunStatus, RunTable, RunToolCallTable, ToolCallStatus } from '../db/tables/agents';
+import type { RunNotifyTarget } from './run-notifier';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type RunRow = Selectable<RunTable>;
@@ -146,13 +147,13 @@ export type MovedRun = RunRow & { next_queued_run_id: string | null };
  * undefined when the run was not in a status the move starts from (a retried step, or another move won).
  * The events are numbered after the stream's last one; two writers appending at once collide on the
  * stream's key and the loser's statement fails whole (its step is retried). `notify`: a channel to
- * pg_notify `<run id>:<new status>` on when the move commits (RunNotifier wakes other processes' waiters).
+ * pg_notify `<run id>:<new status>:<origin>` on when the move commits (RunNotifier wakes other processes' waiters).
  */
 export async function moveRun(
   db: Db,
   runId: string,
   move: RunMove,
-  opts: { set?: Partial<Record<keyof RunTable, unknown>>; events?: RunEventInput[]; notify?: string } = {},
+  opts: { set?: Partial<Record<keyof RunTable, unknown>>; events?: RunEventInput[]; notify?: RunNotifyTarget } = {},
 ): Promise<MovedRun | undefined> {
   const { from, to } = RUN_TRANSITIONS[move];
   const events = JSON.stringify(opts.events ?? []);
@@ -180,7 +181,7 @@ export async function moveRun(
       sql<string | null>`(select q.id from runs q where q.conversation_id = moved.conversation_id and q.status = 'queued'
         and (q.created_at, q.id) > (moved.created_at, moved.id) order by q.created_at, q.id limit 1)`.as('next_queued_run_id'),
     );
-  if (opts.notify) q = q.select(sql<unknown>`pg_notify(${opts.notify}, moved.id || ':' || moved.status)`.as('notified'));
+  if (opts.notify) q = q.select(sql<unknown>`pg_notify(${opts.notify.channel}, moved.id || ':' || moved.status || ':' || ${opts.notify.origin}::text)`.as('notified'));
   const row = (await q.executeTakeFirst()) as (MovedRun & { notified?: unknown }) | undefined;
   if (!row) return undefined;
   const { notified: _notified, ...moved } = row;

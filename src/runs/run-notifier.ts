@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/schema';
@@ -6,6 +7,12 @@ import type { Logger } from '../observability/logger';
 import { pgListen, type PgListener } from '../platform/pg-listen';
 
 const CHANNEL = 'converse_run_events';
+
+/** A run notification's channel and the origin its payload names (`<run id>:<status>:<origin>`). */
+export interface RunNotifyTarget {
+  channel: string;
+  origin: string;
+}
 
 /**
  * Tells waiters (a POST waiting for its run to settle, an SSE stream) that a run wrote something. In one
@@ -16,10 +23,16 @@ const CHANNEL = 'converse_run_events';
 export class RunNotifier {
   private readonly local = new EventEmitter().setMaxListeners(0);
   private listener?: PgListener;
+  /** Names this process in its notifications, so its own come back to it once (in process), not twice. */
+  private readonly origin = randomBytes(6).toString('hex');
 
   constructor(private readonly deps: { db: Kysely<DB>; databaseUrl?: string; notifyAcrossProcesses: boolean; log: Logger }) {}
 
-  /** Starts listening for other processes' notifications (API processes with a Postgres server). */
+  /**
+   * Starts listening for other processes' notifications (API and worker processes with a Postgres server);
+   * a second call does nothing. Resolves once listening, or after 5 s (logged; it goes on connecting, and
+   * waiters poll meanwhile).
+   */
   async listen(): Promise<void> {
     if (!this.deps.databaseUrl || this.listener) return;
     // Reconnects by itself (platform/pg-listen); waiters poll meanwhile, so a lost notification costs latency only.
@@ -27,13 +40,14 @@ export class RunNotifier {
       url: this.deps.databaseUrl,
       channel: CHANNEL,
       onNotification: (payload) => {
-        const [runId, status] = payload.split(':');
-        if (runId) this.local.emit(runId, status || undefined);
+        // `<run id>:<status or empty>:<origin>`; this process's own were delivered in process already.
+        const [runId, status, origin] = payload.split(':');
+        if (runId && origin !== this.origin) this.local.emit(runId, status || undefined);
       },
       onDisconnected: (err) => this.deps.log.warn({ err }, 'Run notification listener lost; waiters poll until it is back'),
     });
     this.listener = listener;
-    await listener.readyWithin(5000);
+    if (!(await listener.readyWithin(5000))) this.deps.log.warn('Run notification listener not ready after 5 s; waiters poll until it is');
   }
 
   async close(): Promise<void> {
@@ -44,7 +58,7 @@ export class RunNotifier {
   async publish(runId: string): Promise<void> {
     this.notifyLocally(runId);
     if (this.deps.notifyAcrossProcesses) {
-      await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
+      await sql`select pg_notify(${CHANNEL}, ${`${runId}::${this.origin}`})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
     }
   }
 
@@ -54,15 +68,15 @@ export class RunNotifier {
    * `notifyLocally` after the commit.
    */
   async notifyOnCommit(tx: Transaction<DB>, runId: string): Promise<void> {
-    if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${runId})`.execute(tx);
+    if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${`${runId}::${this.origin}`})`.execute(tx);
   }
 
   /**
-   * The channel a writer's own statement may `pg_notify` on (so the notification costs no round trip of
-   * its own: run-lifecycle.ts moveRun); undefined when notifications stay in this process.
+   * Where a writer's own statement may `pg_notify` (so the notification costs no round trip of its own:
+   * run-lifecycle.ts moveRun), with this process's origin; undefined when notifications stay in this process.
    */
-  get acrossProcessesChannel(): string | undefined {
-    return this.deps.notifyAcrossProcesses ? CHANNEL : undefined;
+  get acrossProcesses(): RunNotifyTarget | undefined {
+    return this.deps.notifyAcrossProcesses ? { channel: CHANNEL, origin: this.origin } : undefined;
   }
 
   /**

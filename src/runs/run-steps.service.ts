@@ -81,7 +81,7 @@ export class RunStepsService {
 
   /** Moves notify other processes' waiters in their own statement (RunNotifier's channel, when it has one). */
   private get notifyChannel() {
-    return this.deps.notifier.acrossProcessesChannel;
+    return this.deps.notifier.acrossProcesses;
   }
 
   private async load(runId: string, opts: { earlierOpenRun?: boolean; transcript?: number } = {}) {

@@ -50,7 +50,7 @@ describe('RunNotifier', () => {
     const worker = new RunNotifier({ db: database.db, notifyAcrossProcesses: true, log: silentLogger() });
     await api.listen();
     try {
-      const channel = worker.acrossProcessesChannel;
+      const channel = worker.acrossProcesses?.channel;
       assert.ok(channel);
       const id = runId();
       const marker = runId();
@@ -71,16 +71,33 @@ describe('RunNotifier', () => {
   });
 
   it('is listening in an API process of the production wiring: a run move written by another process wakes its waiters', { timeout: 120_000 }, async () => {
-    const dev = await startDevRuntime({ label: 'run-notifier-api', api: true });
+    const dev = await startDevRuntime({ label: 'run-notifier-api', api: true, worker: false });
     try {
       const notifier = dev.runtime.services.runNotifier;
-      const channel = notifier.acrossProcessesChannel;
+      const channel = notifier.acrossProcesses?.channel;
       assert.ok(channel, 'a Postgres server carries notifications across processes');
       const id = runId();
-      // No re-read interval to fall back on: only the notification can end this wait (a hang fails the test).
-      const woken = notifier.next(id, 2 ** 31 - 1);
-      await sql`select pg_notify(${channel}, ${`${id}:completed`})`.execute(database.db);
+      // wakesOn is asked only about a notification (never when the re-read interval ends the wait).
+      let heard: string | undefined;
+      const woken = notifier.next(id, 60_000, undefined, (status) => ((heard = status), true));
+      await sql`select pg_notify(${channel}, ${`${id}:completed:another-process`})`.execute(database.db);
       await woken;
+      assert.equal(heard, 'completed');
+
+      // Its own notifications come back over LISTEN too: they were delivered in process, so they are dropped.
+      const origin = notifier.acrossProcesses?.origin;
+      const own = runId();
+      let ownWoke = false;
+      const stopWaiting = new AbortController();
+      const ownWait = notifier.next(own, 60_000, stopWaiting.signal).then(() => (ownWoke = true));
+      const marker = runId();
+      const markerSeen = notifier.next(marker, 60_000);
+      await sql`select pg_notify(${channel}, ${`${own}:completed:${origin}`})`.execute(database.db);
+      await sql`select pg_notify(${channel}, ${`${marker}::another-process`})`.execute(database.db);
+      await markerSeen; // in order: the echo came before the marker
+      assert.equal(ownWoke, false, 'an echo of its own notification is not delivered a second time');
+      stopWaiting.abort();
+      await ownWait;
     } finally {
       await dev.close();
     }

@@ -17,10 +17,10 @@ export interface DevRuntime {
 }
 
 /**
- * The production wiring (src/app/runtime.ts: worker and optionally the API) on a real Temporal dev server and
+ * The production wiring (src/app/runtime.ts: the worker unless `worker: false`, and optionally the API) on a real Temporal dev server and
  * a Postgres schema of its own: for end-to-end tests and benchmarks.
  */
-export async function startDevRuntime(opts: { label: string; api?: boolean; config?: Partial<Config> }): Promise<DevRuntime> {
+export async function startDevRuntime(opts: { label: string; api?: boolean; worker?: boolean; config?: Partial<Config> }): Promise<DevRuntime> {
   const env = await createDevServerEnv();
   const database = await createTestDatabase(opts.label);
   const runtime = await createRuntime({
@@ -31,7 +31,7 @@ export async function startDevRuntime(opts: { label: string; api?: boolean; conf
     temporalAddress: env.address,
     workflowBundle: await workflowBundle(),
   });
-  await runtime.startWorker();
+  if (opts.worker !== false) await runtime.startWorker();
   let baseUrl: string | undefined;
   if (opts.api) {
     const server = await runtime.startApi(0, '127.0.0.1');
