@@ -62,7 +62,8 @@ export class CitationPagesService {
         .digest()
         .subarray(0, 24)
         .toString('base64url');
-      pages.set(token, {
+      // Two passages with one token (same run, source and content): the first one's page, as before.
+      if (!pages.has(token)) pages.set(token, {
         token_hash: hashToken(token),
         account_id: input.accountId,
         livemode: input.livemode,

@@ -11,7 +11,8 @@ import { scopeOf } from '../domain/principal';
 /** Metadata values may be strings, numbers or booleans; they are stored and filtered as strings (as Stripe does). */
 const MetadataSchema = z
   .record(z.string().max(40), z.union([z.string().max(500), z.number(), z.boolean()]).transform((v) => String(v)))
-  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
+  .openapi({ maxProperties: 50, propertyNames: { maxLength: 40 } } as Record<string, unknown>);
 
 const RecordSchema = z.strictObject({
   title: z.string().min(1).max(1000),

@@ -2,11 +2,16 @@ import { z } from '../domain/api-schema';
 import { E164_PATTERN } from '../domain/channels';
 
 const E164 = z.string().regex(E164_PATTERN, 'an E.164 number such as +14155550123');
+/**
+ * Spoken text: not blank, checked as the document states it (a pattern, no trimming, so a schema-valid
+ * " x " is accepted as given and a blank one is refused by the pattern the document shows).
+ */
+const spoken = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000]*[^\s\u0000][^\u0000]*$/, 'some text, not only spaces');
 
 /** Speaks a fixed text (a greeting, a notice). */
 export const SayActionSchema = z.strictObject({
   action: z.literal('say'),
-  text: z.string().trim().min(1).max(1000),
+  text: spoken(1000),
 });
 
 /**
@@ -19,7 +24,7 @@ export const ConnectAgentActionSchema = z.strictObject({
   /** Where a handoff transfers the call: the number that answers the agent's handoff queue. */
   transfer_to: E164,
   /** Said while listening for the caller's first question. */
-  greeting: z.string().trim().min(1).max(500).default('How can I help you?'),
+  greeting: spoken(500).default('How can I help you?'),
 });
 
 /** Transfers the call to a number (no agent). */

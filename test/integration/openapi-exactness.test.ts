@@ -43,6 +43,10 @@ describe('the OpenAPI document says what validation enforces', () => {
     const variables = body('/v1/message_batches').content['application/json'].schema.properties.recipients.items.properties.variables;
     assert.equal(variables.propertyNames?.pattern, '^[A-Za-z_][A-Za-z0-9_]*$', JSON.stringify(variables));
     assert.equal(variables.maxProperties, 50);
+    // Limits the API checks are the ones the document states (a fuzzer's schema-valid request is not refused 400).
+    const baseMetadata = body('/v1/knowledge_bases').content['application/json'].schema.properties.metadata;
+    assert.equal(baseMetadata.maxProperties, 50, JSON.stringify(baseMetadata));
+    assert.equal(baseMetadata.propertyNames?.maxLength, 40);
     const source = body('/v1/knowledge_bases/{id}/sources').content['application/json'].schema;
     assert.deepEqual(source.oneOf.map((o: any) => o.properties.type.enum[0]).sort(), ['api', 'document', 'record', 'url']);
     for (const { where, schema } of requestStrings(doc)) {

@@ -206,6 +206,7 @@ describe('voice calls over Twilio Programmable Voice', () => {
       (err: AppError) => err.code === 'parameter_unprocessable' && err.param === 'voice_call_flow.actions.0.action',
     );
     await assert.rejects(set({ actions: [{ action: 'connect_agent', agent_id: f.agentId }] }), (err: AppError) => err.param === 'voice_call_flow.actions.0.transfer_to');
+    await assert.rejects(set({ actions: [{ action: 'say', text: '   ' }] }), (err: AppError) => err.code === 'parameter_invalid' && err.param === 'voice_call_flow.actions.0.text');
     await assert.rejects(
       set({ actions: [{ action: 'connect_agent', agent_id: f.agentId, transfer_to: TRANSFER_TO }] }),
       (err: AppError) => err.code === 'channel_not_supported',

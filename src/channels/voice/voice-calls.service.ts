@@ -14,7 +14,7 @@ import { isTerminalRun } from '../../runs/run-lifecycle';
 import type { RunsService } from '../../runs/runs.service';
 import type { EventsService, EventTransaction } from '../../webhooks/events.service';
 import { CALL_STATUS_RANK, CallRepo, type CallRow } from './call.repo';
-import { VoiceCallFlowSchema, type VoiceCallFlow } from '../../numbers/call-flow.schemas';
+import { takeoverNotLast, VoiceCallFlowSchema, type VoiceCallFlow } from '../../numbers/call-flow.schemas';
 import { toCallObject, type CallStatusParams, type IncomingCallParams, type RecordingParams, type SpeechResultParams } from './call.schemas';
 import { toTwiml, type TwimlVerb } from './twiml';
 import type { Scope } from '../../domain/principal';
@@ -96,7 +96,8 @@ export class VoiceCallsService implements InboundChannelPort<{ params: SpeechRes
       return toTwiml([{ verb: 'say', text: NOT_IN_SERVICE }, { verb: 'hangup' }], 'en-US');
     }
     const parsed = number.voice_call_flow ? VoiceCallFlowSchema.safeParse(number.voice_call_flow) : undefined;
-    const flow: VoiceCallFlow | undefined = parsed?.success ? parsed.data : undefined;
+    // A flow whose takeover is not last was never stored by the service; if one is, it is not played.
+    const flow: VoiceCallFlow | undefined = parsed?.success && !takeoverNotLast(parsed.data) ? parsed.data : undefined;
     const language = flow?.language ?? 'en-US';
     const last = flow?.actions.at(-1);
     const connect = last?.action === 'connect_agent' ? last : undefined;
