@@ -43,10 +43,14 @@ export class AgentRepo {
       .executeTakeFirstOrThrow();
   }
 
-  /** Freezes the draft as the next version and makes it live, in one transaction. */
-  async publishDraft(db: Kysely<DB>, id: string) {
+  /**
+   * Freezes the draft as the next version and makes it live, in one transaction; undefined (nothing
+   * written) when the stored draft is no longer `checked`, the draft the caller validated.
+   */
+  async publishDraft(db: Kysely<DB>, id: string, checked: unknown) {
     return db.transaction().execute(async (tx) => {
       const agent = await tx.selectFrom('agents').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+      if (canonicalJson(agent.draft) !== canonicalJson(checked)) return undefined;
       const version = (agent.live_version ?? 0) + 1;
       const last = await tx
         .selectFrom('agent_versions')

@@ -118,7 +118,9 @@ export class AgentsService {
       if (!this.publishGate) throw new AppError('evaluation_required', `Agent ${current.id} requires a passing evaluation, which this process cannot check`);
       await this.publishGate.assertPublishable({ ...scopeOf(input), agentId: current.id, draft });
     }
-    const row = await this.repo.publishDraft(this.deps.db, current.id);
+    // The draft validated (and evaluated) above is the one published: an edit in between is refused.
+    const row = await this.repo.publishDraft(this.deps.db, current.id, current.draft);
+    if (!row) throw new AppError('resource_conflict', `Agent ${current.id}'s draft changed while it was being published; publish again`);
     return toAgentObject(row, AgentConfigSchema.parse(row.draft));
   }
 

@@ -264,6 +264,29 @@ describe('evaluations', () => {
     assert.equal(published.version, 2);
   });
 
+  it('publishes the draft it checked: a draft edited while the publish is being checked is refused 409, and nothing goes live', async (t) => {
+    const f = await seed();
+    const scope = { accountId: f.accountId, livemode: false };
+    const { agents } = ctx.stack.services;
+    const { db } = ctx.stack.database;
+    const liveBefore = await db.selectFrom('agents').select('live_version').where('id', '=', f.agentId).executeTakeFirstOrThrow();
+    const { draft } = await agents.getDraft({ ...scope, agentId: f.agentId });
+    const edited = { ...draft, guardrails: { ...draft.guardrails, restricted_topics: ['legal advice'] } };
+    // Another request edits the draft between the publish's checks and its write.
+    const validate = agents.validateConfig.bind(agents);
+    t.mock.method(agents, 'validateConfig', async (input: Parameters<typeof validate>[0]) => {
+      const checked = await validate(input);
+      await db.updateTable('agents').set({ draft: JSON.stringify(edited) }).where('id', '=', f.agentId).execute();
+      return checked;
+    });
+    await assert.rejects(agents.publishAgent({ ...scope, agentId: f.agentId }), (err: any) => err.code === 'resource_conflict' && /changed while it was being published/.test(err.message));
+    const liveAfter = await db.selectFrom('agents').select('live_version').where('id', '=', f.agentId).executeTakeFirstOrThrow();
+    assert.equal(liveAfter.live_version, liveBefore.live_version, 'nothing went live');
+    t.mock.restoreAll();
+    const published = await agents.publishAgent({ ...scope, agentId: f.agentId });
+    assert.deepEqual(published.guardrails.restricted_topics, ['legal advice'], 'published again: the edited draft, checked this time');
+  });
+
   it('imports cases in the console by name past the first 100, keeping the cases the YAML does not list', async () => {
     const f = await seed();
     const scope = { accountId: f.accountId, livemode: false };
