@@ -1,5 +1,5 @@
 /**
- * Runs `fn` until it succeeds, at most `tries` times: the first retry `firstDelayMs` after the first
+ * Runs `fn` until it succeeds, at most `tries` times (at least once): the first retry `firstDelayMs` after the first
  * failure, each later one twice as long after the one before; the last failure is thrown. For idempotent
  * steps that fail while the database is busy or away for a moment and whose caller waits for the answer
  * (retryInBackground is for clean-ups nobody waits for).

@@ -75,7 +75,7 @@ export class MessageDeliveryService {
     // The common case first: a message still `queued` is claimed at once (no read before it).
     let m = await this.claimQueued(input.messageId);
     // Freshly moved from `queued`: no submit can have been journaled for it (only `sending` ones are).
-    const journalEmpty = m !== undefined;
+    const justClaimed = m !== undefined;
     if (!m) {
       m = await this.repo.getMessage(db, input.messageId);
       if (!m) throw notFound('message', input.messageId);
@@ -88,7 +88,7 @@ export class MessageDeliveryService {
     let decision: SubmitDecision;
     try {
       const toSubmit = { ...m, body: this.carrierBody(m) };
-      decision = journalEmpty ? await this.submitter.submitFirst(toSubmit) : await this.submitter.submit(toSubmit, { afterUncertainWait: input.afterUncertainWait });
+      decision = justClaimed ? await this.submitter.submitFirst(toSubmit) : await this.submitter.submit(toSubmit, { afterUncertainWait: input.afterUncertainWait });
     } catch (err) {
       if (err instanceof CarrierError && !err.retryable) {
         await this.fail(m.id, err.code, err.message);

@@ -68,6 +68,9 @@ export class MessagesService {
   /** Sender (number, or sender ID lower-cased) → the account and mode it is registered to. */
   private readonly senderOwners = new Map<string, Scope>();
 
+  /** Seals bodies held back from the store (MessageDeliveryService.carrierBody opens them with the same key). */
+  private readonly bodySealKey: Buffer;
+
   constructor(
     private readonly deps: {
       db: Kysely<DB>;
@@ -78,6 +81,7 @@ export class MessagesService {
       config: Config;
     },
   ) {
+    this.bodySealKey = deriveKey(deps.config.secrets.server, 'message-body-seal');
   }
 
   async createMessage(input: CreateMessageInput): Promise<MessageObject> {
@@ -138,7 +142,7 @@ export class MessagesService {
   }) {
     const segmented = segmentSms(input.sealedBody ?? input.body);
     return this.enqueueMessage({
-      bodySealed: input.sealedBody === undefined ? null : sealText(deriveKey(this.deps.config.secrets.server, 'message-body-seal'), input.sealedBody),
+      bodySealed: input.sealedBody === undefined ? null : sealText(this.bodySealKey, input.sealedBody),
       id: input.id,
       ...scopeOf(input),
       to: input.to,
