@@ -19,13 +19,19 @@ type JsonSchema = { [k: string]: unknown };
 
 /**
  * Writes the NUL rule into every request-side string schema that has no pattern of its own (a pattern
- * such as E.164 already excludes NUL), and into the key names of free-form objects (metadata, filters).
+ * such as E.164 already excludes NUL), and into the key names of free-form objects (metadata, filters);
+ * and the safe-integer bounds into every request-side integer without bounds of its own.
  */
 function forbidNul(schema: unknown): void {
   if (!schema || typeof schema !== 'object') return;
   if (Array.isArray(schema)) return schema.forEach(forbidNul);
   const s = schema as JsonSchema;
   if (s.type === 'string' && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
+  // zod's integers are safe integers: a larger one is refused, so the document states the bounds.
+  if (s.type === 'integer') {
+    s.maximum ??= Number.MAX_SAFE_INTEGER;
+    s.minimum ??= Number.MIN_SAFE_INTEGER;
+  }
   if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') {
     // Key names with a rule of their own (a batch's template variables) keep it: it already excludes NUL.
     const names = (s.propertyNames as JsonSchema | undefined) ?? {};

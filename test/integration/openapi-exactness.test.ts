@@ -6,11 +6,11 @@ import { useTestStack } from '../support/stack';
 const ctx = useTestStack({ label: __filename, worker: false });
 
 /** Every string schema on the request side of an operation (parameters and bodies), with its location. */
-function requestStrings(doc: any): { where: string; schema: any }[] {
+function requestSchemas(doc: any, type: 'string' | 'integer'): { where: string; schema: any }[] {
   const out: { where: string; schema: any }[] = [];
   const walk = (s: any, where: string) => {
     if (!s || typeof s !== 'object') return;
-    if (s.type === 'string') out.push({ where, schema: s });
+    if (s.type === type) out.push({ where, schema: s });
     for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') walk(v, `${where}/${k}`);
   };
   for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -49,9 +49,16 @@ describe('the OpenAPI document says what validation enforces', () => {
     assert.equal(baseMetadata.propertyNames?.maxLength, 40);
     const source = body('/v1/knowledge_bases/{id}/sources').content['application/json'].schema;
     assert.deepEqual(source.oneOf.map((o: any) => o.properties.type.enum[0]).sort(), ['api', 'document', 'record', 'url']);
-    for (const { where, schema } of requestStrings(doc)) {
+    for (const { where, schema } of requestSchemas(doc, 'string')) {
       if (schema.enum || schema.format || schema.const) continue;
       assert.ok(schema.pattern, `${where} has no pattern (at least: no NUL)`);
+    }
+    // zod refuses integers beyond the safe range (a fuzzer's 2^127 `version` was 400): the document says so.
+    const integers = requestSchemas(doc, 'integer');
+    assert.ok(integers.some((i) => i.where.includes('/v1/evaluations')), 'an evaluation version is an integer');
+    for (const { where, schema } of integers) {
+      assert.ok(Number.isSafeInteger(schema.maximum ?? schema.exclusiveMaximum), `${where} has no safe upper bound`);
+      assert.ok(Number.isSafeInteger(schema.minimum ?? schema.exclusiveMinimum), `${where} has no safe lower bound`);
     }
   });
 
