@@ -6,7 +6,7 @@ import { pollUntil } from '../support/poll';
 import { freePort } from '../../src/platform/free-port';
 import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
-import { json, useToolServer } from '../support/tool-server';
+import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
 
 // The API of this file's stack runs in the test process; workers (and a second API) run as real child
 // processes, so they can be killed as a crash would and restarted.
@@ -15,14 +15,7 @@ const tools = useToolServer();
 const roles = useRoleProcesses(ctx);
 const spawn = (role: 'api' | 'worker', port?: number) => roles.spawn(role, port);
 
-const lookupTool = () => ({
-  name: 'lookup_order',
-  description: 'Look up the status of an order by its order number',
-  parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
-  endpoint: `${tools.url}/orders`,
-  timeout_ms: 30_000,
-  idempotent: true,
-});
+const lookupTool = () => lookupOrderTool(tools, { timeout_ms: 30_000, idempotent: true });
 
 /** Reads an SSE response until `until` returns true for an event; returns the events read. */
 async function readEvents(res: Response, until: (e: { id: number; event: string }) => boolean) {

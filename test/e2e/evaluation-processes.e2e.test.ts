@@ -5,7 +5,7 @@ import { seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useRoleProcesses } from '../support/roles';
 import { useTestStack } from '../support/stack';
-import { json, useToolServer } from '../support/tool-server';
+import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
 
 // The API runs in the test process; the worker is a real child process, killed as a crash would be.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
@@ -24,14 +24,7 @@ describe('an evaluation across a worker crash', () => {
     });
     const worker = await spawnWorker();
     const f = await seedAgent(ctx.stack, {
-      tools: [{
-        name: 'lookup_order',
-        description: 'Look up the status of an order by its order number',
-        parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
-        endpoint: `${tools.url}/orders`,
-        timeout_ms: 30_000,
-        idempotent: true,
-      }],
+      tools: [lookupOrderTool(tools, { timeout_ms: 30_000, idempotent: true })],
     });
     const orders = ['11111', '22222', '33333'];
     for (const order of orders) {

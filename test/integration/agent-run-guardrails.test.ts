@@ -7,21 +7,14 @@ import { ask, openConversation, seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';
-import { json, useToolServer } from '../support/tool-server';
+import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
 
 let logged = '';
 const log = pino({ level: 'trace' }, new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb(); } }));
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', log });
 const tools = useToolServer();
 
-const lookupTool = (idempotent: boolean) => ({
-  name: 'lookup_order',
-  description: 'Look up the status of an order by its order number',
-  parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
-  endpoint: `${tools.url}/orders`,
-  timeout_ms: 10_000,
-  idempotent,
-});
+const lookupTool = (idempotent: boolean) => lookupOrderTool(tools, { timeout_ms: 10_000, idempotent });
 
 describe('guardrails on every run', () => {
   it('keeps a card number out of every table, log line, webhook payload and the Temporal history', async () => {

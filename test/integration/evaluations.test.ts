@@ -4,18 +4,13 @@ import { EvaluationRepo } from '../../src/evaluations/evaluation.repo';
 import { HELP_CENTER, seedAgent, type AgentFixture } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
-import { useToolServer } from '../support/tool-server';
+import { lookupOrderTool, useToolServer } from '../support/tool-server';
 
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });
 const tools = useToolServer();
 
 const agentTools = () => [
-  {
-    name: 'lookup_order',
-    description: 'Look up the status of an order by its order number',
-    parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
-    endpoint: `${tools.url}/orders`,
-  },
+  lookupOrderTool(tools),
   {
     name: 'cancel_subscription',
     description: 'Cancel the customer subscription plan',

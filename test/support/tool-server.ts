@@ -62,6 +62,15 @@ export function useToolServer(): ToolServer {
   };
 }
 
+/** The order-lookup tool the agent tests share, calling `server`'s /orders; `extra` adds or overrides fields. */
+export const lookupOrderTool = (server: { url: string }, extra: Record<string, unknown> = {}) => ({
+  name: 'lookup_order',
+  description: 'Look up the status of an order by its order number',
+  parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
+  endpoint: `${server.url}/orders`,
+  ...extra,
+});
+
 export const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
