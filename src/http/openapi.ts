@@ -22,9 +22,9 @@ type JsonSchema = { [k: string]: unknown };
  * such as E.164 already excludes NUL), and into the key names of free-form objects (metadata, filters);
  * and the safe-integer bounds into every request-side integer without bounds of its own.
  */
-function forbidNul(schema: unknown): void {
+function stateImplicitRules(schema: unknown): void {
   if (!schema || typeof schema !== 'object') return;
-  if (Array.isArray(schema)) return schema.forEach(forbidNul);
+  if (Array.isArray(schema)) return schema.forEach(stateImplicitRules);
   const s = schema as JsonSchema;
   if (s.type === 'string' && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
   // zod's integers are safe integers: a larger one is refused, so the document states the bounds.
@@ -37,15 +37,15 @@ function forbidNul(schema: unknown): void {
     const names = (s.propertyNames as JsonSchema | undefined) ?? {};
     s.propertyNames = { ...names, pattern: names.pattern ?? NO_NUL };
   }
-  for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') forbidNul(v);
+  for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') stateImplicitRules(v);
 }
 
-function forbidNulInRequests(document: { paths?: Record<string, Record<string, unknown>> }) {
+function stateImplicitRulesInRequests(document: { paths?: Record<string, Record<string, unknown>> }) {
   for (const item of Object.values(document.paths ?? {})) {
     for (const op of Object.values(item)) {
       const o = op as { parameters?: { schema?: unknown }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
-      for (const p of o.parameters ?? []) forbidNul(p.schema);
-      for (const media of Object.values(o.requestBody?.content ?? {})) forbidNul(media.schema);
+      for (const p of o.parameters ?? []) stateImplicitRules(p.schema);
+      for (const media of Object.values(o.requestBody?.content ?? {})) stateImplicitRules(media.schema);
     }
   }
   return document;
@@ -62,5 +62,5 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, serverUrl: st
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
   });
-  return forbidNulInRequests(document as { paths?: Record<string, Record<string, unknown>> });
+  return stateImplicitRulesInRequests(document as { paths?: Record<string, Record<string, unknown>> });
 }
