@@ -111,4 +111,12 @@ export class AppError extends Error {
 export const notFound = (resource: string, id: string, param = 'id') =>
   new AppError('resource_missing', `No such ${resource}: '${id}'`, { param });
 
+/**
+ * A missing object named in the body of a request whose path names another object (a source's `file_id`
+ * under /v1/knowledge_bases/{id}/sources, an `endpoint_id` under /v1/events/{id}, a `tool_call_id` under
+ * /v1/runs/{id}): 422 naming the parameter, so that a 404 on such a path always speaks of the path's object.
+ */
+export const referenceMissing = (resource: string, id: string, param: string) =>
+  new AppError('parameter_unprocessable', `Invalid ${param}: no such ${resource}: '${id}'`, { param });
+
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

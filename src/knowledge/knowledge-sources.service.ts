@@ -4,7 +4,7 @@ import type { DB } from '../db/schema';
 import { KnowledgeRepo } from './knowledge.repo';
 import type { PageParams } from '../db/pagination';
 import type { KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
-import { AppError, notFound } from '../domain/errors';
+import { AppError, notFound, referenceMissing } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
@@ -104,7 +104,7 @@ export class KnowledgeSourcesService {
       need('file_id');
       forbid('url', 'records', 'timeout_ms');
       const file = await this.repo.getFileById(db, scope, input.file_id!);
-      if (!file) throw notFound('file', input.file_id!, 'file_id');
+      if (!file) throw referenceMissing('file', input.file_id!, 'file_id');
     } else {
       need('records');
       forbid('url', 'file_id', 'timeout_ms');

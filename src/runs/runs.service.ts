@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
-import { AppError, notFound } from '../domain/errors';
+import { AppError, notFound, referenceMissing } from '../domain/errors';
 import { redactDeep, redactText } from '../agents/guardrails/redaction';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { agentRunWorkflowId, toolCallResolvedSignal } from '../../workflows/shared/runs.contracts';
@@ -138,7 +138,7 @@ export class RunsService {
   private async resolvable(scope: Scope, runId: string, toolCallId: string) {
     const { run, calls } = await this.view(runId, scope);
     const call = calls.find((c) => c.id === toolCallId);
-    if (!call) throw notFound('tool call', toolCallId, 'tool_call_id');
+    if (!call) throw referenceMissing('tool call', toolCallId, 'tool_call_id');
     return { run, call };
   }
 }

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import { EventRepo } from './event.repo';
 import type { PageParams } from '../db/pagination';
-import { notFound } from '../domain/errors';
+import { notFound, referenceMissing } from '../domain/errors';
 import type { Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { Metrics } from '../observability/metrics';
@@ -151,7 +151,7 @@ export class EventsService {
     let endpoints;
     if (input.endpointId) {
       const e = await this.repo.getEndpointById(this.deps.db, input, input.endpointId);
-      if (!e) throw notFound('webhook endpoint', input.endpointId, 'endpoint_id');
+      if (!e) throw referenceMissing('webhook endpoint', input.endpointId, 'endpoint_id');
       endpoints = [e];
     } else {
       endpoints = await this.repo.listSubscribedEndpoints(this.deps.db, input, event.type);

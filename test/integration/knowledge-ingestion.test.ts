@@ -146,7 +146,7 @@ describe('document sources', () => {
   }
 
   it('refuses anything else with 422 unsupported_file and stores nothing', async () => {
-    const { call, apiKey } = await setup();
+    const { call, apiKey, kb } = await setup();
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const zip = fs.readFileSync(path.join(FIXTURES, 'handbook.docx'));
     for (const [name, data, type] of [
@@ -164,6 +164,12 @@ describe('document sources', () => {
     assert.deepEqual((await call('GET', '/v1/files')).body.data, []);
     const missing = await fetch(`${ctx.stack.baseUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: new FormData() });
     assert.equal(missing.status, 400);
+    // A file_id that names no file: 422 naming it (a 404 under /v1/knowledge_bases/{id} speaks of the base), nothing stored.
+    const noFile = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'document', file_id: 'file_missing' });
+    assert.equal(noFile.status, 422, JSON.stringify(noFile.body));
+    assert.equal(noFile.body.error.param, 'file_id');
+    assert.match(noFile.body.error.message, /no such file: 'file_missing'/);
+    assert.deepEqual((await call('GET', `/v1/knowledge_bases/${kb}/sources`)).body.data, []);
   });
 });
 

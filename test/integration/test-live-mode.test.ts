@@ -221,9 +221,10 @@ describe('test and live mode', () => {
         assert.deepEqual(deliveries.map((d: { endpoint_id: string }) => d.endpoint_id), [endpoints.get(own)]);
         assert.ok(deliveries.every((d: { livemode: boolean }) => d.livemode === own.livemode));
       }
-      // Redelivering to the other mode's endpoint is as if it did not exist.
+      // Redelivering to the other mode's endpoint is as if it did not exist (422 naming endpoint_id: the event is there).
       const redeliver = await own.call('POST', `/v1/events/${events[0].id}/redeliver`, { endpoint_id: endpoints.get(other) });
-      assert.equal(redeliver.status, 404, JSON.stringify(redeliver.body));
+      assert.equal(redeliver.status, 422, JSON.stringify(redeliver.body));
+      assert.equal(redeliver.body.error.param, 'endpoint_id');
     }
     await pollUntil('the test endpoint to receive the delivered status', () =>
       receiver.requests.some((r) => JSON.parse(r.rawBody.toString()).data.status === 'delivered'),

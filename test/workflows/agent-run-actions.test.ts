@@ -84,8 +84,10 @@ describe('agent runs: approvals', () => {
     const late = await f.call('POST', `/v1/runs/${run.id}/approvals`, { tool_call_id: call.id, decision: 'approve' });
     assert.equal(late.status, 409);
     assert.equal(late.body.error.code, 'approval_expired');
+    // A tool call the run does not have: 422 naming it (a 404 under /v1/runs/{id} speaks of the run).
     const unknown = await f.call('POST', `/v1/runs/${run.id}/approvals`, { tool_call_id: 'call_nope', decision: 'approve' });
-    assert.equal(unknown.status, 404);
+    assert.equal(unknown.status, 422, JSON.stringify(unknown.body));
+    assert.equal(unknown.body.error.param, 'tool_call_id');
   });
 });
 
