@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { parse as parseYaml } from 'yaml';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
-import { AppError, notFound } from '../domain/errors';
+import { AppError, notFound, referenceMissing } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
@@ -177,6 +177,20 @@ export class AgentsService {
     const row = await this.getRow(input, input.agentId, 'agent_id');
     if (row.live_version === null) throw new AppError('agent_not_live', `Agent ${row.id} is a draft: publish it before starting conversations`, { param: 'agent_id' });
     return this.getVersion({ agentId: row.id, version: row.live_version });
+  }
+
+  /**
+   * The live version of an agent a request names in its body (`param`) to attach it (a number's or an
+   * email address's agent): a missing agent (or another mode's) is 422 naming `param` (referenceMissing),
+   * like a draft (agent_not_live).
+   */
+  async getReferencedLiveVersion(input: Scope & { agentId: string; param: string }): Promise<AgentVersion> {
+    try {
+      return await this.getLiveVersion(input);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'resource_missing' && err.param === 'agent_id') throw referenceMissing('agent', input.agentId, input.param);
+      throw err;
+    }
   }
 
   async getVersion(input: { agentId: string; version: number }): Promise<AgentVersion> {

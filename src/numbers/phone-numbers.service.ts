@@ -111,11 +111,11 @@ export class PhoneNumbersService {
   }
 
   /**
-   * The agent must be the scope's, live, and configured for `channel` (422 agent_not_live /
-   * channel_not_supported); its live version. `checked`: that version when it was read already.
+   * The agent must be the scope's, live, and configured for `channel` (422 parameter_unprocessable /
+   * agent_not_live / channel_not_supported); its live version. `checked`: that version when it was read already.
    */
   private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string, checked?: AgentVersion): Promise<AgentVersion> {
-    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getLiveVersion({ ...scope, agentId });
+    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getReferencedLiveVersion({ ...scope, agentId, param });
     if (!live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param });
     }
