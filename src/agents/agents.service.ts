@@ -182,14 +182,16 @@ export class AgentsService {
   /**
    * The live version of an agent a request names in its body (`param`) to attach it (a number's or an
    * email address's agent): a missing agent (or another mode's) is 422 naming `param` (referenceMissing),
-   * like a draft (agent_not_live).
+   * like a draft (agent_not_live, naming `param` too).
    */
   async getReferencedLiveVersion(input: Scope & { agentId: string; param: string }): Promise<AgentVersion> {
     try {
       return await this.getLiveVersion(input);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'resource_missing' && err.param === 'agent_id') throw referenceMissing('agent', input.agentId, input.param);
-      throw err;
+      // getLiveVersion's own errors about the agent name `agent_id`; they are about `param` here.
+      if (!(err instanceof AppError) || err.param !== 'agent_id') throw err;
+      if (err.code === 'resource_missing') throw referenceMissing('agent', input.agentId, input.param);
+      throw new AppError(err.code, err.message, { param: input.param });
     }
   }
 

@@ -158,7 +158,7 @@ export type EvaluationObject = z.infer<typeof EvaluationSchema>;
 
 export const CreateEvaluationBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
-  version: z.union([z.number().int().min(1), z.literal('draft')]).default('draft'),
+  version: z.union([z.number().int().min(1).max(2_147_483_647), z.literal('draft')]).default('draft'),
   case_ids: z.array(z.string().min(1).max(255)).min(1).max(1000).optional().describe('default: every case of the agent'),
 });
 

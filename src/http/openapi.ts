@@ -26,11 +26,13 @@ function stateImplicitRules(schema: unknown): void {
   if (!schema || typeof schema !== 'object') return;
   if (Array.isArray(schema)) return schema.forEach(stateImplicitRules);
   const s = schema as JsonSchema;
-  if (s.type === 'string' && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
+  // A nullable value's type is a list (["string", "null"]): its rules apply to its non-null values.
+  const types = ([] as unknown[]).concat(s.type);
+  if (types.includes('string') && s.pattern === undefined && s.format === undefined && s.enum === undefined && s.const === undefined) s.pattern = NO_NUL;
   // zod's integers are safe integers: a larger one is refused, so the document states the bounds.
-  if (s.type === 'integer') {
-    s.maximum ??= Number.MAX_SAFE_INTEGER;
-    s.minimum ??= Number.MIN_SAFE_INTEGER;
+  if (types.includes('integer')) {
+    if (s.exclusiveMaximum === undefined) s.maximum ??= Number.MAX_SAFE_INTEGER;
+    if (s.exclusiveMinimum === undefined) s.minimum ??= Number.MIN_SAFE_INTEGER;
   }
   if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') {
     // Key names with a rule of their own (a batch's template variables) keep it: it already excludes NUL.

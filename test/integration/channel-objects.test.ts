@@ -86,6 +86,8 @@ describe('phone numbers: agent and call flow over the API', () => {
     const refusals: [unknown, number, string, string][] = [
       [{ agent_id: null, voice_call_flow: { actions: [{ action: 'dial', number: '+14155550199' }, { action: 'say', text: 'x' }] } }, 422, 'parameter_unprocessable', 'voice_call_flow.actions.0.action'],
       [{ agent_id: draft.id }, 422, 'agent_not_live', 'agent_id'],
+      [{ agent_id: 'agt_missing' }, 422, 'parameter_unprocessable', 'agent_id'],
+      [{ agent_id: null, voice_call_flow: { actions: [{ action: 'connect_agent', agent_id: 'agt_missing', transfer_to: '+14155550199' }] } }, 422, 'parameter_unprocessable', 'voice_call_flow.actions'],
       [{ agent_id: chatOnly }, 422, 'channel_not_supported', 'agent_id'],
       [{ agent_id: null, voice_call_flow: { actions: [{ action: 'connect_agent', agent_id: chatOnly, transfer_to: '+14155550199' }] } }, 422, 'channel_not_supported', 'voice_call_flow.actions'],
       [{ call_flow: flow }, 400, 'parameter_unknown', 'call_flow'],
@@ -148,6 +150,10 @@ describe('email addresses', () => {
     assert.equal((await a.call('POST', '/v1/email_addresses', { address: 'not an address' })).body.error.param, 'address');
     const refused = await a.call('POST', `/v1/email_addresses/${id}`, { agent_id: smsOnly });
     assert.equal(refused.body.error.code, 'channel_not_supported');
+    // An agent that does not exist: 422 naming agent_id (a 404 here would speak of the address).
+    const noAgent = await a.call('POST', `/v1/email_addresses/${id}`, { agent_id: 'agt_missing' });
+    assert.equal(noAgent.status, 422, JSON.stringify(noAgent.body));
+    assert.deepEqual([noAgent.body.error.code, noAgent.body.error.param], ['parameter_unprocessable', 'agent_id']);
 
     const attached = await a.call('POST', `/v1/email_addresses/${id}`, { agent_id: agentId });
     assert.equal(attached.status, 200);

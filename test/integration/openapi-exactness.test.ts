@@ -10,7 +10,7 @@ function requestSchemas(doc: any, type: 'string' | 'integer'): { where: string; 
   const out: { where: string; schema: any }[] = [];
   const walk = (s: any, where: string) => {
     if (!s || typeof s !== 'object') return;
-    if (s.type === type) out.push({ where, schema: s });
+    if ([].concat(s.type).includes(type as never)) out.push({ where, schema: s });
     for (const [k, v] of Object.entries(s)) if (k !== 'propertyNames') walk(v, `${where}/${k}`);
   };
   for (const [path, item] of Object.entries<any>(doc.paths)) {
