@@ -189,7 +189,7 @@ describe('record sources', () => {
     const badRecord = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records: [{ title: 'x' }] });
     assert.equal(badRecord.body.error.param, 'records.0.content');
     const noFile = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'document', file_id: 'file_nope' });
-    assert.equal(noFile.status, 404);
+    assert.equal(noFile.status, 422, 'a missing file named in the body (the base is there)');
     assert.equal(noFile.body.error.param, 'file_id');
     assert.equal((await other('GET', `/v1/knowledge_bases/${kb}`)).status, 404);
     assert.equal((await other('POST', `/v1/knowledge_bases/${kb}/query`, { query: 'x' })).status, 404);
