@@ -172,27 +172,18 @@ export class AgentsService {
     return this.repo.getAgentByName(this.deps.db, input, input.name);
   }
 
-  /** The live version a new run uses; 422 agent_not_live for a draft-only agent. */
-  async getLiveVersion(input: Scope & { agentId: string }): Promise<AgentVersion> {
-    const row = await this.getRow(input, input.agentId, 'agent_id');
-    if (row.live_version === null) throw new AppError('agent_not_live', `Agent ${row.id} is a draft: publish it before starting conversations`, { param: 'agent_id' });
-    return this.getVersion({ agentId: row.id, version: row.live_version });
-  }
-
   /**
-   * The live version of an agent a request names in its body (`param`) to attach it (a number's or an
-   * email address's agent): a missing agent (or another mode's) is 422 naming `param` (referenceMissing),
-   * like a draft (agent_not_live, naming `param` too).
+   * The live version a new run uses; 422 agent_not_live for a draft-only agent. `param`: the field that
+   * names the agent (default agent_id). `attached`: a request on another object names it in its body (a
+   * number's or an email address's agent), so a missing one (or another mode's) is 422 naming `param`
+   * (referenceMissing), not 404.
    */
-  async getReferencedLiveVersion(input: Scope & { agentId: string; param: string }): Promise<AgentVersion> {
-    try {
-      return await this.getLiveVersion(input);
-    } catch (err) {
-      // getLiveVersion's own errors about the agent name `agent_id`; they are about `param` here.
-      if (!(err instanceof AppError) || err.param !== 'agent_id') throw err;
-      if (err.code === 'resource_missing') throw referenceMissing('agent', input.agentId, input.param);
-      throw new AppError(err.code, err.message, { param: input.param });
-    }
+  async getLiveVersion(input: Scope & { agentId: string; param?: string; attached?: boolean }): Promise<AgentVersion> {
+    const param = input.param ?? 'agent_id';
+    const row = await this.repo.getAgentById(this.deps.db, input, input.agentId);
+    if (!row) throw input.attached ? referenceMissing('agent', input.agentId, param) : notFound('agent', input.agentId, param);
+    if (row.live_version === null) throw new AppError('agent_not_live', `Agent ${row.id} is a draft: publish it before starting conversations`, { param });
+    return this.getVersion({ agentId: row.id, version: row.live_version });
   }
 
   async getVersion(input: { agentId: string; version: number }): Promise<AgentVersion> {

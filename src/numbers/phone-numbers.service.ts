@@ -115,7 +115,7 @@ export class PhoneNumbersService {
    * agent_not_live / channel_not_supported); its live version. `checked`: that version when it was read already.
    */
   private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string, checked?: AgentVersion): Promise<AgentVersion> {
-    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getReferencedLiveVersion({ ...scope, agentId, param });
+    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getLiveVersion({ ...scope, agentId, param, attached: true });
     if (!live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param });
     }

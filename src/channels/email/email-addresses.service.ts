@@ -98,7 +98,7 @@ export class EmailAddressesService {
   }
 
   private async checkAgent(scope: Scope, agentId: string) {
-    const live = await this.deps.agents.getReferencedLiveVersion({ ...scope, agentId, param: 'agent_id' });
+    const live = await this.deps.agents.getLiveVersion({ ...scope, agentId, attached: true });
     if (!live.config.channels.includes('email')) {
       throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the email channel (it has ${live.config.channels.join(', ')})`, { param: 'agent_id' });
     }
