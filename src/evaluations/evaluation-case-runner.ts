@@ -22,7 +22,7 @@ const ENDED = new Set<RunObject['status']>(['completed', 'failed', 'expired']);
  * requires_action only for another status (run-lifecycle.ts), so a requires_action notification is let
  * pass: the notification of the move before it woke the wait.
  */
-export const movedOnFrom = (answered: ReadonlySet<string>): RunWaitEnd => ({
+const movedOnFrom = (answered: ReadonlySet<string>): RunWaitEnd => ({
   wakesOn: (status) => status !== 'requires_action',
   ends: (run) => run.status !== 'requires_action' || (run.required_action?.tool_calls.some((c) => !answered.has(c.id)) ?? false),
 });

@@ -20,9 +20,11 @@ export class EvaluationPublishGate implements AgentPublishGate {
    * nothing: the draft's snapshot is looked up, not taken (a draft no snapshot holds was never evaluated).
    */
   async assertPublishable(input: Scope & { agentId: string; draft: AgentConfig }): Promise<void> {
-    const snapshot = await this.deps.agents.reusableDraftSnapshot({ agentId: input.agentId, draft: input.draft });
-    const latest = await this.repo.latestDraftEvaluation(this.deps.db, input.agentId);
-    if (!latest || snapshot === undefined || latest.agent_version !== snapshot) {
+    const [snapshot, latest] = await Promise.all([
+      this.deps.agents.reusableDraftSnapshot({ agentId: input.agentId, draft: input.draft }),
+      this.repo.latestDraftEvaluation(this.deps.db, input.agentId),
+    ]);
+    if (!latest || latest.agent_version !== snapshot) {
       throw new AppError('evaluation_required', `Agent ${input.agentId} requires a passing evaluation: the draft ${latest ? 'changed since its latest evaluation' : 'was never evaluated'}; evaluate the draft first (POST /v1/evaluations with version "draft")`);
     }
     if (latest.status !== 'completed') throw new AppError('evaluation_required', `Evaluation ${latest.id} of the draft is still running; publish once it completes`);

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AgentsService, AgentVersion } from '../agents/agents.service';
+import type { AgentsService } from '../agents/agents.service';
 import { parseRecipient } from '../domain/phone-addresses';
 import { connectAgentOf, takeoverNotLast, VoiceCallFlowSchema, type VoiceCallFlowInput } from './call-flow.schemas';
 import { PhoneNumberRepo } from './phone-number.repo';
@@ -67,8 +67,8 @@ export class PhoneNumbersService {
     const scope = scopeOf(input);
     if (input.agentId === undefined && input.flow === undefined) return this.getPhoneNumber(input);
     if (input.agentId || input.flow) await this.getPhoneNumber(input);
-    const smsAgent = input.agentId ? await this.checkAgentTakes(scope, input.agentId, 'sms', 'agent_id') : undefined;
-    const flow = input.flow === undefined || input.flow === null ? input.flow : await this.checkCallFlow(scope, input.flow, smsAgent);
+    if (input.agentId) await this.checkAgentTakes(scope, input.agentId, 'sms', 'agent_id');
+    const flow = input.flow === undefined || input.flow === null ? input.flow : await this.checkCallFlow(scope, input.flow);
     const row = await this.repo.updatePhoneNumber(this.deps.db, scope, input.phoneNumberId, { agentId: input.agentId, flow });
     if (!row) throw notFound('phone number', input.phoneNumberId);
     return toPhoneNumberObject(row);
@@ -91,9 +91,9 @@ export class PhoneNumbersService {
 
   /**
    * The flow as stored once valid: 400 naming the field at fault, 422 for an action order or an agent it
-   * cannot take. `checked`: an agent version read already (the number's SMS agent), not read again.
+   * cannot take.
    */
-  private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput, checked?: AgentVersion): Promise<Record<string, unknown>> {
+  private async checkCallFlow(scope: Scope, flow: VoiceCallFlowInput): Promise<Record<string, unknown>> {
     const parsed = VoiceCallFlowSchema.safeParse(flow);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -106,20 +106,20 @@ export class PhoneNumbersService {
       throw new AppError('parameter_unprocessable', `Invalid ${param}: ${early.action} takes the call over, so it must be the last action`, { param });
     }
     const connect = connectAgentOf(parsed.data);
-    if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions', checked);
+    if (connect) await this.checkAgentTakes(scope, connect.agent_id, 'voice', 'voice_call_flow.actions');
     return parsed.data;
   }
 
   /**
    * The agent must be the scope's, live, and configured for `channel` (422 parameter_unprocessable /
-   * agent_not_live / channel_not_supported); its live version. `checked`: that version when it was read already.
+   * agent_not_live / channel_not_supported). Versions are cached, so an agent used for SMS and the flow
+   * costs one version read.
    */
-  private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string, checked?: AgentVersion): Promise<AgentVersion> {
-    const live = checked?.agentId === agentId ? checked : await this.deps.agents.getLiveVersion({ ...scope, agentId, param, attached: true });
+  private async checkAgentTakes(scope: Scope, agentId: string, channel: 'sms' | 'voice', param: string): Promise<void> {
+    const live = await this.deps.agents.getLiveVersion({ ...scope, agentId, param, attached: true });
     if (!live.config.channels.includes(channel)) {
       throw new AppError('channel_not_supported', `Agent ${agentId} is not configured for the ${channel} channel (it has ${live.config.channels.join(', ')})`, { param });
     }
-    return live;
   }
 
   /** The number's row whoever owns it (inbound routing). */

@@ -57,9 +57,7 @@ export class RunNotifier {
 
   async publish(runId: string): Promise<void> {
     this.notifyLocally(runId);
-    if (this.deps.notifyAcrossProcesses) {
-      await sql`select pg_notify(${CHANNEL}, ${`${runId}::${this.origin}`})`.execute(this.deps.db).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
-    }
+    await this.notifyAcross(this.deps.db, runId).catch((err) => this.deps.log.warn({ err }, 'Run notification failed'));
   }
 
   /**
@@ -68,7 +66,12 @@ export class RunNotifier {
    * `notifyLocally` after the commit.
    */
   async notifyOnCommit(tx: Transaction<DB>, runId: string): Promise<void> {
-    if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${`${runId}::${this.origin}`})`.execute(tx);
+    await this.notifyAcross(tx, runId);
+  }
+
+  /** Other processes' waiters, when they can be reached: `<run id>::<origin>` (no status named). */
+  private async notifyAcross(db: Kysely<DB> | Transaction<DB>, runId: string): Promise<void> {
+    if (this.deps.notifyAcrossProcesses) await sql`select pg_notify(${CHANNEL}, ${`${runId}::${this.origin}`})`.execute(db);
   }
 
   /**

@@ -80,7 +80,7 @@ export class RunStepsService {
   ) {}
 
   /** Moves notify other processes' waiters in their own statement (RunNotifier's channel, when it has one). */
-  private get notifyChannel() {
+  private get notifyTarget() {
     return this.deps.notifier.acrossProcesses;
   }
 
@@ -100,7 +100,7 @@ export class RunStepsService {
     if (isTerminalRun(run.status)) return { status: run.status };
     if (run.status === 'queued') {
       if (earlierOpenRunId) return { status: 'queued' };
-      const started = await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyChannel });
+      const started = await moveRun(this.deps.db, run.id, 'start', { set: { started_at: new Date() }, events: [{ type: 'run.started', data: { run_id: run.id } }], notify: this.notifyTarget });
       this.deps.notifier.notifyLocally(run.id, started?.status);
     }
     const topic = matchRestrictedTopic({ text: message.content, topics: config.guardrails.restricted_topics });
@@ -216,7 +216,7 @@ export class RunStepsService {
       const row = await moveRun(tx, input.runId, 'requireAction', {
         set: { required_action: JSON.stringify(action) },
         events: [{ type: 'run.requires_action', data: { run_id: input.runId, required_action: action } }],
-        notify: this.notifyChannel,
+        notify: this.notifyTarget,
       });
       if (row) await this.emitRunEvent(tx, row, 'run.requires_action', calls, conversation.metadata);
       return row;
@@ -230,7 +230,7 @@ export class RunStepsService {
     const { db } = this.deps;
     if (input.expire) await expireToolCalls(db, input.toolCallIds);
     const calls = (await this.repo.listToolCalls(db, input.runId)).filter((c) => input.toolCallIds.includes(c.id));
-    const resumed = await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyChannel });
+    const resumed = await moveRun(db, input.runId, 'resume', { set: { required_action: null }, notify: this.notifyTarget });
     this.deps.notifier.notifyLocally(input.runId, resumed?.status);
     return calls.map((c) => ({ id: c.id, status: c.status }));
   }
@@ -286,7 +286,7 @@ export class RunStepsService {
           completed_at: new Date(),
         },
         events: stream,
-        notify: this.notifyChannel,
+        notify: this.notifyTarget,
       });
       if (!row) return undefined;
       if (reply !== null) {
@@ -332,7 +332,7 @@ export class RunStepsService {
       const row = await moveRun(tx, runId, move, {
         set: { error: error ? JSON.stringify(error) : null, required_action: null, completed_at: new Date() },
         events: [{ type: 'run.completed', data: { run_id: runId, status } }],
-        notify: this.notifyChannel,
+        notify: this.notifyTarget,
       });
       if (row) await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
       return row;
