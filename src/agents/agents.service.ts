@@ -150,8 +150,9 @@ export class AgentsService {
     return { agent: publishes ? await this.publishAgent({ ...scopeOf(input), agentId: agent.id }) : agent, created: !existing };
   }
 
-  async getAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
-    const row = await this.getRow(input, input.agentId);
+  /** `param`: the field that names the agent, for a 404 (default id, the path's). */
+  async getAgent(input: Scope & { agentId: string; param?: string }): Promise<AgentObject> {
+    const row = await this.getRow(input, input.agentId, input.param);
     return toAgentObject(row, await this.shownConfig(row));
   }
 
@@ -203,8 +204,8 @@ export class AgentsService {
    * version with a negative number (-1, -2, …), never live and not listed among the versions. An unchanged
    * draft reuses its latest snapshot. Runs record it like any version, so a test run stays reproducible.
    */
-  async snapshotDraft(input: Scope & { agentId: string }): Promise<AgentVersion> {
-    const row = await this.getRow(input, input.agentId);
+  async snapshotDraft(input: Scope & { agentId: string; param?: string }): Promise<AgentVersion> {
+    const row = await this.getRow(input, input.agentId, input.param);
     const config = await this.validateConfig({ ...scopeOf(input), config: row.draft });
     const version = await this.repo.snapshotDraft(this.deps.db, row.id, config);
     return this.getVersion({ agentId: row.id, version });

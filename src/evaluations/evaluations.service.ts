@@ -97,12 +97,9 @@ export class EvaluationsService {
 
   /** The evaluated version of the account's agent (404 naming `agent_id` for another account's or a missing agent). */
   private async resolveVersion(scope: Scope, agentId: string, version: number | 'draft'): Promise<AgentVersion> {
-    const agentMissing = (err: unknown) => {
-      throw err instanceof AppError && err.code === 'resource_missing' ? notFound('agent', agentId, 'agent_id') : err;
-    };
     // The snapshot reads the agent in this scope: the draft's agent is read once.
-    if (version === 'draft') return this.deps.agents.snapshotDraft({ ...scope, agentId }).catch(agentMissing);
-    await this.deps.agents.getAgent({ ...scope, agentId }).catch(agentMissing);
+    if (version === 'draft') return this.deps.agents.snapshotDraft({ ...scope, agentId, param: 'agent_id' });
+    await this.deps.agents.getAgent({ ...scope, agentId, param: 'agent_id' });
     try {
       return await this.deps.agents.getVersion({ agentId, version });
     } catch (err) {
