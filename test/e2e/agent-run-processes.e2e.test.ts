@@ -12,8 +12,7 @@ import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
 // processes, so they can be killed as a crash would and restarted.
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', worker: false });
 const tools = useToolServer();
-const roles = useRoleProcesses(ctx);
-const spawn = (role: 'api' | 'worker', port?: number) => roles.spawn(role, port);
+const { spawn } = useRoleProcesses(ctx);
 
 const lookupTool = () => lookupOrderTool(tools, { timeout_ms: 30_000, idempotent: true });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EvaluationRepo } from '../../src/evaluations/evaluation.repo';
 import { HELP_CENTER, seedAgent, type AgentFixture } from '../support/agents';
+import { signInToConsole } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
 import { lookupOrderTool, useToolServer } from '../support/tool-server';
@@ -55,26 +56,6 @@ const resultOf = (evaluation: any, name: string) => evaluation.cases.find((c: an
 async function draftSnapshots(agentId: string): Promise<number[]> {
   const rows = await ctx.stack.database.db.selectFrom('agent_versions').select('version').where('agent_id', '=', agentId).where('version', '<', 0).orderBy('version', 'asc').execute();
   return rows.map((r) => r.version);
-}
-
-/** A console session of the account's key (through a sign-in link): `post` sends a form as the console's pages do. */
-async function consoleSession(apiKey: string) {
-  const base = ctx.stack.baseUrl;
-  const link = await ctx.stack.services.consoleSessions.createSignInLink({ secret: apiKey });
-  const opened = await fetch(`${base}/console/sign-in/${link.token}`, { redirect: 'manual' });
-  const cookie = opened.headers.getSetCookie().find((c) => c.startsWith('converse_console='))!.split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await (await fetch(`${base}/console/keys`, { headers: { cookie } })).text())![1]!;
-  return {
-    post: async (path: string, body: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, ...body }).toString(),
-      });
-      return { status: res.status, text: await res.text() };
-    },
-  };
 }
 
 describe('evaluations', () => {
@@ -292,7 +273,7 @@ describe('evaluations', () => {
     assert.equal(before.length, 105);
 
     // 'case 000' is the oldest: not among the 100 newest the Tests tab lists.
-    const s = await consoleSession(f.apiKey);
+    const s = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
     const yaml = 'tests:\n  - name: case 000\n    turns:\n      - customer: How do I reset my password?\n  - name: brand new\n    turns:\n      - customer: hello\n';
     const imported = await s.post(`/console/agents/${f.agentId}/tests/import`, { yaml });
     assert.equal(imported.status, 303, imported.text);

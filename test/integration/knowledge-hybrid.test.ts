@@ -1,4 +1,3 @@
-import { FUSION_FEATURES } from '../../src/knowledge/index/scoring';
 import assert from 'node:assert/strict';
 import { pollUntil } from '../support/poll';
 import { after, before, describe, it } from 'node:test';
@@ -6,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AppError } from '../../src/domain/errors';
 import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.client';
 import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
-import { embeddingsConfig, startFakeEmbeddingsServer, startLocalEmbeddings, conceptVectors } from '../support/embeddings';
+import { embeddingsConfig, FAKE_MODEL_FUSION, startFakeEmbeddingsServer, startLocalEmbeddings, conceptVectors } from '../support/embeddings';
 import { apiClient, type ApiClient } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createDevServerEnv } from '../support/temporal';
@@ -40,11 +39,10 @@ let e5: TestStack | undefined;
 before(async () => {
   env = await createDevServerEnv();
   fake = await startFakeEmbeddingsServer(conceptVector);
-  // The fake model's cosines spread over [0, 1] (e5's sit in [0.7, 0.95]): its own fusion weights (EMBEDDINGS_FUSION's names).
   hybrid = await startTestStack({
     label: `${__filename}-hybrid`,
     env,
-    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: { ...Object.fromEntries(FUSION_FEATURES.map((k) => [k, 0])), cos: 10, x: 12, bias: -12 }, queryTimeoutMs: 1000 }),
+    config: embeddingsConfig(fake.url, { batchSize: 2, fusion: FAKE_MODEL_FUSION, queryTimeoutMs: 1000 }),
   });
   lexical = await startTestStack({ label: `${__filename}-lexical`, env });
   local = await startLocalEmbeddings();

@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.client';
 import { passageEmbeddingText, sentenceEmbeddingTexts } from '../../src/knowledge/index/embedding-text';
-import { dot, FUSION_FEATURES, fusionModelOf } from '../../src/knowledge/index/scoring';
+import { dot, fusionModelOf } from '../../src/knowledge/index/scoring';
 import { decodeVector, decodeVectors } from '../../src/knowledge/index/vector-index.repo';
 import { KnowledgeEmbeddingService } from '../../src/knowledge/knowledge-embedding.service';
 import { KnowledgeRetrievalService } from '../../src/knowledge/knowledge-retrieval.service';
-import { embeddingsConfig, startFakeEmbeddingsServer, conceptVectors } from '../support/embeddings';
+import { embeddingsConfig, FAKE_MODEL_FUSION, startFakeEmbeddingsServer, conceptVectors } from '../support/embeddings';
 import { apiClient } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 import { createDevServerEnv } from '../support/temporal';
@@ -45,7 +45,7 @@ before(async () => {
   stack = await startTestStack({
     label: __filename,
     env,
-    config: embeddingsConfig(fake.url, { batchSize: BATCH, fusion: { ...Object.fromEntries(FUSION_FEATURES.map((k) => [k, 0])), cos: 10, x: 12, bias: -12 } }),
+    config: embeddingsConfig(fake.url, { batchSize: BATCH, fusion: FAKE_MODEL_FUSION }),
   });
 });
 after(async () => {

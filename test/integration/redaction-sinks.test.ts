@@ -12,6 +12,7 @@ import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import type { Config } from '../../src/config/env';
 import { signatureHeader } from '../../src/domain/signature';
 import { ask, HELP_CENTER, openConversation, seedAgent } from '../support/agents';
+import { signInToConsole } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { SENSITIVE, valuesInClear } from '../support/redaction-corpus';
@@ -95,21 +96,11 @@ function pageStrings(page: string): string[] {
 
 /** A signed-in console session (the sign-in form with the account's secret key) that GETs console pages through the app. */
 async function consoleSession(apiKey: string) {
-  const base = ctx.stack.baseUrl;
-  const signIn = await fetch(`${base}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
-    body: new URLSearchParams({ secret_key: apiKey }).toString(),
-  });
-  assert.equal(signIn.status, 303, await signIn.text());
-  const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('converse_console='))?.split(';')[0];
-  assert.ok(cookie, 'a console session cookie');
+  const session = await signInToConsole(ctx.stack.baseUrl, apiKey);
   return async (pathname: string) => {
-    const res = await fetch(`${base}${pathname}`, { redirect: 'manual', headers: { cookie } });
-    const text = await res.text();
-    assert.equal(res.status, 200, `${pathname}: ${text.slice(0, 500)}`);
-    return text;
+    const res = await session.get(pathname);
+    assert.equal(res.status, 200, `${pathname}: ${res.text.slice(0, 500)}`);
+    return res.text;
   };
 }
 

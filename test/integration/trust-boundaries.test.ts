@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import * as addTestSigningSecret from '../../src/db/migrations/20261126T101500-add-test-signing-secret';
 import { verifySignatureHeader } from '../../src/domain/signature';
 import { ask, openConversation, seedAgent } from '../support/agents';
+import { consoleRequest as request, consoleSession, signInToConsole, type ConsoleRequestOptions } from '../support/console';
 import { apiClient } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { useTestStack } from '../support/stack';
@@ -23,28 +24,8 @@ const ctx = useTestStack({ label: __filename, config: { dataDir, console: { devS
 const tools = useToolServer();
 
 const base = () => ctx.stack.baseUrl;
-const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
-
-/** A GET or form POST to the console, redirects not followed, with the session cookie when given. */
-async function consoleRequest(
-  pathname: string,
-  opts: { method?: string; cookie?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
-) {
-  const res = await fetch(`${base()}${pathname}`, {
-    method: opts.method ?? (opts.form || opts.json ? 'POST' : 'GET'),
-    redirect: 'manual',
-    headers: {
-      ...(opts.cookie ? { cookie: opts.cookie } : {}),
-      ...(opts.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      ...(opts.json ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
-      ...opts.headers,
-    },
-    body: opts.form ? form(opts.form) : opts.json ? JSON.stringify(opts.json) : undefined,
-  });
-  return { status: res.status, headers: res.headers, text: await res.text(), cookie: sessionCookieOf(res) };
-}
-
-const sessionCookieOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('converse_console='))?.split(';')[0];
+/** A console request to this file's stack (test/support/console.ts). */
+const consoleRequest = (pathname: string, opts?: ConsoleRequestOptions) => request(base(), pathname, opts);
 
 /** A GET with any Host and extra headers (fetch will not send a foreign Host), from loopback. */
 function rawGet(pathname: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
@@ -57,29 +38,6 @@ function rawGet(pathname: string, headers: Record<string, string>): Promise<{ st
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Signs in to the console with a secret key (from the console's own page) and returns the session cookie and its CSRF token. */
-async function signIn(apiKey: string) {
-  const res = await consoleRequest('/console/sign-in', { form: { secret_key: apiKey }, headers: { origin: base() } });
-  assert.equal(res.status, 303, res.text);
-  assert.ok(res.cookie, 'a session cookie');
-  return session(res.cookie);
-}
-
-async function session(cookie: string) {
-  const page = await consoleRequest('/console/keys', { cookie });
-  assert.equal(page.status, 200, page.text);
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(page.text)?.[1];
-  assert.ok(csrf);
-  return {
-    cookie,
-    csrf,
-    get: (p: string) => consoleRequest(p, { cookie }),
-    post: (p: string, body: Record<string, string> = {}, headers: Record<string, string> = {}) =>
-      consoleRequest(p, { cookie, form: { _csrf: csrf, ...body }, headers: { origin: base(), ...headers } }),
-    postJson: (p: string, body: unknown) => consoleRequest(p, { cookie, json: body, headers: { origin: base(), 'x-csrf-token': csrf } }),
-  };
 }
 
 const sessionRows = async () => Number((await sql<{ n: string }>`select count(*) as n from console_sessions`.execute(ctx.stack.database.db)).rows[0]!.n);
@@ -227,7 +185,7 @@ describe('M1: dev sign-in is a one-time link, nothing signs in by itself', () =>
 describe('M2: console sessions end with the key or user that opened them', () => {
   it('ends a key\'s sessions at its revocation: pages and key minting are refused at once', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Revoked Co');
-    const s = await signIn(apiKey);
+    const s = await signInToConsole(base(), apiKey);
     assert.equal((await s.get('/console/agents')).status, 200);
     const keyId = (await ctx.stack.services.accounts.authenticate(apiKey)).keyId;
     await ctx.stack.services.accounts.revokeApiKey({ accountId, keyId });
@@ -246,7 +204,7 @@ describe('M2: console sessions end with the key or user that opened them', () =>
     const user = await ctx.stack.services.consoleSessions.createUser({ accountId, email: 'lead@users.example', password: 'correct horse battery' });
     const signedIn = await consoleRequest('/console/sign-in', { form: { email: 'lead@users.example', password: 'correct horse battery' }, headers: { origin: base() } });
     assert.equal(signedIn.status, 303);
-    const s = await session(signedIn.cookie!);
+    const s = await consoleSession(base(), signedIn.cookie!);
     assert.equal((await s.get('/console/agents')).status, 200);
 
     await ctx.stack.services.consoleSessions.disableUser({ accountId, userId: user.id });
@@ -262,7 +220,7 @@ describe('M3: a console session acts in its key\'s mode only, keys included', ()
   it('a test-mode session neither lists, revokes nor creates live keys', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Modes Co');
     const { key: liveKey, secret: liveSecret } = await ctx.stack.services.accounts.createApiKey({ accountId, mode: 'live', name: 'production' });
-    const s = await signIn(apiKey);
+    const s = await signInToConsole(base(), apiKey);
     const keys = await s.get('/console/keys');
     assert.ok(!keys.text.includes(liveKey.id) && !keys.text.includes(`sk_live_…${liveKey.last4}`), 'the live key is not listed');
     assert.ok(!keys.text.includes('production'));
@@ -296,7 +254,7 @@ describe('LOW: console hardening', () => {
   });
 
   it('answers a session POST with a malformed Origin 403, not 500', async () => {
-    const s = await signIn((await ctx.stack.newAccount('Origin Co')).apiKey);
+    const s = await signInToConsole(base(), (await ctx.stack.newAccount('Origin Co')).apiKey);
     for (const origin of ['http://[', 'not a url', 'https://evil.example']) {
       const res = await s.post('/console/keys', { name: 'x' }, { origin });
       assert.equal(res.status, 403, origin);
@@ -304,7 +262,7 @@ describe('LOW: console hardening', () => {
   });
 
   it('sends anti-framing, no-sniff and referrer headers on console pages', async () => {
-    const s = await signIn((await ctx.stack.newAccount('Headers Co')).apiKey);
+    const s = await signInToConsole(base(), (await ctx.stack.newAccount('Headers Co')).apiKey);
     for (const res of [await consoleRequest('/console/sign-in'), await s.get('/console/agents'), await s.get('/console/keys')]) {
       assert.equal(res.headers.get('x-frame-options'), 'DENY');
       assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
@@ -315,7 +273,7 @@ describe('LOW: console hardening', () => {
 
   it('shows no banner text taken from the query string (?done=, ?error=)', async () => {
     const f = await seedAgent(ctx.stack);
-    const s = await signIn(f.apiKey);
+    const s = await signInToConsole(base(), f.apiKey);
     const planted = 'Your account is suspended: call 555-0100';
     for (const p of [
       `/console/numbers?done=${encodeURIComponent(planted)}`,
@@ -332,7 +290,7 @@ describe('LOW: console hardening', () => {
   });
 
   it('answers a knowledge base with an empty name with a form error, not 500', async () => {
-    const s = await signIn((await ctx.stack.newAccount('Empty Co')).apiKey);
+    const s = await signInToConsole(base(), (await ctx.stack.newAccount('Empty Co')).apiKey);
     const res = await s.post('/console/knowledge', { name: '   ', description: '' });
     assert.equal(res.status, 422, res.text.slice(0, 300));
     assert.match(res.text, /class="error-banner"[^>]*>Give the knowledge base a name/);
@@ -353,7 +311,7 @@ describe('LOW: console hardening', () => {
       const src = await f.call('POST', `/v1/knowledge_bases/${f.knowledgeBaseId}/sources`, { type: 'api', url: `${receiver.url}/search`, refresh: 'manual' });
       assert.equal(src.status, 202, JSON.stringify(src.body));
       await waitForSource(f.call, f.knowledgeBaseId, src.body.id, 'ready');
-      const s = await signIn(f.apiKey);
+      const s = await signInToConsole(base(), f.apiKey);
       const page = await s.get(`/console/knowledge/${f.knowledgeBaseId}?q=refund`);
       assert.equal(page.status, 200);
       assert.match(page.text, /javascript:alert\(document\.cookie\)/, 'the URL is shown');
@@ -375,7 +333,7 @@ describe('LOW: console hardening', () => {
   it('lets the test chat post only into its own agent\'s test conversations, never a customer\'s', async () => {
     const f = await seedAgent(ctx.stack);
     const other = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, livemode: false, config: { name: 'Other', channels: ['chat'] } });
-    const s = await signIn(f.apiKey);
+    const s = await signInToConsole(base(), f.apiKey);
     const customer = await openConversation(f);
     const before = (await f.call('GET', `/v1/conversations/${customer}/messages`)).body.data.length;
 

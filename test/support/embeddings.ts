@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../src/config/env';
 import { defaultEmbeddingsServerBin, startEmbeddingsServer, type EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { FUSION_FEATURES } from '../../src/knowledge/index/scoring';
 import { freePort } from '../../src/platform/free-port';
 import { buildTestConfig } from './config';
 
@@ -65,6 +66,9 @@ export async function startLocalEmbeddings(timeoutMs = 10_000): Promise<Embeddin
     return undefined;
   }
 }
+
+/** Fusion weights for the fake models here (EMBEDDINGS_FUSION's names): their cosines spread over [0, 1], e5's sit in [0.7, 0.95]. */
+export const FAKE_MODEL_FUSION: Record<string, number> = { ...Object.fromEntries(FUSION_FEATURES.map((k) => [k, 0])), cos: 10, x: 12, bias: -12 };
 
 /**
  * Test config with embeddings on at `url`: batches of `batchSize`, `fusion` weights for a model other than

@@ -7,8 +7,7 @@ import { freePort } from '../../src/platform/free-port';
 
 const root = path.resolve(__dirname, '../..');
 
-
-export interface RoleProcess {
+interface RoleProcess {
   role: 'api' | 'worker';
   child: ChildProcess;
   output: () => string;
@@ -20,7 +19,7 @@ export interface RoleProcess {
  * One role of the scaled-out deployment (src/main.api.ts or src/main.worker.ts) as a real child process,
  * on the test's Postgres schema and Temporal server: for crash and restart tests.
  */
-export async function spawnRole(role: 'api' | 'worker', opts: { schema: string; temporalAddress: string; taskQueue: string; port?: number }): Promise<RoleProcess> {
+async function spawnRole(role: 'api' | 'worker', opts: { schema: string; temporalAddress: string; taskQueue: string; port?: number }): Promise<RoleProcess> {
   const url = new URL(TEST_DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${opts.schema}`);
   const child = spawn(process.execPath, ['--import', 'tsx', `src/main.${role}.ts`], {

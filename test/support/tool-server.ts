@@ -37,10 +37,10 @@ export async function startToolServer(handler?: ToolHandler) {
   };
 }
 
-export type ToolServer = Awaited<ReturnType<typeof startToolServer>>;
+type ToolServer = Awaited<ReturnType<typeof startToolServer>>;
 
 /** A tool server for the whole test file: started before its tests, closed after them. */
-export function useToolServer(): ToolServer {
+export function useToolServer() {
   let server: ToolServer | undefined;
   before(async () => {
     server = await startToolServer();
@@ -58,7 +58,6 @@ export function useToolServer(): ToolServer {
       return started().requests;
     },
     handle: (h: ToolHandler) => started().handle(h),
-    close: () => started().close(),
   };
 }
 
