@@ -2,21 +2,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { knowledgeEmbedWorkflowContract, knowledgeEmbedWorkflowId } from '../../workflows/shared/knowledge.contracts';
+import {
+  knowledgeEmbedWorkflowContract,
+  knowledgeEmbedWorkflowId,
+  type KnowledgeEmbedResult,
+} from '../../workflows/shared/knowledge.contracts';
 import { passageEmbeddingText, sentenceEmbeddingTexts } from './index/embedding-text';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { VectorIndexRepo } from './index/vector-index.repo';
 
 /** Seconds between recounts of a source's `embedded_passages` while its backfill runs. */
 const COUNT_EVERY_MS = 5_000;
-
-export interface EmbedSourceResult {
-  /** `off`: embeddings disabled; `stale`: a newer version went live meanwhile; `done`: every passage has a vector. */
-  status: 'off' | 'stale' | 'done';
-  embeddedPassages: number;
-  /** Passage vectors computed by this run (the rest were reused by content hash). */
-  computed: number;
-}
 
 /**
  * The embedding backfill the sync workflow runs once a version is live (searchable lexically at once):
@@ -78,7 +74,7 @@ export class KnowledgeEmbeddingService {
     version: number;
     resumeAfter?: number;
     heartbeat?: (detail: { after: number; computed: number }) => void;
-  }): Promise<EmbedSourceResult> {
+  }): Promise<KnowledgeEmbedResult> {
     try {
       return await this.backfill(input);
     } catch (err) {
@@ -94,7 +90,7 @@ export class KnowledgeEmbeddingService {
     /** The last ordinal a previous attempt finished (from its heartbeat). */
     resumeAfter?: number;
     heartbeat?: (detail: { after: number; computed: number }) => void;
-  }): Promise<EmbedSourceResult> {
+  }): Promise<KnowledgeEmbedResult> {
     const { db, embeddings } = this.deps;
     if (!embeddings) return { status: 'off', embeddedPassages: 0, computed: 0 };
     const model = embeddings.model;
