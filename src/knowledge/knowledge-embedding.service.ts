@@ -122,19 +122,17 @@ export class KnowledgeEmbeddingService {
       const passageVectors = await embedAll(fresh.map(passageEmbeddingText));
       await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]!, sentences: null })) });
       if (fresh.length) input.heartbeat?.({ after, computed });
-      const rows: { p: (typeof unique)[number]; vector?: Float32Array; sentences: Float32Array[] | null }[] = unique.map((p) => ({ p, vector: p.needs_vector ? passageVectors[fresh.indexOf(p)] : undefined, sentences: null }));
       if (sentences) {
         const own = unique.map((p) => sentenceEmbeddingTexts(p));
         const vectors = await embedAll(own.flat());
         let at = 0;
         const late = unique.map((p, i) => ({ contentHash: p.content_hash, sentences: vectors.slice(at, (at += own[i]!.length)) }));
-        late.forEach((l, i) => (rows[i]!.sentences = l.sentences));
+        sentenceVectors += vectors.length;
         const filled = await this.repo.setSentenceVectors(db, { sourceId: input.sourceId, model, rows: late });
         // A stored vector of other dimensions keeps NULL (listed again by every backfill): say so once per batch.
         if (filled < late.length) this.deps.log?.warn({ sourceId: input.sourceId, model, expected: late.length, filled }, 'Sentence vectors not stored for some passages (dimensions differ from their stored vector)');
       }
-      computed += rows.filter((r) => r.vector).length;
-      sentenceVectors += rows.reduce((a, r) => a + (r.sentences?.length ?? 0), 0);
+      computed += fresh.length;
       after = batch[batch.length - 1]!.ordinal;
       input.heartbeat?.({ after, computed });
       if (Date.now() - counted > COUNT_EVERY_MS) {
