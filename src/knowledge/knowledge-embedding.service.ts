@@ -120,7 +120,7 @@ export class KnowledgeEmbeddingService {
       };
       const fresh = unique.filter((p) => p.needs_vector);
       const passageVectors = await embedAll(fresh.map(passageEmbeddingText));
-      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]!, sentences: null })) });
+      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]! })) });
       if (fresh.length) input.heartbeat?.({ after, computed });
       if (sentences) {
         const own = unique.map((p) => sentenceEmbeddingTexts(p));
