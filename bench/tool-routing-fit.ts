@@ -77,4 +77,4 @@ export function fitProbe(vectors: readonly Float32Array[], labels: readonly numb
 }
 
 /** The L2 penalty of the probe's fit (chosen leave-one-agent-out: 0.03 to 1 give the same figures within 0.01). */
-export const PROBE_L2 = 0.1;
+const PROBE_L2 = 0.1;

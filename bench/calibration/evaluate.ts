@@ -132,7 +132,7 @@ function legend(x: number, y: number): string {
 }
 
 /** A reliability diagram: observed rate against predicted score in 10 bins, bar width by count. */
-export function diagram(title: string, bins: Bin[], ece: number): string {
+function diagram(title: string, bins: Bin[], ece: number): string {
   const W = 360, H = 360, m = 40, s = (W - 2 * m);
   const X = (v: number) => m + v * s;
   const Y = (v: number) => H - m - v * s;
