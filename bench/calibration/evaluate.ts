@@ -18,7 +18,7 @@ export const FLOOR = 0.5;
 const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 20);
 const L2 = Number(process.env.BENCH_L2 ?? 0.0003);
 
-type Featurize = (cands: readonly CollectedCandidate[], query: string) => number[][];
+type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
 
 /**
@@ -77,7 +77,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
   for (const s of sets.map(fitQuestions)) {
     for (const q of s.queries) {
       if (q.cands.length === 0) continue;
-      const f = featurize(q.cands, q.text);
+      const f = featurize(q.cands);
       const rows = fitRows(q);
       for (const i of rows) {
         xs.push(f[i]!);
@@ -90,7 +90,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
 }
 
 export function scoreQuery(q: CollectedQuery, model: FusionModel, featurize: Featurize = fusionFeatures): number[] {
-  return featurize(q.cands, q.text).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
+  return featurize(q.cands).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
 }
 
 function ndcgAt10(docs: string[], rel: Record<string, number>): number {
