@@ -248,8 +248,12 @@ const corpusOf = (s: CollectedSet) => ({ scifact_full: 'scifact', squad2: 'squad
 export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: string; featurize?: Featurize; reportOnly?: CollectedSet[] }) {
   const featurize = opts.featurize ?? fusionFeatures;
   const lines: Array<Record<string, unknown> & { summary?: boolean }> = [];
+  // Sets of one corpus leave out the same sets (squad2 and xquad, scifact and scifact_full): one fit each.
+  const fits = new Map<string, FusionModel>();
   const scored = (s: CollectedSet) => {
-    const model = fitSets(sets.filter((o) => corpusOf(o) !== corpusOf(s)), featurize);
+    const key = corpusOf(s);
+    const model = fits.get(key) ?? fitSets(sets.filter((o) => corpusOf(o) !== key), featurize);
+    fits.set(key, model);
     const f = figures(s, model, featurize, opts.diagramsDir);
     lines.push({ ...f, fit: { left_out: sets.filter((o) => corpusOf(o) === corpusOf(s)).map((o) => o.set), weights: Object.fromEntries(model.weights.map((w, i) => [FUSION_FEATURES[i] ?? i, round(w, 3)])), bias: round(model.bias, 3) } });
     return f;
