@@ -12,10 +12,13 @@ export interface FitRow { features: ToolFeatures; y: number }
 
 const vec = (f: ToolFeatures) => [1, ...TOOL_FEATURES.map((k) => f[k])];
 
+/** L2 `l2` on every one of `d` columns but the bias (column 0). */
+const weightsPenalty = (d: number, l2: number) => Array.from({ length: d }, (_, i) => (i === 0 ? 0 : l2));
+
 /** The router's logistic on rows whose first column is the bias's constant: L2 `l2` on the weights, not the bias. */
 export function fitLogistic(rows: Array<{ x: number[]; y: number }>, l2 = 0.05): number[] {
   const d = rows[0]!.x.length;
-  return fitLogisticRegression(rows.map((r) => r.x), rows.map((r) => r.y), { penalty: Array.from({ length: d }, (_, i) => (i === 0 ? 0 : l2)) });
+  return fitLogisticRegression(rows.map((r) => r.x), rows.map((r) => r.y), { penalty: weightsPenalty(d, l2) });
 }
 
 /**
@@ -72,9 +75,9 @@ export function fitProbe(vectors: readonly Float32Array[], labels: readonly numb
     row.set(v, 1);
     return row;
   });
-  const w = fitLogisticRegression(rows, labels, { penalty: Array.from({ length: d }, (_, i) => (i === 0 ? 0 : l2)), maxIterations: 50, tolerance: 1e-7 });
+  const w = fitLogisticRegression(rows, labels, { penalty: weightsPenalty(d, l2), maxIterations: 50, tolerance: 1e-7 });
   return { bias: round(w[0]!, 3), weights: w.slice(1).map((v) => round(v, 3)) };
 }
 
 /** The L2 penalty of the probe's fit (chosen leave-one-agent-out: 0.03 to 1 give the same figures within 0.01). */
-export const PROBE_L2 = 0.1;
+const PROBE_L2 = 0.1;

@@ -18,7 +18,7 @@ export const FLOOR = 0.5;
 const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 20);
 const L2 = Number(process.env.BENCH_L2 ?? 0.0003);
 
-type Featurize = (cands: readonly CollectedCandidate[], query: string) => number[][];
+type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
 
 /**
@@ -77,7 +77,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
   for (const s of sets.map(fitQuestions)) {
     for (const q of s.queries) {
       if (q.cands.length === 0) continue;
-      const f = featurize(q.cands, q.text);
+      const f = featurize(q.cands);
       const rows = fitRows(q);
       for (const i of rows) {
         xs.push(f[i]!);
@@ -90,7 +90,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
 }
 
 export function scoreQuery(q: CollectedQuery, model: FusionModel, featurize: Featurize = fusionFeatures): number[] {
-  return featurize(q.cands, q.text).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
+  return featurize(q.cands).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
 }
 
 function ndcgAt10(docs: string[], rel: Record<string, number>): number {
@@ -132,7 +132,7 @@ function legend(x: number, y: number): string {
 }
 
 /** A reliability diagram: observed rate against predicted score in 10 bins, bar width by count. */
-export function diagram(title: string, bins: Bin[], ece: number): string {
+function diagram(title: string, bins: Bin[], ece: number): string {
   const W = 360, H = 360, m = 40, s = (W - 2 * m);
   const X = (v: number) => m + v * s;
   const Y = (v: number) => H - m - v * s;
@@ -248,8 +248,12 @@ const corpusOf = (s: CollectedSet) => ({ scifact_full: 'scifact', squad2: 'squad
 export async function evaluateAll(sets: CollectedSet[], opts: { diagramsDir: string; featurize?: Featurize; reportOnly?: CollectedSet[] }) {
   const featurize = opts.featurize ?? fusionFeatures;
   const lines: Array<Record<string, unknown> & { summary?: boolean }> = [];
+  // Sets of one corpus leave out the same sets (squad2 and xquad, scifact and scifact_full): one fit each.
+  const fits = new Map<string, FusionModel>();
   const scored = (s: CollectedSet) => {
-    const model = fitSets(sets.filter((o) => corpusOf(o) !== corpusOf(s)), featurize);
+    const key = corpusOf(s);
+    const model = fits.get(key) ?? fitSets(sets.filter((o) => corpusOf(o) !== key), featurize);
+    fits.set(key, model);
     const f = figures(s, model, featurize, opts.diagramsDir);
     lines.push({ ...f, fit: { left_out: sets.filter((o) => corpusOf(o) === corpusOf(s)).map((o) => o.set), weights: Object.fromEntries(model.weights.map((w, i) => [FUSION_FEATURES[i] ?? i, round(w, 3)])), bias: round(model.bias, 3) } });
     return f;

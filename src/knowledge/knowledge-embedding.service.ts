@@ -2,21 +2,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
-import { knowledgeEmbedWorkflowContract, knowledgeEmbedWorkflowId } from '../../workflows/shared/knowledge.contracts';
+import {
+  knowledgeEmbedWorkflowContract,
+  knowledgeEmbedWorkflowId,
+  type KnowledgeEmbedResult,
+} from '../../workflows/shared/knowledge.contracts';
 import { passageEmbeddingText, sentenceEmbeddingTexts } from './index/embedding-text';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { VectorIndexRepo } from './index/vector-index.repo';
 
 /** Seconds between recounts of a source's `embedded_passages` while its backfill runs. */
 const COUNT_EVERY_MS = 5_000;
-
-export interface EmbedSourceResult {
-  /** `off`: embeddings disabled; `stale`: a newer version went live meanwhile; `done`: every passage has a vector. */
-  status: 'off' | 'stale' | 'done';
-  embeddedPassages: number;
-  /** Passage vectors computed by this run (the rest were reused by content hash). */
-  computed: number;
-}
 
 /**
  * The embedding backfill the sync workflow runs once a version is live (searchable lexically at once):
@@ -78,7 +74,7 @@ export class KnowledgeEmbeddingService {
     version: number;
     resumeAfter?: number;
     heartbeat?: (detail: { after: number; computed: number }) => void;
-  }): Promise<EmbedSourceResult> {
+  }): Promise<KnowledgeEmbedResult> {
     try {
       return await this.backfill(input);
     } catch (err) {
@@ -94,7 +90,7 @@ export class KnowledgeEmbeddingService {
     /** The last ordinal a previous attempt finished (from its heartbeat). */
     resumeAfter?: number;
     heartbeat?: (detail: { after: number; computed: number }) => void;
-  }): Promise<EmbedSourceResult> {
+  }): Promise<KnowledgeEmbedResult> {
     const { db, embeddings } = this.deps;
     if (!embeddings) return { status: 'off', embeddedPassages: 0, computed: 0 };
     const model = embeddings.model;
@@ -124,21 +120,19 @@ export class KnowledgeEmbeddingService {
       };
       const fresh = unique.filter((p) => p.needs_vector);
       const passageVectors = await embedAll(fresh.map(passageEmbeddingText));
-      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]!, sentences: null })) });
+      await this.repo.insertEmbeddings(db, { sourceId: input.sourceId, model, rows: fresh.map((p, i) => ({ contentHash: p.content_hash, vector: passageVectors[i]! })) });
       if (fresh.length) input.heartbeat?.({ after, computed });
-      const rows: { p: (typeof unique)[number]; vector?: Float32Array; sentences: Float32Array[] | null }[] = unique.map((p) => ({ p, vector: p.needs_vector ? passageVectors[fresh.indexOf(p)] : undefined, sentences: null }));
       if (sentences) {
         const own = unique.map((p) => sentenceEmbeddingTexts(p));
         const vectors = await embedAll(own.flat());
         let at = 0;
         const late = unique.map((p, i) => ({ contentHash: p.content_hash, sentences: vectors.slice(at, (at += own[i]!.length)) }));
-        late.forEach((l, i) => (rows[i]!.sentences = l.sentences));
+        sentenceVectors += vectors.length;
         const filled = await this.repo.setSentenceVectors(db, { sourceId: input.sourceId, model, rows: late });
         // A stored vector of other dimensions keeps NULL (listed again by every backfill): say so once per batch.
         if (filled < late.length) this.deps.log?.warn({ sourceId: input.sourceId, model, expected: late.length, filled }, 'Sentence vectors not stored for some passages (dimensions differ from their stored vector)');
       }
-      computed += rows.filter((r) => r.vector).length;
-      sentenceVectors += rows.reduce((a, r) => a + (r.sentences?.length ?? 0), 0);
+      computed += fresh.length;
       after = batch[batch.length - 1]!.ordinal;
       input.heartbeat?.({ after, computed });
       if (Date.now() - counted > COUNT_EVERY_MS) {

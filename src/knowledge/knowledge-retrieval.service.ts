@@ -9,7 +9,7 @@ import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
 import { queryApiSource } from './index/api-source.client';
-import { matchesFilter, normalizeFilter, type MetadataFilter } from './metadata-filter';
+import { matchesAllowed, normalizeFilter, type MetadataFilter } from './metadata-filter';
 import { addSentenceCosines } from './sentence-cosines';
 
 
@@ -133,7 +133,7 @@ export class KnowledgeRetrievalService {
     // A record source may hold records whose own metadata matches where the source's does not: its
     // passages are checked one by one in SQL; other sources match or not as a whole.
     const filter = normalizeFilter(input.filter);
-    const scope = live.filter((s) => (filter && s.type === 'record') || matchesFilter(s.metadata, input.filter));
+    const scope = live.filter((s) => (filter && s.type === 'record') || matchesAllowed(s.metadata, filter));
     const passageFilter: PassageFilter | undefined = filter && { sourceIds: scope.filter((s) => s.type === 'record').map((s) => s.id), filter };
     const indexed = scope.filter((s) => s.type !== 'api' && s.passage_count > 0);
     const apis = scope.filter((s) => s.type === 'api');

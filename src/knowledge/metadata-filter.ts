@@ -13,9 +13,13 @@ export function normalizeFilter(filter: MetadataFilter | undefined): Record<stri
   );
 }
 
-/** Whether `metadata` passes `filter` (every key present with one of its allowed values). */
-export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
-  const allowed = normalizeFilter(filter);
+/** Whether `metadata` passes the normalised filter `allowed` (every key present with one of its allowed values; none: all pass). */
+export function matchesAllowed(metadata: Record<string, string>, allowed: Record<string, string[]> | undefined): boolean {
   if (!allowed) return true;
   return Object.entries(allowed).every(([key, values]) => metadata[key] !== undefined && values.includes(metadata[key]));
+}
+
+/** Whether `metadata` passes `filter` (matchesAllowed on the normalised filter). */
+export function matchesFilter(metadata: Record<string, string>, filter: MetadataFilter | undefined): boolean {
+  return matchesAllowed(metadata, normalizeFilter(filter));
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
-import { dot, FUSION_LEXICAL_WEIGHT, SENTENCE_DEPTH } from './index/scoring';
+import { dot, rankingEvidence, SENTENCE_DEPTH } from './index/scoring';
 import { decodeVectors, type VectorIndexRepo } from './index/vector-index.repo';
 
 /**
@@ -17,9 +17,8 @@ export async function addSentenceCosines(
   cands: { sourceId: string; contentHash?: Buffer; x: number; cos: number; sentCos?: number }[],
   model: string,
 ): Promise<void> {
-  const r = (c: { x: number; cos: number }) => c.cos + FUSION_LEXICAL_WEIGHT * c.x;
   const keyOf = (sourceId: string, hash: Buffer) => `${sourceId}:${hash.toString('hex')}`;
-  const ranked = cands.filter((c) => c.contentHash).sort((a, b) => r(b) - r(a));
+  const ranked = cands.filter((c) => c.contentHash).sort((a, b) => rankingEvidence(b) - rankingEvidence(a));
   const keys = new Map<string, { sourceId: string; contentHash: Buffer }>();
   for (const c of ranked) {
     if (keys.size >= SENTENCE_DEPTH) break;

@@ -16,7 +16,7 @@ export function contentHash(text: string): Buffer {
 }
 
 /** Sentences of a passage embedded on their own at most (later ones have no vector: the best sentence is read among the first 16). */
-export const MAX_SENTENCE_VECTORS = 16;
+const MAX_SENTENCE_VECTORS = 16;
 
 /**
  * The texts of a passage's sentence vectors: each sentence of its content with the passage's title and

@@ -130,6 +130,8 @@ export const SENTENCE_DEPTH = 20;
  * question shares no words with the base (another language).
  */
 export const FUSION_LEXICAL_WEIGHT = 0.2;
+/** A candidate's ranking evidence r = cos + FUSION_LEXICAL_WEIGHT · x. */
+export const rankingEvidence = (c: { cos: number; x: number }) => c.cos + FUSION_LEXICAL_WEIGHT * c.x;
 /** Background: the candidates ranked 2nd to BACKGROUND_DEPTH-th (by cosine, by sentence cosine). */
 const BACKGROUND_DEPTH = 10;
 const MARGIN_CLIP = 0.1;
@@ -176,7 +178,7 @@ function background(sorted: readonly number[]): number {
  * reading as a clear winner.
  */
 export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
-  const r = cands.map((c) => c.cos + FUSION_LEXICAL_WEIGHT * c.x);
+  const r = cands.map(rankingEvidence);
   const sorted = [...r].sort((a, b) => b - a);
   const best = sorted[0] ?? 0;
   const second = sorted[1];

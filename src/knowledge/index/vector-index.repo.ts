@@ -111,30 +111,20 @@ export class VectorIndexRepo {
   }
 
   /**
-   * Stores vectors with their sentence vectors (null: not computed). A vector already stored (a retried
-   * batch, a duplicate passage) is kept as it is; it only gains the sentence vectors it lacked.
+   * Stores passage vectors (their sentence vectors come after: setSentenceVectors). A vector already stored
+   * (a retried batch, a duplicate passage) is kept as it is.
    */
-  async insertEmbeddings(
-    db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; vector: Float32Array; sentences?: Float32Array[] | null }[] },
-  ) {
+  async insertEmbeddings(db: Db, input: { sourceId: string; model: string; rows: { contentHash: Buffer; vector: Float32Array }[] }) {
     if (input.rows.length === 0) return;
     await db
       .insertInto('knowledge_embeddings')
       .values(
         input.rows.map((r) => {
           const { vec, bits } = encodeVector(r.vector);
-          const sentence_vecs = r.sentences ? encodeVectors(r.sentences) : null;
-          return { source_id: input.sourceId, model: input.model, content_hash: r.contentHash, dims: r.vector.length, bits, vec, sentence_vecs };
+          return { source_id: input.sourceId, model: input.model, content_hash: r.contentHash, dims: r.vector.length, bits, vec };
         }),
       )
-      .onConflict((oc) =>
-        oc
-          .columns(['source_id', 'model', 'content_hash'])
-          .doUpdateSet({ sentence_vecs: (eb) => eb.ref('excluded.sentence_vecs') })
-          .where('knowledge_embeddings.sentence_vecs', 'is', null)
-          .where('excluded.sentence_vecs', 'is not', null)
-          .whereRef('excluded.dims', '=', 'knowledge_embeddings.dims'),
-      )
+      .onConflict((oc) => oc.columns(['source_id', 'model', 'content_hash']).doNothing())
       .execute();
   }
 
