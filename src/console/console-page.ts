@@ -3,7 +3,7 @@ import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
 import type { Logger } from '../observability/logger';
 import type { ConsoleSession } from './console-sessions.service';
-import type { Html } from './html';
+import type { Html } from '../platform/html';
 import { layout, type NavSection } from './views/layout';
 
 /**

@@ -8,7 +8,7 @@ import type { EventsService } from '../webhooks/events.service';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import type { SendersService } from '../numbers/senders.service';
 import type { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
-import type { Html } from './html';
+import type { Html } from '../platform/html';
 import { keysPage, numbersPage, secretOnce, webhooksPage } from './views/settings.view';
 import { scopeOf } from '../domain/principal';
 
