@@ -32,6 +32,19 @@ describe('the house (areas stacked bottom to top, scripts/house.mjs)', () => {
     assert.equal(new Set(HOUSE.map((r) => r.room)).size, HOUSE.length);
   });
 
+  it("is shown in the README's Layout section room by room, bottom to top, as scripts/house.mjs lists it", () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const layout = readme.slice(readme.indexOf('## Layout\n'));
+    const block = layout.slice(layout.indexOf('```\n') + 4, layout.indexOf('\n\n', layout.indexOf('```\n')));
+    const rooms = block
+      .split('\n')
+      .filter((line) => /^\S/.test(line))
+      .map((line) => line.split(/\s+/)[0]!.replace('*', '').replace(/\/$/, ''))
+      .map((entry) => roomOf(entry.endsWith('.ts') ? entry : `${entry}/x.ts`)?.room ?? `(no room: ${entry})`)
+      .filter((room, i, all) => room !== all[i - 1]);
+    assert.deepEqual(rooms, HOUSE.map((r) => r.room));
+  });
+
   it('fails lint on an import from a lower area into a higher one, `import type` too', async () => {
     const eslint = new ESLint({ cwd: root });
     const [result] = await eslint.lintText(
