@@ -58,7 +58,7 @@ export function surveyHouse(root: string): HouseSurvey {
       if (up) arrowsUp.push({ from: rel(file), to: rel(target), fromRoom: up.from, toRoom: up.to, why: up.allowed?.why });
     }
   }
-  const staleAllowances = UPWARD_ALLOWED.filter((a) => !arrowsUp.some((u) => u.from === a.from && (u.toRoom === a.to || u.to.startsWith(a.to)))).map(({ from, to }) => ({ from, to }));
+  const staleAllowances = UPWARD_ALLOWED.filter((a) => !arrowsUp.some((u) => u.from === a.from && u.toRoom === a.to)).map(({ from, to }) => ({ from, to }));
   return { arrowsUp, roomCircles: roomCircles(roomEdges), fileCircles: findImportCycles(root, ['src', 'workflows', 'activities']), staleAllowances };
 }
 

@@ -46,8 +46,8 @@ export const HOUSE = [
 ];
 
 /**
- * The arrows allowed to run back up, each with why. `to` is a room or a path (as in HOUSE). Keep this list
- * short (at most 5 arrows counted from it); an entry nothing matches any more is reported by the count.
+ * The arrows allowed to run back up, each with why: every import of the file `from` into the room `to`. Keep
+ * this list short (at most 5 arrows counted from it); an entry nothing uses any more is reported by the count.
  */
 export const UPWARD_ALLOWED = [
   {
@@ -78,6 +78,6 @@ export function upwardArrow(fromFile, target) {
   const from = roomOf(fromFile);
   const to = roomOf(target);
   if (!from || !to || to.floor <= from.floor) return undefined;
-  const allowed = UPWARD_ALLOWED.find((a) => withoutExtension(a.from) === withoutExtension(fromFile) && (a.to === to.room || withoutExtension(a.to) === withoutExtension(target)));
+  const allowed = UPWARD_ALLOWED.find((a) => withoutExtension(a.from) === withoutExtension(fromFile) && a.to === to.room);
   return { from: from.room, to: to.room, allowed };
 }
