@@ -1,6 +1,6 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { EvaluationObject, TestCaseObject } from '../../evaluations/evaluation.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { scorePercent, temporalRunUrl } from './run.view';
 
