@@ -15,7 +15,7 @@ import { ask, HELP_CENTER, openConversation, seedAgent } from '../support/agents
 import { signInToConsole } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
-import { SENSITIVE, valuesInClear } from '../support/redaction-corpus';
+import { SENSITIVE, valuesInClear } from '../../src/privacy/redaction-corpus';
 import { useTestStack } from '../support/stack';
 import { waitForSource } from './knowledge-helpers';
 

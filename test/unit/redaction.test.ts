@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findSensitiveValues, ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/agents/guardrails/redaction';
-import { compactForm, NEAR_MISSES, SENSITIVE } from '../support/redaction-corpus';
+import { findSensitiveValues, ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/privacy/redaction';
+import { compactForm, NEAR_MISSES, SENSITIVE } from '../../src/privacy/redaction-corpus';
 
 const text = (s: string) => redactText(s).text;
 

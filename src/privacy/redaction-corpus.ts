@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RedactionKind } from '../../src/agents/guardrails/redaction';
+import type { RedactionKind } from './redaction';
 
 /**
- * The redaction corpus (test/fixtures/redaction/corpus.jsonl): one sensitive value per entry written as a
- * customer might (cards with every common separator, Unicode spaces, zero-width characters, over lines;
- * IBANs spaced, dashed, lowercase; national ids), plus near misses (`kind: none`) that must be kept.
+ * The redaction corpus (redaction-corpus.jsonl beside this file), what redaction is tested on: one sensitive
+ * value per entry written as a customer might (cards with every common separator, Unicode spaces, zero-width
+ * characters, over lines; IBANs spaced, dashed, lowercase; national ids), plus near misses (`kind: none`)
+ * that must be kept. It lives with the rule it specifies, below every area that tests a sink against it.
  */
 export interface CorpusEntry {
   kind: RedactionKind | 'none';
@@ -16,7 +17,7 @@ export interface CorpusEntry {
   text: string;
 }
 
-export const REDACTION_CORPUS: CorpusEntry[] = readFileSync(path.join(__dirname, '../fixtures/redaction/corpus.jsonl'), 'utf8')
+export const REDACTION_CORPUS: CorpusEntry[] = readFileSync(path.join(__dirname, 'redaction-corpus.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as CorpusEntry);
