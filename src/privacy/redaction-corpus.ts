@@ -25,8 +25,12 @@ export const REDACTION_CORPUS: CorpusEntry[] = readFileSync(path.join(__dirname,
 export const SENSITIVE = REDACTION_CORPUS.filter((e) => e.kind !== 'none');
 export const NEAR_MISSES = REDACTION_CORPUS.filter((e) => e.kind === 'none');
 
-/** Letters and digits only, NFKC, upper case: a value is "in clear" when its compact form appears here. */
-export const compactForm = (text: string) => text.normalize('NFKC').replace(/[^\p{L}\p{N}]/gu, '').toUpperCase();
+/**
+ * Letters and digits only, NFKC, upper case: a value is "in clear" when its compact form appears here.
+ * Default-ignorable characters go first (a Hangul filler is a letter, yet shows nothing).
+ */
+export const compactForm = (text: string) =>
+  text.replace(/\p{Default_Ignorable_Code_Point}/gu, '').normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}|[^\p{L}\p{N}]/gu, '').toUpperCase();
 
 /** The corpus values (cards and IBANs at least) still readable in `text`, separators and case ignored. */
 export function valuesInClear(text: string, values: string[] = SENSITIVE.map((e) => e.value)): string[] {
