@@ -51,11 +51,6 @@ export const HOUSE = [
  */
 export const UPWARD_ALLOWED = [
   {
-    from: 'src/knowledge/citation-pages.service.ts',
-    to: 'agents',
-    why: 'a citation page redacts the passage it shows with the redaction rule still kept in agents/guardrails; it moves below every area to src/privacy (issue 31, another branch)',
-  },
-  {
     from: 'src/agents/agents.commands.ts',
     to: 'evaluations',
     why: "the CLI's agent commands (apply, test) live in src/agents and run evaluations; they move to the CLI (issue 31, another branch)",
