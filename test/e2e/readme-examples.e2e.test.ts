@@ -153,4 +153,14 @@ describe('README.md examples', () => {
       });
     });
   }
+
+  it('leaves no webhook delivery failing or retrying (an example endpoint is reachable, and deleted when done)', async () => {
+    const unsettled = () =>
+      database.db.selectFrom('webhook_deliveries').select(['id', 'url', 'status', 'attempt_count', 'last_error']).where('status', 'not in', ['delivered', 'cancelled']).execute();
+    const settled = await pollUntil('every delivery to be delivered or cancelled', async () => ((await unsettled()).length === 0 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    }).catch(() => false);
+    assert.ok(settled, `deliveries still failing or retrying: ${JSON.stringify(await unsettled())}`);
+  });
 });
