@@ -154,7 +154,9 @@ describe('README.md examples', () => {
     });
   }
 
-  it('leaves no webhook delivery failing or retrying (an example endpoint is reachable, and deleted when done)', async () => {
+  it('leaves no webhook endpoint behind and no delivery failing or retrying (an example endpoint is reachable, and deleted when done)', async () => {
+    const endpoints = await database.db.selectFrom('webhook_endpoints').select(['id', 'url', 'events']).where('deleted_at', 'is', null).execute();
+    assert.deepEqual(endpoints, [], 'an example left a webhook endpoint subscribed');
     const unsettled = () =>
       database.db.selectFrom('webhook_deliveries').select(['id', 'url', 'status', 'attempt_count', 'last_error']).where('status', 'not in', ['delivered', 'cancelled']).execute();
     const settled = await pollUntil('every delivery to be delivered or cancelled', async () => ((await unsettled()).length === 0 ? true : undefined), {
