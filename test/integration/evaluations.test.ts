@@ -144,6 +144,14 @@ describe('evaluations', () => {
     assert.deepEqual(failed('stored'), ['redacted']);
     // Turns count from 1 in the API, as the console and the CLI print them ("turn 1").
     for (const c of evaluation.cases) assert.equal(c.failures[0].turn, 1);
+    const s = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const tab = await s.get(`/console/agents/${f.agentId}/tests`);
+    assert.equal(tab.status, 200);
+    assert.match(tab.text, new RegExp(`${evaluation.id}</a></td><td>draft</td>`), 'the evaluations list says draft');
+    assert.doesNotMatch(tab.text, /draft \(-\d+\)/);
+    const page = await s.get(`/console/agents/${f.agentId}/evaluations/${evaluation.id}`);
+    assert.match(page.text, /<b>turn 1 reply\.cites<\/b>/);
+    assert.doesNotMatch(page.text, /turn [02] /);
   });
 
   it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async (t) => {
