@@ -118,11 +118,16 @@ export class AgentsService {
    * as it is, its version unchanged (a no-op, so applying the same file twice makes one version).
    */
   async publishAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
+    return (await this.publish(input)).agent;
+  }
+
+  /** `publishAgent`, also saying whether a version was published (false: the draft was the live version). */
+  async publish(input: Scope & { agentId: string }): Promise<{ agent: AgentObject; published: boolean }> {
     const current = await this.getRow(input, input.agentId);
     const draft = await this.validateConfig({ ...scopeOf(input), config: current.draft });
     if (current.live_version !== null) {
       const live = await this.getVersion({ agentId: current.id, version: current.live_version });
-      if (canonicalJson(live.config) === canonicalJson(draft)) return toAgentObject(current, live.config);
+      if (canonicalJson(live.config) === canonicalJson(draft)) return { agent: toAgentObject(current, live.config), published: false };
     }
     if (draft.require_passing_evaluation) {
       if (!this.publishGate) throw new AppError('evaluation_required', `Agent ${current.id} requires a passing evaluation, which this process cannot check`);
@@ -131,7 +136,7 @@ export class AgentsService {
     // The draft validated (and evaluated) above is the one published: an edit in between is refused.
     const published = await this.repo.publishDraft(this.deps.db, current.id, current.draft);
     if (!published) throw new AppError('resource_conflict', `Agent ${current.id}'s draft changed while it was being published; publish again`);
-    return toAgentObject(published.row, AgentConfigSchema.parse(published.row.draft));
+    return { agent: toAgentObject(published.row, AgentConfigSchema.parse(published.row.draft)), published: published.published };
   }
 
   /**
