@@ -164,6 +164,12 @@ describe('agents apply', () => {
     assert.match((await roundTrip(draft.id, 'draft.yaml')).yaml, /^publish: false$/m);
     await services.agents.updateDraft({ accountId, livemode: false, agentId: example.id, config: { ...exampleAgentConfig(kbId), instructions: 'Edited, not published.' } });
     assert.match((await roundTrip(example.id, 'edited.yaml')).yaml, /^publish: false$/m);
+
+    // Another account's agent, or another mode's, is not found (nothing of it is printed).
+    const stranger = (await services.accounts.createAccount({ name: 'Stranger' })).id;
+    const notFound = (err: unknown) => err instanceof AppError && err.code === 'resource_missing';
+    await assert.rejects(runAgentsCommand(services, { action: 'export', account: stranger, agent: example.id }), notFound);
+    await assert.rejects(runAgentsCommand(services, { action: 'export', account: accountId, agent: example.id, livemode: true }), notFound);
   });
 
   it('refuses invalid files with a message naming the field at fault, and changes nothing', async () => {
