@@ -79,7 +79,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   }));
 
   router.get('/agents/:id', page(async (req, res) => {
-    await renderAgent(res, idOf(req), { notice: req.query.saved ? 'Draft saved.' : undefined, published: req.query.published !== undefined });
+    const notice = req.query.saved ? 'Draft saved.' : req.query.unchanged ? 'Nothing to publish: the draft is the live version.' : undefined;
+    await renderAgent(res, idOf(req), { notice, published: req.query.published !== undefined });
   }));
 
   router.post('/agents/:id', page(async (req, res) => {
@@ -99,8 +100,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
 
   router.post('/agents/:id/publish', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const agent = await services.agents.publishAgent({ ...scopeOf(session), agentId: idOf(req) });
-    res.redirect(303, `/console/agents/${agent.id}?published=${agent.version}`);
+    const { agent, published } = await services.agents.publish({ ...scopeOf(session), agentId: idOf(req) });
+    res.redirect(303, `/console/agents/${agent.id}?${published ? `published=${agent.version}` : 'unchanged=1'}`);
   }));
 
   router.get('/agents/:id/versions', page(async (req, res) => {
