@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Services } from './container';
 import { authenticate } from '../http/middleware/auth';
+import { visitorAccess } from '../http/middleware/visitor-access';
 import { errorHandler, routeNotFound } from '../http/middleware/error-handler';
 import { idempotency } from '../http/middleware/idempotency';
 import { methodNotAllowed } from '../http/middleware/method-not-allowed';
@@ -71,6 +72,14 @@ export function createApp(deps: AppDeps): Express {
   registerChannelRoutes(app, { services: deps.services, config: deps.config });
 
   const api = express.Router();
+  // Website visitors (publishable keys) and CORS preflights first: a pk request never reaches API-key authentication.
+  api.use(visitorAccess({
+    router: api,
+    visitors: deps.services.publishableKeys,
+    perKeyPerSecond: deps.config.visitorRateLimit.perKeyPerSecond,
+    perVisitorPerSecond: deps.config.visitorRateLimit.perVisitorPerSecond,
+    chargeFailure: clientLimit.charge,
+  }));
   api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));
   api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
   api.use(jsonBody({ limitBytes: deps.config.http.jsonLimitBytes, largeLimitBytes: deps.config.http.jsonLargeLimitBytes, largeRoutes: largeBodyRoutes }));

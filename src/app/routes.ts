@@ -29,6 +29,7 @@ import { registerShortLinkRoutes } from '../links/short-links.routes';
 import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
+import { registerWidgetRoutes } from '../widget/widget.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/message_batches'];
@@ -48,6 +49,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerSenderRoutes(deps);
   registerVerificationRoutes(deps);
   registerAgentRoutes(deps);
+  registerWidgetRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);

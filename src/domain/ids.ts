@@ -24,6 +24,9 @@ export const IdPrefix = {
   email: 'em',
   testCase: 'tcase',
   evaluation: 'eval',
+  publishableKey: 'pkey',
+  identitySecret: 'idk',
+  visitor: 'vis',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
