@@ -6,6 +6,7 @@ import { createApp } from '../../src/app/create-app';
 import { createMetrics } from '../../src/observability/metrics';
 import { silentLogger } from '../../src/observability/logger';
 import { openConversation, seedAgent, type AgentFixture } from '../support/agents';
+import { signInToConsole } from '../support/console';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
@@ -331,5 +332,32 @@ describe('publishable keys: rate limits', () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+});
+
+describe('publishable keys: the console', () => {
+  it("lists, creates and revokes an agent's keys on its website page; a revoked key stops at once", async () => {
+    const f = await seedAgent(ctx.stack);
+    const s = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const bad = await s.post(`/console/agents/${f.agentId}/website/keys`, { name: 'Shop', allowed_origins: 'https://shop.example/checkout' });
+    assert.equal(bad.status, 422);
+    assert.match(bad.text, /not exactly an origin/);
+    const created = await s.post(`/console/agents/${f.agentId}/website/keys`, { name: 'Shop', allowed_origins: `${SHOP}\nhttp://localhost:8080` });
+    assert.equal(created.status, 303, created.text);
+    const shown = await s.get(`/console/agents/${f.agentId}/website`);
+    const key = /data-publishable-key>(pk_test_[A-Za-z0-9]+)</.exec(shown.text)?.[1];
+    assert.ok(key, 'the key is shown plainly');
+    assert.match(shown.text, /http:\/\/localhost:8080/);
+    const v = await openAsVisitor(key, f.agentId);
+    const keyId = (await f.call('GET', '/v1/publishable_keys')).body.data[0].id;
+    const revoked = await s.post(`/console/agents/${f.agentId}/website/keys/${keyId}/revoke`);
+    assert.equal(revoked.status, 303);
+    const refused = await v.call('GET', `/v1/conversations/${v.conversationId}`);
+    assert.equal(refused.status, 401);
+    // The identity secret is shown once, then only its id and last four characters.
+    const secret = await s.post(`/console/agents/${f.agentId}/website/identity_secrets`, {});
+    const value = /data-secret>(isk_[A-Za-z0-9_-]+)</.exec(secret.text)?.[1];
+    assert.ok(value, 'shown once');
+    assert.ok(!(await s.get(`/console/agents/${f.agentId}/website`)).text.includes(value));
   });
 });
