@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -7,6 +10,7 @@ import { createMetrics } from '../../src/observability/metrics';
 import { silentLogger } from '../../src/observability/logger';
 import { openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { signInToConsole } from '../support/console';
+import { TEST_DATABASE_URL } from '../support/config';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 import { json, lookupOrderTool, useToolServer } from '../support/tool-server';
@@ -359,5 +363,28 @@ describe('publishable keys: the console', () => {
     const value = /data-secret>(isk_[A-Za-z0-9_-]+)</.exec(secret.text)?.[1];
     assert.ok(value, 'shown once');
     assert.ok(!(await s.get(`/console/agents/${f.agentId}/website`)).text.includes(value));
+  });
+});
+
+describe('publishable keys: the CLI', () => {
+  it('creates, lists and revokes a key (npm run cli -- publishable-keys)', async () => {
+    const f = await seedAgent(ctx.stack);
+    const repo = path.resolve(__dirname, '../..');
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${ctx.stack.database.schema}`);
+    const cli = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), 'publishable-keys', ...args, '--account', f.accountId], {
+        cwd: repo, env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }, timeout: 60_000,
+      });
+      return JSON.parse(stdout);
+    };
+    const created = await cli('create', '--agent', f.agentId, '--origin', SHOP, '--origin', 'http://localhost:3000');
+    assert.match(created.key, /^pk_test_/);
+    assert.deepEqual(created.allowed_origins, [SHOP, 'http://localhost:3000']);
+    const v = await openAsVisitor(created.key, f.agentId);
+    assert.deepEqual((await cli('list', '--agent', f.agentId)).data.map((k: any) => k.id), [created.id]);
+    assert.ok((await cli('revoke', '--key', created.id)).revoked_at);
+    assert.equal((await v.call('GET', `/v1/conversations/${v.conversationId}`)).status, 401);
+    await assert.rejects(cli('create', '--agent', f.agentId, '--origin', 'https://*.shop.example'), /no wildcards/);
   });
 });
