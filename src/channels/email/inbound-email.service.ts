@@ -122,10 +122,12 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     if (!address) return ignored('no registered recipient address');
     if (!address.agent_id) return ignored('no agent is attached to the recipient address');
     if (!email.from) return ignored('no sender address');
-    if (await this.repo.findAddress(db, [email.from.address])) return ignored('sent from one of our own addresses');
-    if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
     // The email takes the mode of the address it reached.
     const scope = { accountId: address.account_id, livemode: address.livemode };
+    // A reply loop is mail from one of the receiving account's own addresses (in the mode it reached):
+    // another account's address, or a test-mode one, says nothing about who sent this.
+    if (await this.repo.findAddress(db, [email.from.address], scope)) return ignored('sent from one of our own addresses');
+    if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
 
     // A message without a Message-ID gets one from its content, so a relay's retry is still a duplicate.
     const messageId = email.messageId ?? `${createHash('sha256').update(raw).digest('hex').slice(0, 32)}@inbound.invalid`;
