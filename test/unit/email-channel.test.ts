@@ -43,6 +43,8 @@ describe('email threading', () => {
     assert.equal(newTextOfReply('Yes\n-- \nAda, CEO'), 'Yes');
     assert.equal(newTextOfReply('> only a quote\n> nothing new'), '> only a quote\n> nothing new', 'nothing new: the text as it is');
     assert.equal(newTextOfReply('I said:\n> a quote in the middle\nand then more'), 'I said:\n> a quote in the middle\nand then more');
+    assert.equal(newTextOfReply('New\n> a\n\n> b\n>\n'), 'New', 'the trailing quote block, blank lines inside it');
+    assert.equal(newTextOfReply(`${'> q\n'.repeat(3)}Answer\n> old`), `${'> q\n'.repeat(3)}Answer`, 'quotes before new text stay');
   });
 
   it('quotes shortly, on a word boundary', () => {
