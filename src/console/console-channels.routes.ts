@@ -42,7 +42,7 @@ export function registerConsoleChannelRoutes(router: Router, { services }: Conso
   router.post('/email', page(async (req, res) => {
     const body = AddAddressSchema.parse(req.body);
     await change(res, async () => {
-      await services.emailAddresses.addAddress({ ...scopeOf(sessionOf(res).session), address: body.address, displayName: body.display_name || undefined, agentId: body.agent_id || undefined, selfService: true });
+      await services.emailAddresses.addAddress({ ...scopeOf(sessionOf(res).session), address: body.address, displayName: body.display_name || undefined, agentId: body.agent_id || undefined });
       return 'added';
     });
   }));

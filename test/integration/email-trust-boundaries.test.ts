@@ -1,16 +1,94 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe, it } from 'node:test';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import { signatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
-import { seedAgent } from '../support/agents';
+import { seedAgent, type AgentFixture } from '../support/agents';
+import { TxtDnsServer } from '../support/dns-server';
 import { apiClient } from '../support/http';
+import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
 
 const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
+
+/** The relay: every email it accepted, with its envelope. */
+const relay: { mailFrom: string; rcptTo: string[]; mail: ParsedMail }[] = [];
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  onData(stream, session, callback) {
+    simpleParser(stream)
+      .then((mail) => {
+        relay.push({ mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
+        callback();
+      })
+      .catch(callback);
+  },
+});
+const dns = new TxtDnsServer();
+
 const base = buildTestConfig();
-const ctx = useTestStack({ label: __filename, config: { email: { ...base.email, inboundSecret: INBOUND_SECRET, inboundMaxBytes: 10_000_000 } } });
+const email = {
+  ...base.email,
+  smtp: { host: '127.0.0.1', port: 0, secure: false, timeoutMs: 5000 },
+  from: 'agent@converse.test',
+  messageIdDomain: 'converse.test',
+  returnPathDomain: 'bounces.converse.test',
+  inboundSecret: INBOUND_SECRET,
+  inboundMaxBytes: 10_000_000,
+};
+before(async () => {
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  email.smtp.port = (smtp.server.address() as AddressInfo).port;
+  email.dnsServers = [await dns.start()];
+});
+after(async () => {
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await dns.close();
+});
+const ctx = useTestStack({ label: __filename, config: { email } });
+
+async function postInbound(raw: string) {
+  const res = await fetch(`${ctx.stack.baseUrl}${INBOUND_EMAIL_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'message/rfc822', 'service-signature': signatureHeader(INBOUND_SECRET, raw) },
+    body: raw,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+function mime(m: { from: string; to: string; subject: string; text: string; messageId?: string }): string {
+  return [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${m.subject}`, `Message-ID: <${m.messageId ?? `${uid()}@customer.test`}>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', m.text, ''].join('\r\n');
+}
+
+/** Adds `domain` over the API; with `publish`, its ownership and DKIM records go into the DNS server and it is verified. */
+async function addDomain(call: AgentFixture['call'], domain: string, publish = true) {
+  const added = await call('POST', '/v1/email_domains', { domain });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  if (!publish) return added.body;
+  for (const r of added.body.dns_records) dns.addTxt(r.name, r.value);
+  const verified = await call('POST', `/v1/email_domains/${added.body.id}/verify`);
+  assert.equal(verified.status, 200, JSON.stringify(verified.body));
+  return verified.body;
+}
+
+/** A live email agent answering at support@<a verified domain>. */
+async function liveEmailAgent() {
+  const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] }, undefined, 'live');
+  const domain = `acme-${uid()}.test`;
+  const verified = await addDomain(f.call, domain);
+  const address = `support@${domain}`;
+  const added = await f.call('POST', '/v1/email_addresses', { address, display_name: 'Acme Support', agent_id: f.agentId });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  return { ...f, domain, address, domainObject: verified };
+}
+
+const mailTo = (to: string) => pollUntil(`an email to ${to}`, () => relay.find((e) => e.rcptTo.includes(to)), { detail: () => `${relay.length} emails relayed` });
 
 const uid = () => randomBytes(6).toString('hex');
 
@@ -99,5 +177,181 @@ describe('inbound email parsing is linear (28 #2)', () => {
     const transcript = await f.call('GET', `/v1/conversations/${body.conversation_id}/messages`);
     const content = transcript.body.data[0].content as string;
     assert.ok(content.startsWith('>\n>\n') && content.length <= 20_000, `${content.length} characters`);
+  });
+});
+
+describe('email is sent only from domains an account proves it owns (28 #3, #8)', () => {
+  it('test mode never reaches the relay: a test key sending "from" any domain lands in the sandbox, readable at /v1/emails', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] });
+    const from = `security-${uid()}@bigbank.example`;
+    assert.equal((await f.call('POST', '/v1/email_addresses', { address: from, agent_id: f.agentId })).status, 201);
+    const victim = `victim-${uid()}@example.net`;
+    const cnv = await f.call('POST', '/v1/conversations', { agent_id: f.agentId, channel: 'email', customer: { email: victim } });
+    assert.equal(cnv.status, 201, JSON.stringify(cnv.body));
+    const human = await f.call('POST', `/v1/conversations/${cnv.body.id}/messages`, { role: 'human', content: 'Please confirm your account at https://bigbank.example.evil/login' });
+    assert.equal(human.status, 201, JSON.stringify(human.body));
+
+    const sandboxed = await pollUntil('the sandboxed email', async () => {
+      const list = await f.call('GET', `/v1/emails?conversation_id=${cnv.body.id}&direction=outbound`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      return list.body.data.find((e: any) => e.status !== 'sending');
+    });
+    assert.equal(sandboxed.status, 'delivered');
+    assert.equal(sandboxed.sandbox, true);
+    assert.equal(sandboxed.to, victim);
+    const one = await f.call('GET', `/v1/emails/${sandboxed.id}`);
+    assert.equal(one.status, 200);
+    assert.match(one.body.content.text, /Please confirm your account/);
+    assert.match(one.body.content.html, /<p>/);
+    // Another account cannot read it.
+    const other = await ctx.stack.newAccount();
+    assert.equal((await apiClient(ctx.stack.baseUrl, other.apiKey)('GET', `/v1/emails/${sandboxed.id}`)).status, 404);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(relay.filter((e) => e.rcptTo.includes(victim)).length, 0, 'nothing reached the relay');
+  });
+
+  it('test keys claim nothing: the same test-mode address in two accounts; a live address needs a verified domain of its own account', async () => {
+    const shared = `security-${uid()}@gmail.test`;
+    for (const name of ['A', 'B']) {
+      const { apiKey } = await ctx.stack.newAccount(name);
+      const res = await apiClient(ctx.stack.baseUrl, apiKey)('POST', '/v1/email_addresses', { address: shared });
+      assert.equal(res.status, 201, `${name}: ${JSON.stringify(res.body)}`);
+    }
+
+    const a = await ctx.stack.newAccount('Live A', 'live');
+    const callA = apiClient(ctx.stack.baseUrl, a.apiKey);
+    const domain = `bigbank-${uid()}.test`;
+    const refused = await callA('POST', '/v1/email_addresses', { address: `security@${domain}` });
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'domain_not_verified');
+    assert.equal(refused.body.error.param, 'address');
+
+    const pending = await addDomain(callA, domain, false);
+    assert.equal(pending.status, 'pending');
+    const ownership = pending.dns_records.find((r: any) => r.purpose === 'ownership');
+    assert.equal(ownership.type, 'TXT');
+    assert.equal(ownership.name, `_converse-verification.${domain}`);
+    assert.match(ownership.value, /^converse-verification=[A-Za-z0-9_-]{20,}$/);
+    const early = await callA('POST', `/v1/email_domains/${pending.id}/verify`);
+    assert.equal(early.status, 422, JSON.stringify(early.body));
+    assert.equal(early.body.error.code, 'domain_not_verified');
+    assert.ok(early.body.error.message.includes(ownership.value), early.body.error.message);
+    assert.equal((await callA('GET', `/v1/email_domains/${pending.id}`)).body.status, 'pending', 'a failed check changes nothing');
+
+    dns.addTxt(ownership.name, ownership.value);
+    const verified = await callA('POST', `/v1/email_domains/${pending.id}/verify`);
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    assert.equal(verified.body.status, 'verified');
+    assert.ok(dns.queries.includes(ownership.name), 'looked up over DNS');
+    assert.equal((await callA('POST', '/v1/email_addresses', { address: `security@${domain}` })).status, 201);
+    assert.equal((await callA('POST', '/v1/email_addresses', { address: `help@mail.${domain}` })).status, 201, 'a subdomain of a verified domain');
+    assert.deepEqual(await ctx.stack.services.emailDomains.verifiedDomains({ accountId: a.accountId, livemode: true }), [domain]);
+    assert.deepEqual(await ctx.stack.services.emailDomains.verifiedDomains({ accountId: a.accountId, livemode: false }), [], 'per mode');
+
+    // Another account proves the same domain with its own token: A's record proves nothing for it.
+    const b = await ctx.stack.newAccount('Live B', 'live');
+    const callB = apiClient(ctx.stack.baseUrl, b.apiKey);
+    const bDomain = await addDomain(callB, domain, false);
+    const bOwnership = bDomain.dns_records.find((r: any) => r.purpose === 'ownership');
+    assert.notEqual(bOwnership.value, ownership.value);
+    assert.equal((await callB('POST', `/v1/email_domains/${bDomain.id}/verify`)).status, 422, "A's record is not B's proof");
+    assert.equal((await callB('POST', '/v1/email_addresses', { address: `sales@${domain}` })).status, 422);
+    dns.addTxt(bOwnership.name, bOwnership.value);
+    assert.equal((await callB('POST', `/v1/email_domains/${bDomain.id}/verify`)).body.status, 'verified');
+    assert.equal((await callB('POST', '/v1/email_addresses', { address: `sales@${domain}` })).status, 201, 'not blocked by A');
+    const taken = await callB('POST', '/v1/email_addresses', { address: `security@${domain}` });
+    assert.equal(taken.status, 409, 'a live address has one owner');
+
+    // Bad input: a clear error, nothing stored.
+    const bad = await callA('POST', '/v1/email_domains', { domain: 'not a domain' });
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    assert.equal(bad.body.error.param, 'domain');
+    assert.equal((await callA('POST', '/v1/email_domains', { domain: domain.toUpperCase() })).status, 409);
+    assert.equal((await callB('GET', `/v1/email_domains/${pending.id}`)).status, 404, "another account's domain");
+    assert.equal((await callA('GET', '/v1/email_domains')).body.data.length, 1);
+  });
+
+  it('live mail goes out from a verified domain, DKIM-signed, with its own return path; mail for an unproven domain is not received', async () => {
+    const f = await liveEmailAgent();
+    const customer = `ada-${uid()}@customer.test`;
+    const res = await postInbound(mime({ from: customer, to: f.address, subject: 'Shipping', text: 'How long does standard shipping take?' }));
+    assert.equal(res.body.status, 'accepted', JSON.stringify(res.body));
+    const sent = await mailTo(customer);
+    assert.equal(sent.mail.from?.value[0]?.address, f.address);
+    const dkim = sent.mail.headerLines.find((l) => l.key === 'dkim-signature')?.line.replace(/\s+/g, ' ') ?? '';
+    const selector = f.domainObject.dns_records.find((r: any) => r.purpose === 'dkim').name.split('.')[0];
+    assert.match(dkim, new RegExp(`\\bd=${f.domain.replace(/\./g, '\\.')};`), dkim);
+    assert.match(dkim, new RegExp(`\\bs=${selector};`), dkim);
+    assert.match(dkim, /\bb=[A-Za-z0-9+/= ]{40,}/, dkim);
+    assert.match(sent.mailFrom, /^bounces\+[0-9a-f]{24}@bounces\.converse\.test$/);
+    const emails = (await f.call('GET', '/v1/emails?direction=outbound')).body.data;
+    assert.equal(emails[0].return_path, sent.mailFrom);
+    assert.equal(emails[0].sandbox, false);
+
+    // The account deletes the domain: live mail for its addresses is no longer received.
+    await f.call('DELETE', `/v1/email_domains/${f.domainObject.id}`);
+    const after = await postInbound(mime({ from: customer, to: f.address, subject: 'Again', text: 'Anyone there?' }));
+    assert.equal(after.body.status, 'ignored');
+    assert.match(after.body.reason, /not verified/);
+  });
+
+  it('the relay reaches live addresses only: mail to a test-mode address is ignored', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] });
+    const address = `support-${uid()}@acme-${uid()}.test`;
+    assert.equal((await f.call('POST', '/v1/email_addresses', { address, agent_id: f.agentId })).status, 201);
+    const res = await postInbound(mime({ from: `x-${uid()}@customer.test`, to: address, subject: 'Hi', text: 'Hello' }));
+    assert.equal(res.body.status, 'ignored');
+    assert.equal((await f.call('GET', '/v1/conversations')).body.data.length, 0);
+  });
+});
+
+describe('bounces are accepted only at the return path of the email they report (28 #14)', () => {
+  it('a relay-signed DSN naming a known Message-ID, sent anywhere else, changes nothing; at the return path it bounces the email', async () => {
+    const f = await liveEmailAgent();
+    const customer = `dan-${uid()}@customer.test`;
+    await postInbound(mime({ from: customer, to: f.address, subject: 'Shipping', text: 'How long does standard shipping take?' }));
+    const sent = await mailTo(customer);
+    const dsn = (to: string) =>
+      [
+        'From: Mail Delivery System <MAILER-DAEMON@mx.customer.test>',
+        `To: ${to}`,
+        'Subject: Undelivered Mail Returned to Sender',
+        `Message-ID: <dsn-${uid()}@mx.customer.test>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
+        '',
+        '--RPT',
+        'Content-Type: message/delivery-status',
+        '',
+        'Reporting-MTA: dns; mx.customer.test',
+        '',
+        `Final-Recipient: rfc822; ${customer}`,
+        'Action: failed',
+        'Status: 5.1.1',
+        '',
+        '--RPT',
+        'Content-Type: text/rfc822-headers',
+        '',
+        `Message-ID: ${sent.mail.messageId}`,
+        '',
+        '--RPT--',
+        '',
+      ].join('\r\n');
+    const emailOf = async () => (await f.call('GET', '/v1/emails?direction=outbound')).body.data[0];
+    await pollUntil('delivered', async () => (await emailOf()).status === 'delivered');
+
+    // Forged: to the account's own address, to nobody, to a made-up return path.
+    for (const to of [f.address, `nobody-${uid()}@elsewhere.test`, `bounces+${'0'.repeat(24)}@bounces.converse.test`]) {
+      const forged = await postInbound(dsn(to));
+      assert.equal(forged.status, 200);
+      assert.equal(forged.body.status, 'ignored', `${to}: ${JSON.stringify(forged.body)}`);
+    }
+    assert.equal((await emailOf()).status, 'delivered');
+
+    const real = await postInbound(dsn(sent.mailFrom));
+    assert.equal(real.body.status, 'bounce', JSON.stringify(real.body));
+    const bounced = await emailOf();
+    assert.equal(bounced.status, 'bounced');
+    assert.equal(bounced.error.code, 'dsn_5.1.1');
   });
 });
