@@ -52,13 +52,15 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const runs = new Map<string, RunObject>();
     for (const m of messages) if (m.role === 'customer' && m.run_id) runs.set(m.run_id, await services.runs.getRun({ accountId, livemode, runId: m.run_id }));
     const agent = await services.agents.getAgent({ accountId, livemode, agentId: c.agent_id });
+    // How each reply sent by email fared (a reply that never reached a relay is marked in the transcript).
+    const deliveries = await services.emails.emailsOfConversation({ accountId, livemode, conversationId: c.id });
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
     const notice = req.query.done === 'reply' ? 'Reply sent.' : req.query.done === 'handoff' ? 'Handoff closed: the agent answers again.' : req.query.done === 'closed' ? 'Conversation closed.' : undefined;
     sendPage(res, {
       title: `Conversation with ${who}`,
       active: 'inbox',
       notice,
-      body: conversationPage({ c, agent, messages, runs, who, csrf: session.csrfToken, ui }),
+      body: conversationPage({ c, agent, messages, runs, deliveries, who, csrf: session.csrfToken, ui }),
     });
   }));
 

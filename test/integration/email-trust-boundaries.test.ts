@@ -9,6 +9,7 @@ import { signatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
 import { seedAgent, type AgentFixture } from '../support/agents';
 import { TxtDnsServer } from '../support/dns-server';
+import { signInToConsole } from '../support/console';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
@@ -206,6 +207,11 @@ describe('email is sent only from domains an account proves it owns (28 #3, #8)'
     // Another account cannot read it.
     const other = await ctx.stack.newAccount();
     assert.equal((await apiClient(ctx.stack.baseUrl, other.apiKey)('GET', `/v1/emails/${sandboxed.id}`)).status, 404);
+    // The console's Email page shows the sandbox, with what the email says.
+    const page = await (await signInToConsole(ctx.stack.baseUrl, f.apiKey)).get('/console/email');
+    assert.match(page.text, /<h2>Sandbox<\/h2>/);
+    assert.ok(page.text.includes(victim) && page.text.includes('Please confirm your account'), 'the sandboxed email on the Email page');
+    assert.doesNotMatch(page.text, /smtp-not-configured/, 'an SMTP relay is configured here');
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(relay.filter((e) => e.rcptTo.includes(victim)).length, 0, 'nothing reached the relay');
   });
@@ -243,6 +249,10 @@ describe('email is sent only from domains an account proves it owns (28 #3, #8)'
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
     assert.equal(verified.body.status, 'verified');
     assert.ok(dns.queries.includes(ownership.name), 'looked up over DNS');
+    // The console shows the record to publish (name and value) and the domain's status.
+    const consolePage = await (await signInToConsole(ctx.stack.baseUrl, a.apiKey)).get('/console/email');
+    assert.ok(consolePage.text.includes(ownership.name) && consolePage.text.includes(ownership.value), 'the TXT record in the console');
+    assert.match(consolePage.text, /badge-verified/);
     assert.equal((await callA('POST', '/v1/email_addresses', { address: `security@${domain}` })).status, 201);
     assert.equal((await callA('POST', '/v1/email_addresses', { address: `help@mail.${domain}` })).status, 201, 'a subdomain of a verified domain');
     assert.deepEqual(await ctx.stack.services.emailDomains.verifiedDomains({ accountId: a.accountId, livemode: true }), [domain]);

@@ -1,6 +1,7 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { ConversationMessageObject, ConversationObject } from '../../conversations/conversation.schemas';
 import type { RunObject } from '../../runs/run.schemas';
+import type { EmailObject } from '../../channels/email/email.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
@@ -42,11 +43,13 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
 }
 
 /** One conversation: its handoff, the transcript with each customer turn's run, the reply and close forms. */
-export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
+export function conversationPage({ c, agent, messages, runs, deliveries = new Map(), who, csrf, ui }: {
   c: ConversationObject;
   agent: AgentObject;
   messages: ConversationMessageObject[];
   runs: Map<string, RunObject>;
+  /** The email carrying each reply sent by email, by transcript message id. */
+  deliveries?: Map<string, EmailObject>;
   who: string;
   csrf: string;
   ui: { uiUrl: string; namespace: string };
@@ -62,6 +65,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
+          ${deliveryMark(deliveries.get(m.id))}
           ${m.role === 'customer' ? addToTests(c.id, m.id, csrf) : ''}
           ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${scorePercent(run.confidence)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
       })}</ol>
@@ -72,6 +76,19 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
           ${h ? html`<form method="post" action="/console/inbox/${c.id}/handoff/close" class="close-handoff">${csrfField(csrf)}
             <label>Note <span class="hint">why the case is done; control returns to the agent</span><input name="note"></label><button class="button">Close handoff</button></form>` : ''}</section>`
         : html`<p class="muted">This conversation is closed.</p>`}`;
+}
+
+/**
+ * How a reply sent by email fared: nothing while it is on its way or was taken; "not sent" (failed: it
+ * never reached a relay) or "bounced" with the reason; "sandbox" for a test-mode email (it never leaves).
+ */
+function deliveryMark(email: EmailObject | undefined): Html | string {
+  if (!email) return '';
+  if (email.status === 'failed' || email.status === 'bounced') {
+    return html`<div class="delivery delivery-${email.status}" role="note">${statusBadge(email.status === 'failed' ? 'failed' : 'bounced')} <b>${email.status === 'failed' ? 'Not sent' : 'Bounced'}:</b> <span class="mono">${email.error?.code ?? ''}</span> <span class="muted">${email.error?.message ?? ''}</span></div>`;
+  }
+  if (email.sandbox) return html`<div class="delivery muted">Test mode: taken by the email sandbox, not sent to ${email.to}</div>`;
+  return '';
 }
 
 /** "Add to tests" on a customer turn: a test case of the agent from the turns up to it, expecting the answer given (reply) or a handoff. */
