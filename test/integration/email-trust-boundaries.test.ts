@@ -281,6 +281,21 @@ describe('email is sent only from domains an account proves it owns (28 #3, #8)'
     assert.equal((await callA('GET', '/v1/email_domains')).body.data.length, 1);
   });
 
+  it('an account holds at most 50 domains per mode (each costs a key pair): 422 account_limit_reached past that', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount('Many domains');
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const rows = Array.from({ length: 49 }, (_, i) => ({
+      id: `edom_seed${uid()}${i}`, account_id: accountId, livemode: false, domain: `d${i}-${uid()}.test`, verification_token: uid(),
+      dkim_selector: 'cvseed', dkim_public_key: 'AAAA', dkim_private_key_sealed: 'v1.a.b.c',
+    }));
+    await ctx.stack.database.db.insertInto('email_domains').values(rows).execute();
+    assert.equal((await call('POST', '/v1/email_domains', { domain: `fiftieth-${uid()}.test` })).status, 201);
+    const over = await call('POST', '/v1/email_domains', { domain: `one-more-${uid()}.test` });
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.equal(over.body.error.code, 'account_limit_reached');
+    assert.equal((await call('GET', '/v1/email_domains?limit=100')).body.data.length, 50);
+  });
+
   it('live mail goes out from a verified domain, DKIM-signed, with its own return path; mail for an unproven domain is not received', async () => {
     const f = await liveEmailAgent();
     const customer = `ada-${uid()}@customer.test`;

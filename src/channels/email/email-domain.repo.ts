@@ -13,6 +13,16 @@ export class EmailDomainRepo {
     return db.insertInto('email_domains').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
   }
 
+  /** How many domains the scope has, and whether `domain` is one of them. */
+  async countDomains(db: Db, scope: Scope, domain: string): Promise<{ count: number; exists: boolean }> {
+    const row = await db
+      .selectFrom('email_domains')
+      .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.max(sql<number>`(domain = ${domain})::int`).as('exists')])
+      .where(inScope(scope))
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), exists: Number(row.exists ?? 0) === 1 };
+  }
+
   async getDomainById(db: Db, scope: Scope, id: string) {
     return db.selectFrom('email_domains').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }

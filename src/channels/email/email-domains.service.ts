@@ -15,6 +15,9 @@ import { toEmailDomainObject, type EmailDomainObject } from './email.schemas';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
+/** Domains an account may hold per mode (each costs an RSA key pair to create). */
+export const MAX_EMAIL_DOMAINS_PER_ACCOUNT = 50;
+
 /** A DNS host name of at least two labels (letters, digits, hyphens; not all-numeric at the top). */
 const DOMAIN_PATTERN = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -58,6 +61,12 @@ export class EmailDomainsService {
   async addDomain(input: Scope & { domain: string }): Promise<EmailDomainObject> {
     const domain = normalizeDomain(input.domain);
     if (!DOMAIN_PATTERN.test(domain)) throw new AppError('parameter_invalid', `Invalid domain: '${input.domain}' (a DNS name such as acme.example)`, { param: 'domain' });
+    // Checked before the key pair is made, so a refused request costs no key generation.
+    const held = await this.repo.countDomains(this.deps.db, scopeOf(input), domain);
+    if (held.exists) throw new AppError('resource_conflict', `${domain} is already one of your domains`, { param: 'domain' });
+    if (held.count >= MAX_EMAIL_DOMAINS_PER_ACCOUNT) {
+      throw new AppError('account_limit_reached', `This account already has ${held.count} email domains, the most allowed (${MAX_EMAIL_DOMAINS_PER_ACCOUNT}); delete one before adding another`);
+    }
     const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: { type: 'spki', format: 'der' },
