@@ -8,6 +8,7 @@ import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import { signatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
 import { seedAgent, type AgentFixture } from '../support/agents';
+import { verifyDkim } from '../support/dkim-verify';
 import { TxtDnsServer } from '../support/dns-server';
 import { signInToConsole } from '../support/console';
 import { apiClient } from '../support/http';
@@ -17,18 +18,23 @@ import { useTestStack } from '../support/stack';
 const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
 
 /** The relay: every email it accepted, with its envelope. */
-const relay: { mailFrom: string; rcptTo: string[]; mail: ParsedMail }[] = [];
+const relay: { mailFrom: string; rcptTo: string[]; raw: Buffer; mail: ParsedMail }[] = [];
 const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   logger: false,
   onData(stream, session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        relay.push({ mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
-        callback();
-      })
-      .catch(callback);
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      simpleParser(raw)
+        .then((mail) => {
+          relay.push({ mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', rcptTo: session.envelope.rcptTo.map((r) => r.address), raw, mail });
+          callback();
+        })
+        .catch(callback);
+    });
   },
 });
 const dns = new TxtDnsServer();
@@ -141,6 +147,19 @@ async function healthDuring(hostile: () => Promise<unknown>): Promise<{ worstMs:
   await Promise.all([running, probing]);
   return { worstMs, probes };
 }
+
+describe('live inbound email across accounts (28 #4, as reported)', () => {
+  it("a test key registering a customer's address does not drop that customer's live mail to another account", async () => {
+    const a = await liveEmailAgent();
+    const carol = `carol-${uid()}@customer-corp.test`;
+    const b = await ctx.stack.newAccount('Account B');
+    assert.equal((await apiClient(ctx.stack.baseUrl, b.apiKey)('POST', '/v1/email_addresses', { address: carol })).status, 201);
+    const res = await postInbound(mime({ from: carol, to: a.address, subject: 'Invoice', text: 'Where is my invoice?' }));
+    assert.equal(res.body.status, 'accepted', JSON.stringify(res.body));
+    const conversation = await a.call('GET', `/v1/conversations/${res.body.conversation_id}`);
+    assert.equal(conversation.body.customer.email, carol);
+  });
+});
 
 describe('inbound email parsing is linear (28 #2)', () => {
   // 36 KB: ">" lines, then one line of new text; the old scan re-read the rest of the text at every quote line.
@@ -308,6 +327,11 @@ describe('email is sent only from domains an account proves it owns (28 #3, #8)'
     assert.match(dkim, new RegExp(`\\bd=${f.domain.replace(/\./g, '\\.')};`), dkim);
     assert.match(dkim, new RegExp(`\\bs=${selector};`), dkim);
     assert.match(dkim, /\bb=[A-Za-z0-9+/= ]{40,}/, dkim);
+    // The signature verifies with the key of the DKIM record the console showed (as a receiver checks it).
+    const record = f.domainObject.dns_records.find((r: any) => r.purpose === 'dkim').value as string;
+    const tags = verifyDkim(sent.raw, /p=([A-Za-z0-9+/=]+)/.exec(record)![1]!);
+    assert.ok(tags.h!.split(':').includes('from'), tags.h);
+    assert.throws(() => verifyDkim(Buffer.from(sent.raw.toString('latin1').replace(/^Subject: /m, 'Subject: Urgent '), 'latin1'), /p=([A-Za-z0-9+/=]+)/.exec(record)![1]!), /does not verify/);
     assert.match(sent.mailFrom, /^bounces\+[0-9a-f]{24}@bounces\.converse\.test$/);
     const emails = (await f.call('GET', '/v1/emails?direction=outbound')).body.data;
     assert.equal(emails[0].return_path, sent.mailFrom);
