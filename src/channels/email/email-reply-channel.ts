@@ -99,8 +99,7 @@ export class EmailReplyChannel implements ReplyChannel {
     if (row.status !== 'sending') return;
 
     if (!to) return this.settle(row, 'failed', { code: 'no_recipient', message: 'The conversation has no customer.email to send to' });
-    const { text, html } = await this.render(conversation, message, row);
-    // Test mode: the sandbox takes it; nothing leaves the process.
+    // Test mode: the sandbox takes it (its content is rendered when read); nothing leaves the process.
     if (!conversation.livemode) return this.settle(row, 'delivered', null);
     if (!this.deps.sender) return this.settle(row, 'failed', { code: 'smtp_not_configured', message: 'No SMTP relay is configured (SMTP_HOST): the email was not sent' });
     const scope = { accountId: conversation.account_id, livemode: conversation.livemode };
@@ -110,6 +109,7 @@ export class EmailReplyChannel implements ReplyChannel {
       return this.settle(row, 'failed', { code: 'domain_not_verified', message: `${fromDomain} is not a verified domain of the account: the email was not sent` });
     }
     const dkim = operatorFrom ? undefined : await this.deps.domains.signingKeyFor({ ...scope, domain: fromDomain });
+    const { text, html } = await this.render(conversation, message, row);
 
     const sent = await this.deps.sender.send({
       from: { address: row.from_address, name: from.name },
