@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { bool } from './env-values';
 
+/** A name server as node's resolver takes it: an IPv4 address or a bare IPv6 one, or either with a port (`1.2.3.4:53`, `[::1]:53`). */
+const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*|\[[0-9A-Fa-f:.]+\](?::\d{1,5})?)$/;
+
 /** Outbound SMTP (absent when SMTP_HOST is unset). */
 export interface SmtpConfig {
   host: string;
@@ -40,7 +43,8 @@ export const emailConfig = z
     EMAIL_DNS_SERVERS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+      .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+      .refine((servers) => servers.every((s) => DNS_SERVER.test(s)), 'a comma-separated list of IP addresses, each optionally with :port (IPv6 in brackets then)'),
     /** Timeout of one DNS query of a domain proof (each server is tried twice). */
     EMAIL_DNS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
     /**
