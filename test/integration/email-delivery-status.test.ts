@@ -53,6 +53,21 @@ describe('a reply that was not sent says so (issue 29 item 2)', () => {
     assert.equal(page.text.match(/Not sent:<\/b> <span class="mono">smtp_not_configured<\/span>/g)?.length, 2, 'both replies are marked');
   });
 
+  it('an SMS reply that failed is marked in the console transcript with its error code', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms'] });
+    const scope = { accountId: f.accountId, livemode: false };
+    const number = await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ ...scope, number: '+14155550177' });
+    await ctx.stack.services.phoneNumbers.attachAgent({ ...scope, phoneNumberId: number.id, agentId: f.agentId });
+    // The sandbox refuses this recipient at submit (docs/sms-error-codes.md); the test stack may have no route at all.
+    const cnv = await f.call('POST', '/v1/conversations', { agent_id: f.agentId, channel: 'sms', customer: { phone: '+12025550100' } });
+    const asked = await f.call('POST', `/v1/conversations/${cnv.body.id}/messages`, { role: 'customer', content: 'How long does standard shipping take?' });
+    assert.equal(asked.body.run.status, 'completed', JSON.stringify(asked.body.run));
+    const failed = await pollUntil('the failed SMS', async () => ((await f.call('GET', '/v1/messages?direction=outbound')).body.data as any[]).find((m) => m.status === 'failed'));
+    assert.ok(['carrier_rejected', 'no_route'].includes(failed.error_code), failed.error_code);
+    const page = await (await signInToConsole(ctx.stack.baseUrl, f.apiKey)).get(`/console/inbox/${cnv.body.id}`);
+    assert.ok(page.text.includes(`Not sent:</b> <span class="mono">${failed.error_code}</span>`), 'the failed SMS reply is marked');
+  });
+
   it('the console shows a banner on the Email page while no SMTP relay is configured, and on the Numbers page while only the sandbox carrier is', async () => {
     const { apiKey } = await ctx.stack.newAccount();
     const console = await signInToConsole(ctx.stack.baseUrl, apiKey);

@@ -1,7 +1,6 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { ConversationMessageObject, ConversationObject } from '../../conversations/conversation.schemas';
 import type { RunObject } from '../../runs/run.schemas';
-import type { EmailObject } from '../../channels/email/email.schemas';
 import { html, type Html } from '../html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
@@ -48,8 +47,8 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
   agent: AgentObject;
   messages: ConversationMessageObject[];
   runs: Map<string, RunObject>;
-  /** The email carrying each reply sent by email, by transcript message id. */
-  deliveries?: Map<string, EmailObject>;
+  /** How each reply sent by email or SMS fared, by transcript message id. */
+  deliveries?: Map<string, ReplyDelivery>;
   who: string;
   csrf: string;
   ui: { uiUrl: string; namespace: string };
@@ -78,16 +77,29 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
         : html`<p class="muted">This conversation is closed.</p>`}`;
 }
 
+/** How a reply fared on its channel, from the channel's own record of it (the email, the SMS). */
+export interface ReplyDelivery {
+  channel: 'email' | 'sms';
+  /** The record's status: failed (never handed to a relay or carrier), bounced, undelivered, or any other. */
+  status: string;
+  code: string | null;
+  message: string | null;
+  /** Test mode: the sandbox took it (nothing left the service). */
+  sandbox: boolean;
+  to: string;
+}
+
 /**
- * How a reply sent by email fared: nothing while it is on its way or was taken; "not sent" (failed: it
- * never reached a relay) or "bounced" with the reason; "sandbox" for a test-mode email (it never leaves).
+ * A reply that was not sent or not delivered is marked with the reason ("Not sent: smtp_not_configured");
+ * one a sandbox took says so; anything else on its way or taken shows nothing.
  */
-function deliveryMark(email: EmailObject | undefined): Html | string {
-  if (!email) return '';
-  if (email.status === 'failed' || email.status === 'bounced') {
-    return html`<div class="delivery delivery-${email.status}" role="note">${statusBadge(email.status === 'failed' ? 'failed' : 'bounced')} <b>${email.status === 'failed' ? 'Not sent' : 'Bounced'}:</b> <span class="mono">${email.error?.code ?? ''}</span> <span class="muted">${email.error?.message ?? ''}</span></div>`;
+function deliveryMark(d: ReplyDelivery | undefined): Html | string {
+  if (!d) return '';
+  if (d.status === 'failed' || d.status === 'bounced' || d.status === 'undelivered') {
+    const label = d.status === 'failed' ? 'Not sent' : d.status === 'bounced' ? 'Bounced' : 'Not delivered';
+    return html`<div class="delivery delivery-${d.status}" role="note">${statusBadge(d.status)} <b>${label}:</b> <span class="mono">${d.code ?? ''}</span> <span class="muted">${d.message ?? ''}</span></div>`;
   }
-  if (email.sandbox) return html`<div class="delivery muted">Test mode: taken by the email sandbox, not sent to ${email.to}</div>`;
+  if (d.sandbox) return html`<div class="delivery muted">Test mode: taken by the ${d.channel === 'email' ? 'email' : 'SMS'} sandbox, not sent to ${d.to}</div>`;
   return '';
 }
 
