@@ -13,6 +13,8 @@ import { registerVerificationRoutes } from '../verifications/verifications.route
 import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
 import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
+import { registerEmailDomainRoutes } from '../channels/email/email-domains.routes';
+import { registerEmailObjectRoutes } from '../channels/email/emails.routes';
 import { registerCallRoutes } from '../channels/voice/calls.routes';
 import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
@@ -51,6 +53,8 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
+  registerEmailDomainRoutes(deps);
+  registerEmailObjectRoutes(deps);
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
   registerEvaluationRoutes(deps);
