@@ -70,7 +70,7 @@ export class AgentsService {
       if (names.has(tool.name)) throw configError(['tools', i, 'name'], `the tool name '${tool.name}' is used twice`);
       names.add(tool.name);
       const problem = validateToolSchema(tool.parameters);
-      if (problem) throw configError(['tools', i, 'parameters'], problem);
+      if (problem) throw configError(['tools', i, 'parameters', ...problem.path], problem.message);
       // A live agent's tools are called over https only; test mode may use http. Private and loopback
       // addresses only where the operator allows them. 422 url_not_allowed otherwise (as webhooks, sources).
       assertOutboundUrl(tool.endpoint, { allowPrivate: this.deps.allowPrivateNetwork, requireHttps: input.livemode }, `tools.${i}.endpoint`);
