@@ -326,8 +326,16 @@ describe('evaluations', () => {
     const none = await f.call('POST', '/v1/evaluations', { agent_id: f.agentId });
     assert.equal(none.status, 422);
     const id = await addCase(f, { name: 'ok', turns: [{ customer: 'hi' }] });
+    // A schema-valid case whose name the agent already has: a conflict (409), not a bad request (issue 28 #16, ST202).
     const dup = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'ok', turns: [{ customer: 'hi' }] });
-    assert.equal(dup.status, 400);
+    assert.equal(dup.status, 409, JSON.stringify(dup.body));
+    assert.equal(dup.body.error.code, 'resource_conflict');
+    assert.equal(dup.body.error.param, 'name');
+    const raced = await Promise.all([1, 2].map(() => f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'raced', turns: [{ customer: 'hi' }] })));
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409], 'two at once: one created, one conflict (never 500)');
+    const renamedOnto = await f.call('POST', `/v1/agents/${f.agentId}/test_cases/${raced.find((r) => r.status === 201)!.body.id}`, { name: 'ok', turns: [{ customer: 'hi' }] });
+    assert.equal(renamedOnto.status, 409);
+    await f.call('DELETE', `/v1/agents/${f.agentId}/test_cases/${raced.find((r) => r.status === 201)!.body.id}`);
     const missingCase = await f.call('POST', '/v1/evaluations', { agent_id: f.agentId, case_ids: ['tcase_nope'] });
     assert.equal(missingCase.status, 404);
     assert.equal(missingCase.body.error.param, 'case_ids');
