@@ -310,6 +310,25 @@ describe('evaluations', () => {
     assert.equal(resultOf(done, 'kept').passed, true);
   });
 
+  it('refuses messages posted to an evaluation\'s test conversation, and sends nothing from it (issue 28 #9)', async () => {
+    const f = await seed({ channels: ['chat', 'sms'] });
+    await addCase(f, { name: 'sms case', channel: 'sms', customer: { phone: '+14155550199' }, turns: [{ customer: 'How long does standard shipping take?' }] });
+    const done = await evaluate(f);
+    const conversationId = resultOf(done, 'sms case').conversation_id;
+    const transcript = async () => (await f.call('GET', `/v1/conversations/${conversationId}/messages`)).body.data.map((m: any) => m.id);
+    const before = await transcript();
+    assert.equal((await f.call('GET', `/v1/conversations/${conversationId}`)).status, 200, 'readable, as the evaluation result links it');
+    for (const role of ['human', 'customer']) {
+      const res = await f.call('POST', `/v1/conversations/${conversationId}/messages`, { role, content: 'Click https://phish.example/login now' });
+      assert.equal(res.status, 409, `${role}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 'resource_conflict');
+      assert.match(res.body.error.message, /evaluation's test conversation/);
+    }
+    assert.deepEqual(await transcript(), before, 'nothing stored');
+    const sms = await ctx.stack.database.db.selectFrom('messages').select('id').where('account_id', '=', f.accountId).execute();
+    assert.deepEqual(sms, [], 'no SMS was queued from the evaluation\'s conversation');
+  });
+
   it('refuses bad test cases and evaluations with the API error format, changing nothing', async () => {
     const f = await seed();
     const bad = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi', expect: { reply: { max_sms_segments: 0 } } }] });

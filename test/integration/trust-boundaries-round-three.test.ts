@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { signInToConsole } from '../support/console';
+import { apiClient } from '../support/http';
+import { useTestStack } from '../support/stack';
+
+/**
+ * Issue 28 (trust boundaries, round three): the low findings that need the app but no runs (#6, #10, #12,
+ * #15). Each test names the finding it covers. The stall findings (#1, #7) are in stall-resistance.test.ts.
+ */
+const ctx = useTestStack({ label: __filename, worker: false });
+const base = () => ctx.stack.baseUrl;
+
+const FRAMING_HEADERS = {
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+};
+
+describe('#12: tool endpoints carry no credentials in their query', () => {
+  it('refuses a tool endpoint with a secret-looking query parameter, naming it; stores nothing', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    const tool = (endpoint: string) => ({ name: 'lookup', description: 'Look up an order', endpoint });
+    for (const [endpoint, param] of [
+      ['https://tools.example.com/q?api_key=SECRET123', 'api_key'],
+      ['https://tools.example.com/q?region=eu&accessToken=abc', 'accessToken'],
+      ['https://tools.example.com/q?ref=sk_9fQ2xL7pRt4ZbW8mNc3V', 'ref'],
+    ] as const) {
+      await assert.rejects(
+        ctx.stack.services.agents.createAgent({ accountId, livemode: false, config: { name: `Agent ${param}`, tools: [tool(endpoint)] } }),
+        (err: any) => err.code === 'parameter_invalid' && err.param === 'tools.0.endpoint' && err.message.includes(`'${param}'`) && /Service-Signature/.test(err.message),
+      );
+    }
+    const listed = await apiClient(base(), apiKey)('GET', '/v1/agents');
+    assert.deepEqual(listed.body.data, [], 'no agent stored, so no endpoint ever shown');
+    // An endpoint with ordinary parameters is fine.
+    const ok = await ctx.stack.services.agents.createAgent({ accountId, livemode: false, config: { name: 'Plain', tools: [tool('https://tools.example.com/q?region=eu&format=json')] } });
+    assert.equal((await apiClient(base(), apiKey)('GET', `/v1/agents/${ok.id}`)).status, 200);
+  });
+});
+
+describe('#6: console document upload answers 400 for what is not a document', () => {
+  it('answers 400 for a malformed X-Filename and for a form or JSON body, in the console error format', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const kb = await apiClient(base(), apiKey)('POST', '/v1/knowledge_bases', { name: 'Docs' });
+    const session = await signInToConsole(base(), apiKey);
+    const url = `${base()}/console/knowledge/${kb.body.id}/documents`;
+    const headers = { cookie: session.cookie, origin: base(), 'x-csrf-token': session.csrf, accept: 'application/json' };
+    const badName = await fetch(url, { method: 'POST', headers: { ...headers, 'x-filename': '%E0%A4%A', 'content-type': 'text/plain' }, body: 'hello' });
+    assert.equal(badName.status, 400, await badName.clone().text());
+    assert.equal(((await badName.json()) as any).error.code, 'parameter_invalid');
+    const form = await session.post(`/console/knowledge/${kb.body.id}/documents`, { file: 'hello' }, { accept: 'application/json' });
+    assert.equal(form.status, 400, form.text);
+    const json = await session.postJson(`/console/knowledge/${kb.body.id}/documents`, { _csrf: session.csrf, file: 'hello' });
+    assert.equal(json.status, 400, json.text);
+    assert.match(json.text, /not a form or JSON/);
+    const sources = await apiClient(base(), apiKey)('GET', `/v1/knowledge_bases/${kb.body.id}/sources`);
+    assert.deepEqual(sources.body.data, [], 'nothing added');
+  });
+});
+
+describe('#15: every HTML page carries the framing and sniffing headers', () => {
+  it('sends them on console pages, citation pages, short-link pages and the API docs', async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const session = await signInToConsole(base(), apiKey);
+    const pages: [string, Record<string, string>][] = [
+      ['/console/sign-in', {}],
+      ['/console/agents', { cookie: session.cookie }],
+      ['/console/no-such-page', { cookie: session.cookie }],
+      ['/c/not-a-real-token', {}],
+      ['/docs', {}],
+      ['/l/0123456789', {}],
+    ];
+    for (const [pathname, headers] of pages) {
+      const res = await fetch(`${base()}${pathname}`, { headers, redirect: 'manual' });
+      await res.arrayBuffer();
+      for (const [name, value] of Object.entries(FRAMING_HEADERS)) assert.equal(res.headers.get(name), value, `${pathname} ${res.status}: ${name}`);
+    }
+  });
+});
