@@ -78,3 +78,30 @@ describe('#15: every HTML page carries the framing and sniffing headers', () => 
     }
   });
 });
+
+describe('#10: short links are not an open redirect', () => {
+  it('shows a test-mode link\'s destination, and a live link\'s off the account\'s verified domains, instead of redirecting', async () => {
+    const { accountId } = await ctx.stack.newAccount();
+    const links = ctx.stack.services.shortLinks;
+    const follow = (code: string) => fetch(`${base()}/l/${code}`, { redirect: 'manual' });
+    for (const livemode of [false, true]) {
+      const { code } = await links.createShortLink({ accountId, livemode, runId: null, conversationId: null, url: 'https://phish.example/login?next=%2F' });
+      const res = await follow(code);
+      const page = await res.text();
+      assert.equal(res.status, 200, `livemode ${livemode}`);
+      assert.equal(res.headers.get('location'), null, 'no redirect');
+      assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(page, /data-host>phish\.example</);
+      assert.match(page, /href="https:\/\/phish\.example\/login\?next=%2F" rel="noopener noreferrer nofollow"/);
+      assert.equal(/Test mode link/.test(page), !livemode);
+      assert.doesNotMatch(page, /<script|http-equiv="refresh"/i, 'nothing moves on by itself');
+      assert.equal((await links.getShortLink({ code }))?.clicks, 1, 'the visit is counted');
+    }
+    // The service's own pages (a citation page) are not another site: redirected in either mode.
+    const own = `${ctx.stack.config.http.publicBaseUrl.replace(/\/+$/, '')}/c/abc`;
+    const { code } = await links.createShortLink({ accountId, livemode: false, runId: null, conversationId: null, url: own });
+    const res = await follow(code);
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), own);
+  });
+});
