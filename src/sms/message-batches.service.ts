@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { assertWithinDailyVolume } from '../accounts/account-quotas';
 import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import type { PageParams } from '../db/pagination';
@@ -85,6 +86,7 @@ export class MessageBatchesService {
       status_callback: input.status_callback ?? null,
     };
     const object = await this.deps.db.transaction().execute(async (tx) => {
+      if (!scope.livemode) await this.assertTestVolume(tx, scope.accountId, rows.length, batch.status_callback !== null);
       const stored = await this.repo.insertBatch(tx, { ...batch, recipients: rows.length, rejected: JSON.stringify(rejected) });
       await this.repo.insertQueuedMessages(tx, batch, rows, hasOwnWorkflow({ send_at: sendAt, type }));
       const created = toMessageBatchObject(stored, { ...emptyCounts(), queued: rows.length });
@@ -93,6 +95,19 @@ export class MessageBatchesService {
     });
     messages.announceQueued();
     return object;
+  }
+
+  /**
+   * Test mode costs nothing and needs no proof of anything, so its volume is capped per account and rolling
+   * day: batch messages, and (tighter) those with a status_callback, each making about three signed POSTs
+   * to a URL of the caller's choosing (issue 28 #13: a 10,000-recipient test batch made ~30,000).
+   */
+  private async assertTestVolume(tx: Transaction<DB>, accountId: string, adding: number, withCallback: boolean) {
+    const { limits } = this.deps.config;
+    await assertWithinDailyVolume(tx, { accountId, kind: 'test_batch_messages', limit: limits.testBatchMessagesPerDay, adding, param: 'recipients' });
+    if (withCallback) {
+      await assertWithinDailyVolume(tx, { accountId, kind: 'test_batch_callback_messages', limit: limits.testBatchCallbackMessagesPerDay, adding, param: 'status_callback' });
+    }
   }
 
   /** One recipient checked and rendered: its message row, or why it is refused (param by index). */

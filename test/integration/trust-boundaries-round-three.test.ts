@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { buildTestConfig } from '../support/config';
 import { signInToConsole } from '../support/console';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 
 /**
- * Issue 28 (trust boundaries, round three): the low findings that need the app but no runs (#6, #10, #12,
- * #15). Each test names the finding it covers. The stall findings (#1, #7) are in stall-resistance.test.ts.
+ * Issue 28 (trust boundaries, round three): the low findings that need the app but no runs (#6, #8/#13,
+ * #10, #12, #15). Each test names the finding it covers. The stall findings (#1, #7) are in stall-resistance.test.ts.
  */
-const ctx = useTestStack({ label: __filename, worker: false });
+const baseConfig = buildTestConfig();
+const ctx = useTestStack({
+  label: __filename,
+  worker: false,
+  config: { limits: { ...baseConfig.limits, testBatchMessagesPerDay: 10, testBatchCallbackMessagesPerDay: 4 } },
+});
 const base = () => ctx.stack.baseUrl;
 
 const FRAMING_HEADERS = {
@@ -103,5 +109,47 @@ describe('#10: short links are not an open redirect', () => {
     const res = await follow(code);
     assert.equal(res.status, 302);
     assert.equal(res.headers.get('location'), own);
+  });
+});
+
+describe('#13: test-mode batch volume and status callbacks are capped per account', () => {
+  let seq = 0;
+  const recipients = (n: number) => Array.from({ length: n }, () => ({ to: `+1415555${String(7000 + ++seq).padStart(4, '0')}` }));
+  const queued = async (accountId: string) => (await ctx.stack.database.db.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
+
+  it('refuses a test batch past the daily volume with 429 and Retry-After (422 when one batch alone is over), queuing nothing; live mode is not capped', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    await ctx.stack.services.senders.registerSender({ accountId, livemode: false, sender: 'Quota1' });
+    const call = apiClient(base(), apiKey);
+    assert.equal((await call('POST', '/v1/message_batches', { from: 'Quota1', body: 'Hi', recipients: recipients(6) })).status, 202);
+    const over = await call('POST', '/v1/message_batches', { from: 'Quota1', body: 'Hi', recipients: recipients(5) });
+    assert.equal(over.status, 429, JSON.stringify(over.body));
+    assert.equal(over.body.error.code, 'rate_limited');
+    assert.equal(over.body.error.param, 'recipients');
+    const retryAfter = Number(over.headers.get('retry-after'));
+    assert.ok(retryAfter > 86_000 && retryAfter <= 86_400, `Retry-After ${retryAfter}`);
+    assert.equal(await queued(accountId), 6, 'the refused batch queued nothing');
+    assert.equal((await call('POST', '/v1/message_batches', { from: 'Quota1', body: 'Hi', recipients: recipients(4) })).status, 202, 'up to the limit');
+    const alone = await call('POST', '/v1/message_batches', { from: 'Quota1', body: 'Hi', recipients: recipients(11) });
+    assert.equal(alone.status, 422);
+    assert.equal(alone.body.error.code, 'account_limit_reached');
+
+    const { secret: liveKey } = await ctx.stack.services.accounts.createApiKey({ accountId, mode: 'live' });
+    await ctx.stack.services.senders.registerSender({ accountId, livemode: true, sender: 'Quota1L' });
+    const live = await apiClient(base(), liveKey)('POST', '/v1/message_batches', { from: 'Quota1L', body: 'Hi', recipients: recipients(11) });
+    assert.equal(live.status, 202, JSON.stringify(live.body));
+  });
+
+  it('caps test batch messages with a status_callback tighter (each makes about three signed POSTs)', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount();
+    await ctx.stack.services.senders.registerSender({ accountId, livemode: false, sender: 'Quota2' });
+    const call = apiClient(base(), apiKey);
+    const status_callback = 'https://hooks.example.com/status';
+    assert.equal((await call('POST', '/v1/message_batches', { from: 'Quota2', body: 'Hi', recipients: recipients(3), status_callback })).status, 202);
+    const over = await call('POST', '/v1/message_batches', { from: 'Quota2', body: 'Hi', recipients: recipients(2), status_callback });
+    assert.equal(over.status, 429, JSON.stringify(over.body));
+    assert.equal(over.body.error.param, 'status_callback');
+    assert.equal((await call('POST', '/v1/message_batches', { from: 'Quota2', body: 'Hi', recipients: recipients(2) })).status, 202, 'without a callback, within the volume');
+    assert.equal(await queued(accountId), 5);
   });
 });
