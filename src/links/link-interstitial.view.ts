@@ -3,7 +3,7 @@ import { html } from '../console/html';
 /**
  * The page a short link shows instead of redirecting (src/links/link-landing.ts): the full destination,
  * its host set apart, and a plain link the reader chooses to follow (no script, no automatic redirect;
- * the referrer is not sent). Test-mode links say they are test links.
+ * the referrer is not sent; an http(s) url only, never a `javascript:` one). Test-mode links say they are test links.
  */
 export function linkInterstitialPage(input: { url: string; host: string; livemode: boolean }): string {
   return html`<!doctype html>
@@ -18,6 +18,6 @@ ${input.livemode ? '' : html`<p class="muted"><strong>Test mode link.</strong> I
 <p>Destination: <strong data-host>${input.host}</strong></p>
 <p><code data-url>${input.url}</code></p>
 <p>Continue only if you trust this site.</p>
-<p><a href="${input.url}" rel="noopener noreferrer nofollow">Continue to ${input.host}</a></p>
+${/^https?:\/\//i.test(input.url) ? html`<p><a href="${input.url}" rel="noopener noreferrer nofollow">Continue to ${input.host}</a></p>` : ''}
 </main></body></html>`.toString();
 }

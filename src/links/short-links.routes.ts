@@ -13,7 +13,7 @@ export function registerShortLinkRoutes(router: Router, deps: { shortLinks: Shor
     const { url, livemode, landing } = await deps.shortLinks.followShortLink({ code: String(req.params.code) });
     res.set('Cache-Control', 'no-store');
     if (landing === 'interstitial') {
-      res.set('Referrer-Policy', 'no-referrer').type('html').send(linkInterstitialPage({ url, host: new URL(url).host, livemode }));
+      res.set('Referrer-Policy', 'no-referrer').type('html').send(linkInterstitialPage({ url, host: URL.canParse(url) ? new URL(url).host : url, livemode }));
       return;
     }
     // 302, not 301: a browser would cache a permanent redirect and later clicks would go uncounted.

@@ -87,7 +87,7 @@ function findRefusedPattern(node: unknown, path: string[] = []): { path: string[
     const at = [...path, key];
     if (key === 'pattern' && typeof value === 'string') {
       const problem = tenantPatternProblem(value);
-      if (problem) return { path: at, message: `the pattern cannot run on the linear-time engine (${problem}); lookaround, backreferences and patterns over ${TENANT_PATTERN_MAX_LENGTH} characters are not supported` };
+      if (problem) return { path: at, message: `the pattern cannot run on the linear-time engine (${problem}); lookaround, backreferences, large counted repeats and patterns over ${TENANT_PATTERN_MAX_LENGTH} characters are not supported` };
     }
     if (key === 'patternProperties' && isPlainObject(value)) {
       for (const name of Object.keys(value)) {
