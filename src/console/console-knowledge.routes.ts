@@ -31,6 +31,16 @@ function parseMetadata(text: string | undefined): Record<string, string> | undef
   return out;
 }
 
+/** The upload's X-Filename header, percent-encoded by the console's script; a malformed encoding is 400, not 500. */
+function decodeFilenameHeader(header: string | undefined): string {
+  if (header === undefined) return 'document';
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    throw new AppError('parameter_invalid', 'X-Filename is not a valid percent-encoded file name', { param: 'filename' });
+  }
+}
+
 /** Records as pasted: a JSON array of {title, content, url?}, or one "title | content" per line. */
 function parseRecords(text: string | undefined) {
   const t = (text ?? '').trim();
@@ -137,8 +147,10 @@ export function registerConsoleKnowledgeRoutes(router: Router, { services, confi
   // A document: the browser sends the file as the body (X-Filename, Content-Type); it becomes a file, then a source.
   router.post('/knowledge/:id/documents', express.raw({ type: () => true, limit: config.knowledge.maxFileBytes }), page(async (req, res) => {
     const { session } = sessionOf(res);
-    const filename = decodeURIComponent(req.header('x-filename') ?? 'document');
-    const file = await services.knowledgeFiles.uploadFile({ ...scopeOf(session), filename, contentType: req.header('content-type') ?? 'application/octet-stream', data: req.body as Buffer });
+    // A form or JSON body was read by the console's body parsers before this route: not a file (400).
+    if (!Buffer.isBuffer(req.body)) throw new AppError('parameter_invalid', 'Send the document itself as the request body (with X-Filename), not a form or JSON', { param: 'file' });
+    const filename = decodeFilenameHeader(req.header('x-filename'));
+    const file = await services.knowledgeFiles.uploadFile({ ...scopeOf(session), filename, contentType: req.header('content-type') ?? 'application/octet-stream', data: req.body });
     const source = await services.knowledgeSources.addSource({ principal: principalOf(res), knowledgeBaseId: idOf(req), type: 'document', file_id: file.id, metadata: parseMetadata(req.header('x-metadata') ?? undefined) });
     res.json({ source_id: source.id });
   }));
