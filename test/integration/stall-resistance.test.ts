@@ -13,6 +13,12 @@ import { json, useToolServer } from '../support/tool-server';
  * itself must finish promptly. The API, the worker and this test share one process, as under `npm start`.
  */
 const HEALTH_BOUND_MS = 200;
+/**
+ * A 9.9 MB batch body is read and JSON-parsed before any route runs: about 100 ms of event loop on an idle
+ * machine, several times that on a loaded CI machine. The stall found took 4.8 s (5.9 s here on main), so
+ * this bound still fails it.
+ */
+const BULK_BODY_HEALTH_BOUND_MS = 1000;
 const carrier = new FakeSmsCarrier();
 const ctx = useTestStack({ label: __filename, smsCarriers: carrier });
 const tools = useToolServer();
@@ -105,7 +111,7 @@ describe('#7: a batch body is measured before it is rendered', () => {
     assert.equal(res.body.error.code, 'parameter_invalid');
     assert.equal(res.body.error.param, 'recipients.0.variables');
     assert.match(res.body.error.message, /512000 characters, at most 1600/);
-    assert.ok(slowestHealthMs < HEALTH_BOUND_MS, `/healthz took ${slowestHealthMs.toFixed(0)} ms while the batch was checked`);
+    assert.ok(slowestHealthMs < BULK_BODY_HEALTH_BOUND_MS, `/healthz took ${slowestHealthMs.toFixed(0)} ms while the batch was checked`);
     assert.ok(hostileMs < 10_000, `the batch took ${hostileMs.toFixed(0)} ms to refuse`);
     assert.equal((await ctx.stack.database.db.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length, 0, 'nothing queued');
   });
