@@ -58,6 +58,11 @@ export interface RetrievedPassage {
   url: string | null;
   /** Calibrated relevance in [0, 1]. */
   score: number;
+  /**
+   * The query's cosine with each of the passage's stored sentence vectors (sentenceEmbeddingTexts order),
+   * when hybrid retrieval read them: what the local planner quotes by. Absent otherwise.
+   */
+  sentenceCosines?: number[];
   origin: 'index' | 'api';
   metadata: Record<string, string>;
 }
@@ -221,7 +226,8 @@ export class KnowledgeRetrievalService {
     const qv = q.value;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
     type Candidate = {
-      sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
+      sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; sentenceCosines?: number[];
+      lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
     };
     const candidates = new Map<string, Candidate>();
     const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
@@ -269,7 +275,9 @@ export class KnowledgeRetrievalService {
     );
     return top.flatMap((c) => {
       const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
-      return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
+      if (!row) return [];
+      const passage = toPassage({ ...row, source_id: c.sourceId }, c.score);
+      return [c.sentenceCosines ? { ...passage, sentenceCosines: c.sentenceCosines.map((x) => Math.round(x * 10_000) / 10_000) } : passage];
     });
   }
 

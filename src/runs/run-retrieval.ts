@@ -5,6 +5,7 @@ import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import type { RunRow } from './run.repo';
 import type { RunStepContext } from './run.repo';
 import type { StoredRetrievalItem } from './run.schemas';
+import { followUpQuestion } from '../agents/planner/port';
 
 /** Passages a run retrieves for its planner. */
 const RETRIEVE_TOP_K = 5;
@@ -34,7 +35,10 @@ export async function retrieveRunPassages(
     group.ids.push(kb.id);
     groups.set(key, group);
   }
-  const queries = [message.content];
+  // A follow-up ("and on Sundays?") is searched together with the previous customer message, as the
+  // planner reads it.
+  const previous = (transcript ?? []).filter((t) => t.role === 'customer').at(-1)?.content;
+  const queries = [followUpQuestion(message.content, previous)];
   if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
     const thread = threadQuery(message.content, transcript ?? []);
     if (thread) queries.push(thread);
@@ -60,7 +64,10 @@ export async function retrieveRunPassages(
   return [...best.values()]
     .sort((a, b) => b.score - a.score)
     .slice(0, RETRIEVE_TOP_K)
-    .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content, section: p.heading }));
+    .map((p) => ({
+      source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content, section: p.heading,
+      ...(p.sentenceCosines ? { sentence_cosines: p.sentenceCosines } : {}),
+    }));
 }
 
 /**

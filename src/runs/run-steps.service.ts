@@ -138,10 +138,14 @@ export class RunStepsService {
       context: conversation.context ?? {},
       transcript: transcript ?? [],
       message: message.content,
-      passages: retrieval.map((p, i) => ({ ref: i + 1, sourceId: p.source_id, title: p.title, text: p.content, url: p.url, score: p.score })),
+      passages: retrieval.map((p, i) => ({
+        ref: i + 1, sourceId: p.source_id, title: p.title, text: p.content, url: p.url, score: p.score,
+        ...(p.sentence_cosines ? { sentenceCosines: p.sentence_cosines } : {}),
+      })),
       tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       toolResults: calls.filter((c) => isTerminalToolCall(c.status)).map(toPlannerResult),
       retrievalRequired: config.retrieval_required,
+      confidenceFloor: config.guardrails.confidence_floor,
     });
     const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {

@@ -73,6 +73,8 @@ export interface StoredRetrievalItem extends z.infer<typeof RunRetrievalItemSche
   content: string;
   /** The passage's heading (its section of the source), kept for its citation page. */
   section?: string | null;
+  /** The question's cosine with each of the passage's sentence vectors, for the planner (not in the API). */
+  sentence_cosines?: number[];
 }
 
 const RESULT_STATUS: Record<string, string> = { pending_result: 'pending', calling: 'in_progress', ready: 'queued', approved: 'approved' };
@@ -89,7 +91,7 @@ export function toRunObject(run: RunRow, calls: ToolCallRow[], metadata: Record<
     channel: run.channel,
     status: run.status,
     confidence: run.confidence,
-    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, section: _section, ...item }) => item),
+    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, section: _section, sentence_cosines: _cosines, ...item }) => item),
     tool_calls: calls.map((c) => ({
       id: c.id,
       tool: c.tool,
