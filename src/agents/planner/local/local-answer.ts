@@ -82,7 +82,7 @@ export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null 
     content = truncate(chosen.sort((a, b) => a.index - b.index).map((s) => endSentence(s.text)).join(' '), budget);
   }
   if (input.note) content = `${content} ${input.note}`;
-  return { content, citations: [passage.ref], confidence: round3(clamp01(passage.score)) };
+  return { content, citations: [passage.ref], confidence: clamp01(passage.score) };
 }
 
 /** Meaning first: the sentence's cosine, the overlap a tie-breaker; without vectors the overlap alone. */
