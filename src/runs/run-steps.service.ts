@@ -120,9 +120,10 @@ export class RunStepsService {
   async retrieveKnowledge(input: { runId: string }): Promise<{ passages: number; topScore: number }> {
     const { run, message, conversation, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     if (config.knowledge_bases.length === 0) return { passages: 0, topScore: 0 };
-    const items = await retrieveRunPassages(this.deps.knowledgeRetrieval, { run, message, conversation, transcript, config });
+    const { items, mode } = await retrieveRunPassages(this.deps.knowledgeRetrieval, { run, message, conversation, transcript, config });
+    if (mode === 'lexical_fallback') this.deps.log?.warn({ runId: run.id }, 'The question could not be embedded; the run retrieved lexically');
     // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
-    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
+    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)), retrieval_mode: mode });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
   }
 
