@@ -181,6 +181,34 @@ describe('hybrid retrieval', () => {
     assert.equal(hybrid.services.knowledgeRetrieval.isWarm, true);
   });
 
+  it("falls back to the agent's other locales when the locale filter leaves nothing, unless locale_fallback is false", async () => {
+    const { call, kb, src, accountId } = await addRecords(hybrid, records, { locale: 'en' });
+    await waitForSource(call, kb, src, 'ready', embedded);
+    const agentWith = async (name: string, localeFallback: boolean) => {
+      const agent = await hybrid.services.agents.createAgent({
+        accountId, livemode: false,
+        config: {
+          name, channels: ['chat'], locales: ['en', 'de'], instructions: 'Answer from the help centre.', knowledge_bases: [{ id: kb }],
+          locale_filter_key: 'locale', locale_fallback: localeFallback, retrieval_required: true,
+        },
+      });
+      await hybrid.services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
+      return agent.id;
+    };
+    const ask = async (agentId: string) => {
+      const conversation = await call('POST', '/v1/conversations', { agent_id: agentId, customer: { locale: 'de' } });
+      assert.equal(conversation.status, 201, JSON.stringify(conversation.body));
+      const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content: 'reimburse purchase refund' });
+      return posted.body.run;
+    };
+    const fallback = await ask(await agentWith('Fallback on', true));
+    assert.equal(fallback.retrieval[0]?.title, 'Refund policy');
+    const strict = await ask(await agentWith('Fallback off', false));
+    assert.deepEqual(strict.retrieval, []);
+    assert.equal(strict.handoff?.reason, 'no_supporting_source');
+    assert.equal((await call('GET', `/v1/agents/${(await agentWith('Shown', false))}`)).body.locale_fallback, false);
+  });
+
   it('stays lexical with EMBEDDINGS=off: no vectors, and the differently worded question finds nothing', async () => {
     assert.equal(lexical.services.knowledgeRetrieval.mode, 'lexical');
     const { call, kb, src } = await addRecords(lexical);
