@@ -16,6 +16,7 @@
  *   BENCH_SETS=a,b                 only these sets (help_centre, help_centre_held_out, faq, xquad)
  *   BENCH_FAQ_IN_SCOPE=1000        faq in-scope questions (a fixed sample by hash of the id)
  *   BENCH_XQUAD_PER_LOCALE=150     xquad questions per language (de, es; the same question ids in both)
+ *   BENCH_MISSES=1                 print each question not answered right (or answered out of scope) to stderr
  *   BENCH_QUERY_TIMEOUT_MS=5000    the query embedding's timeout (the product's default is 1 s; on a shared
  *                                  2-core machine a loaded moment would turn a query lexical and measure the
  *                                  load, not the answers)
@@ -183,7 +184,7 @@ async function main() {
         const started = performance.now();
         const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content: q.text });
         const ms = performance.now() - started;
-        const run = posted.body.run as { reply: unknown; retrieval: { url: string | null; cited: boolean }[] } | undefined;
+        const run = posted.body.run as { reply: unknown; confidence: number | null; retrieval: { url: string | null; title: string; score: number; cited: boolean }[] } | undefined;
         if (posted.status !== 201 || !run) throw new Error(`message: ${posted.status} ${JSON.stringify(posted.body)}`);
         const right = new Set(q.right);
         const cited = run.retrieval.filter((r) => r.cited).map((r) => docOfUrl(r.url));
@@ -194,6 +195,10 @@ async function main() {
           citedRight: cited.some((d) => right.has(d)),
           ms,
         });
+        const o = outcomes.at(-1)!;
+        if (process.env.BENCH_MISSES && (o.inScope ? !(o.answered && o.citedRight) : o.answered)) {
+          console.error(JSON.stringify({ set: set.name, question: q.text, right: q.right, answered: o.answered, cited: cited[0] ?? null, top: run.retrieval[0]?.title ?? null, top_score: run.retrieval[0]?.score ?? null }));
+        }
         if (outcomes.length % 200 === 0) console.error(JSON.stringify({ set: set.name, asked: outcomes.length, of: set.questions.length }));
       }
       const l = line(set, outcomes);
