@@ -101,7 +101,14 @@ const docOfUrl = (url: string | null | undefined) => {
   return m ? decodeURIComponent(m[1]!) : '';
 };
 
-interface Outcome { inScope: boolean; top1Right: boolean; answered: boolean; citedRight: boolean; ms: number }
+interface Outcome { inScope: boolean; top1Right: boolean; answered: boolean; citedRight: boolean; confidence: number; ms: number }
+
+/**
+ * The same runs read at higher floors: with the local planner the answer is decided by one number (the
+ * cited passage's score against the floor), so a run answered at 0.5 with confidence c is answered at any
+ * floor up to c, and one handed off at 0.5 is handed off above it. Exact for floors from 0.5 up.
+ */
+const CURVE_FLOORS = [0.5, 0.6, 0.7, 0.8, 0.9];
 
 function line(set: AnswerSet, outcomes: Outcome[]) {
   const inScope = outcomes.filter((o) => o.inScope);
@@ -121,6 +128,10 @@ function line(set: AnswerSet, outcomes: Outcome[]) {
     handed_off_in_scope: share(inScope, (o) => !o.answered),
     handed_off_out_of_scope: share(off, (o) => !o.answered),
     answered_share_of_top1: inScope.some((o) => o.top1Right) ? round3(inScope.filter((o) => o.answered && o.citedRight).length / inScope.filter((o) => o.top1Right).length) : null,
+    floor_curve: CURVE_FLOORS.map((f) => {
+      const at = (o: Outcome) => o.answered && o.confidence >= f;
+      return { floor: f, answered_right: share(inScope, (o) => at(o) && o.citedRight), answered_wrong: share(inScope, (o) => at(o) && !o.citedRight), handed_off_out_of_scope: share(off, (o) => !at(o)) };
+    }),
     p95_ms: Math.round(percentile(ms, 95)),
     p50_ms: Math.round(percentile(ms, 50)),
     subsample: set.subsample,
@@ -193,6 +204,7 @@ async function main() {
           top1Right: right.has(docOfUrl(run.retrieval[0]?.url)),
           answered: run.reply !== null,
           citedRight: cited.some((d) => right.has(d)),
+          confidence: run.confidence ?? 0,
           ms,
         });
         const o = outcomes.at(-1)!;
