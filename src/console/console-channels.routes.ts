@@ -3,13 +3,20 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors';
 import { scopeOf } from '../domain/principal';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import type { AgentsService } from '../agents/agents.service';
+import type { CallsService } from '../channels/voice/calls.service';
+import type { EmailAddressesService } from '../channels/email/email-addresses.service';
+import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import { callsPage, emailAddressesPage } from './views/channels.view';
 
 const AddAddressSchema = z.object({ address: z.string().trim().default(''), display_name: z.string().trim().max(120).default(''), agent_id: z.string().default('') });
 const AttachSchema = z.object({ agent_id: z.string().default('') });
 
+/** The services these console pages use. */
+interface ConsoleChannelServices { agents: AgentsService; calls: CallsService; emailAddresses: EmailAddressesService; phoneNumbers: PhoneNumbersService }
+
 /** The channels' objects that only the CLI could reach before: email addresses and calls. */
-export function registerConsoleChannelRoutes(router: Router, { services }: ConsoleDeps) {
+export function registerConsoleChannelRoutes(router: Router, { services }: ConsoleDeps<ConsoleChannelServices>) {
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const EMAIL_NOTICES = new Map([
     ['added', 'The address is registered.'],

@@ -2,6 +2,9 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { RunObject } from '../runs/run.schemas';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import type { AgentsService } from '../agents/agents.service';
+import type { ConversationsService } from '../conversations/conversations.service';
+import type { RunsService } from '../runs/runs.service';
 import { conversationPage, inboxPage } from './views/inbox.view';
 import { scopeOf } from '../domain/principal';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
@@ -16,8 +19,11 @@ const FilterSchema = z.object({
 const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply first').max(4000) });
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 
+/** The services these console pages use. */
+interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; runs: RunsService }
+
 /** The inbox: conversations by status, channel, agent and tag; the handoff queue; transcripts; human replies. */
-export function registerConsoleInboxRoutes(router: Router, { services, config }: ConsoleDeps) {
+export function registerConsoleInboxRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleInboxServices>) {
   const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
 
   router.get('/inbox', page(async (req, res) => {

@@ -1,10 +1,10 @@
 import { z } from '../../domain/api-schema';
-import type { RouteDeps } from '../../app/route-deps';
+import type { RouteDeps } from '../../http/route-deps';
 import { defineRoute } from '../../http/route';
 import { DeletedSchema, IdParamsSchema, listOf, PageQuerySchema } from '../../http/schemas';
 import { scopeOf } from '../../domain/principal';
 import { EmailAddressSchema } from './email.schemas';
-import { MAILBOX_PATTERN } from './email-addresses.service';
+import { MAILBOX_PATTERN, type EmailAddressesService } from './email-addresses.service';
 
 const AgentIdSchema = z.string().regex(/^agt_[0-9A-Za-z]+$/);
 const DisplayNameSchema = z.string().max(120);
@@ -21,7 +21,7 @@ const UpdateEmailAddressBodySchema = z.strictObject({
 });
 
 /** The account's inbound email addresses and the agent answering each. */
-export function registerEmailAddressRoutes({ router, registry, services }: RouteDeps) {
+export function registerEmailAddressRoutes({ router, registry, services }: RouteDeps<{ emailAddresses: EmailAddressesService }>) {
   const tag = 'Email';
   const svc = services.emailAddresses;
 

@@ -9,7 +9,7 @@ import { derivedId, IdPrefix } from '../../domain/ids';
 import { SIGNATURE_HEADER, signatureHeaderPlausible, verifySignatureHeader } from '../../domain/signature';
 import type { Logger } from '../../observability/logger';
 import type { EventsService } from '../../webhooks/events.service';
-import { redactText } from '../../agents/guardrails/redaction';
+import { redactText } from '../../privacy/redaction';
 import { parseInboundEmail, type InboundEmail, type InboundEmailReport } from './email-mime';
 import { threadSubjectKey } from './email-threading';
 import { EmailRepo } from './email.repo';

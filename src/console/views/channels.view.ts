@@ -1,7 +1,7 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { CallObject } from '../../channels/voice/call.schemas';
 import type { EmailAddressObject } from '../../channels/email/email.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 
 /** The agent options of a select: no agent, then the live agents configured for `channel`. */

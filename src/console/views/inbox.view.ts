@@ -1,7 +1,7 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { ConversationMessageObject, ConversationObject } from '../../conversations/conversation.schemas';
 import type { RunObject } from '../../runs/run.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';

@@ -2,7 +2,7 @@ import type { AgentObject } from '../../agents/agent.schemas';
 import type { PhoneNumberObject } from '../../numbers/phone-number.schemas';
 import type { WebhookDeliveryObject } from '../../webhooks/webhook-delivery.schemas';
 import type { WebhookEndpointObject } from '../../webhooks/webhook-endpoint.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 
 /** What the numbers page shows of a sender ID or short code. */

@@ -5,7 +5,7 @@ import type { Json, NullableTimestamp, Timestamp } from './accounts';
 export interface EmailAddressTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   /** As registered; unique case-insensitively. */
   address: string;
@@ -23,7 +23,7 @@ export type EmailStatus = 'received' | 'sending' | 'delivered' | 'bounced' | 'fa
 export interface EmailMessageTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   conversation_id: string;
   /** The transcript message it carries (null for none). */
