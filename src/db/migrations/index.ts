@@ -26,6 +26,7 @@ import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
+import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '20261126T150000-create-evaluations': createEvaluations,
   '20261126T160000-add-sentence-vectors': addSentenceVectors,
   '20261126T170000-index-missing-sentence-vectors': indexMissingSentenceVectors,
+  '20261127T100000-add-run-retrieval-mode': addRunRetrievalMode,
   '20261127T120000-add-short-link-mode': addShortLinkMode,
   '20261127T143000-create-email-domains': createEmailDomains,
 };
