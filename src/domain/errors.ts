@@ -49,6 +49,8 @@ export const errorPolicy = {
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** Records are read and edited one by one only in record sources (a url, document or api source has none). */
+  source_not_record: { status: 422, type: 'unprocessable_error', retryable: false },
   /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
   parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },
   account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },
