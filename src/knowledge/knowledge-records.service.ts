@@ -81,7 +81,7 @@ export class KnowledgeRecordsService {
     return this.change(ref, async (tx, source) => {
       const count = await this.repo.countRecords(tx, source.id);
       if (count >= MAX_RECORDS_PER_SOURCE) {
-        throw new AppError('parameter_unprocessable', `A record source holds at most ${MAX_RECORDS_PER_SOURCE} records; this one is full`, { param: 'title' });
+        throw new AppError('parameter_unprocessable', `A record source holds at most ${MAX_RECORDS_PER_SOURCE} records; this one is full`);
       }
       const row = await this.repo.insertRecord(tx, source.id, ref.record);
       return { recordId: row.id, row, recordCount: count + 1 };
