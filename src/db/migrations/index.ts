@@ -27,6 +27,7 @@ import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
 import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
+import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T100000-add-run-retrieval-mode': addRunRetrievalMode,
   '20261127T120000-add-short-link-mode': addShortLinkMode,
   '20261127T143000-create-email-domains': createEmailDomains,
+  '20261127T150000-create-knowledge-records': createKnowledgeRecords,
 };
