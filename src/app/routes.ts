@@ -13,6 +13,8 @@ import { registerVerificationRoutes } from '../verifications/verifications.route
 import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
 import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
+import { registerEmailDomainRoutes } from '../channels/email/email-domains.routes';
+import { registerEmailObjectRoutes } from '../channels/email/emails.routes';
 import { registerCallRoutes } from '../channels/voice/calls.routes';
 import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
@@ -33,7 +35,7 @@ import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.rou
 import { registerWidgetRoutes } from '../widget/widget.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
-export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/message_batches'];
+export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
 
 /**
  * Every /v1 resource. Each area adds its register function here; each names the services it uses, and gets
@@ -54,6 +56,8 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
+  registerEmailDomainRoutes(deps);
+  registerEmailObjectRoutes(deps);
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
   registerEvaluationRoutes(deps);

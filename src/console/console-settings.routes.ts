@@ -21,7 +21,7 @@ const KeySchema = z.object({ name: z.string().trim().max(100).default('console')
 interface ConsoleSettingsServices { accounts: AccountsService; agents: AgentsService; events: EventsService; phoneNumbers: PhoneNumbersService; senders: SendersService; webhookEndpoints: WebhookEndpointsService }
 
 /** Numbers (agent, call flow) and senders, webhook endpoints (secrets shown once, deliveries, redeliver) and API keys. */
-export function registerConsoleSettingsRoutes(router: Router, { services }: ConsoleDeps<ConsoleSettingsServices>) {
+export function registerConsoleSettingsRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleSettingsServices>) {
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const NUMBER_NOTICES = new Map([
     ['attached', 'The number is answered by the agent now.'],
@@ -44,7 +44,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
       notice: extra.notice,
       error: extra.error,
       status: extra.status,
-      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken }),
+      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken, sandboxOnly: config.sms.carriers.every((c) => c.type === 'sandbox') }),
     });
   }
 

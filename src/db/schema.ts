@@ -7,9 +7,9 @@ import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
-import type { EmailAddressTable, EmailMessageTable } from './tables/email';
+import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
-import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
+import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -38,6 +38,7 @@ export interface DB {
   knowledge_files: KnowledgeFileTable;
   knowledge_sources: KnowledgeSourceTable;
   knowledge_passages: KnowledgePassageTable;
+  knowledge_records: KnowledgeRecordTable;
   knowledge_terms: KnowledgeTermTable;
   agents: AgentTable;
   agent_versions: AgentVersionTable;
@@ -55,6 +56,7 @@ export interface DB {
   calls: CallTable;
   email_addresses: EmailAddressTable;
   email_messages: EmailMessageTable;
+  email_domains: EmailDomainTable;
   agent_test_cases: AgentTestCaseTable;
   evaluations: EvaluationTable;
   evaluation_case_results: EvaluationCaseResultTable;

@@ -35,7 +35,7 @@ export class SmsReplyChannel implements ReplyChannel {
   async shapeReply(input: ReplyToShape): Promise<string> {
     const links: string[] = [];
     for (const url of new Set(input.sources.map((s) => s.url).filter((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)))) {
-      const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, runId: input.runId, conversationId: input.conversation.id, url });
+      const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, livemode: input.conversation.livemode, runId: input.runId, conversationId: input.conversation.id, url });
       links.push(link.shortUrl);
     }
     return shapeSmsReply({ text: input.text, links }).body;
