@@ -63,7 +63,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
     description: "With a publishable key: the visitor's own conversations with the key's agent." },
     ({ query, principal, visitor }) => {
       const { agent_id, status, channel, tag: label, ...page } = query;
-      if (visitor) return svc.listVisitorConversations({ visitor, page, status });
+      if (visitor) return svc.listVisitorConversations({ visitor, page, status, agentId: agent_id });
       return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
     });
 

@@ -414,9 +414,10 @@ export class ConversationsService {
     return { ...conversation, visitor_token: visitor.visitorToken };
   }
 
-  /** The visitor's own conversations with the key's agent, newest first (see canVisitorRead). */
-  async listVisitorConversations(input: { visitor: VisitorPrincipal; page: PageParams; status?: ConversationStatus }) {
+  /** The visitor's own conversations with the key's agent, newest first (see canVisitorRead); another `agentId` lists none. */
+  async listVisitorConversations(input: { visitor: VisitorPrincipal; page: PageParams; status?: ConversationStatus; agentId?: string }) {
     const { visitor } = input;
+    if (input.agentId !== undefined && input.agentId !== visitor.agentId) return { object: 'list' as const, data: [], has_more: false };
     const result = await this.repo.listVisitorConversations(this.deps.db, scopeOf(visitor), input.page, {
       agentId: visitor.agentId, visitorId: visitor.visitorId, customerId: visitor.customer?.id, status: input.status,
     });

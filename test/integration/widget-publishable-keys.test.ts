@@ -145,6 +145,7 @@ describe('publishable keys: what a visitor can do', () => {
     const opened = await a.call('POST', '/v1/conversations', { agent_id: other.agentId });
     assert.equal(opened.status, 404);
     assert.equal(opened.body.error.param, 'agent_id');
+    assert.deepEqual((await a.call('GET', `/v1/conversations?agent_id=${other.agentId}`)).body.data, []);
     // A visitor token forged or made for another agent.
     const otherKey = await createKey(other);
     const foreign = await openAsVisitor(otherKey.key, other.agentId);
