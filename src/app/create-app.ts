@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps): Express {
       const seconds = end({ method: req.method, route });
       if (req.path.startsWith('/v1/')) {
         deps.log.info(
-          { requestId: req.requestId, accountId: req.principal?.accountId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
+          { requestId: req.requestId, accountId: req.principal?.accountId ?? req.visitor?.accountId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
           'Request handled',
         );
       }
