@@ -29,6 +29,7 @@ export const HOUSE = [
   { room: 'links', paths: ['src/links'] },
   { room: 'knowledge', paths: ['src/knowledge'] },
   { room: 'agents', paths: ['src/agents'] },
+  { room: 'widget', paths: ['src/widget'] },
   { room: 'numbers', paths: ['src/numbers'] },
   { room: 'sms', paths: ['src/sms'] },
   { room: 'verifications', paths: ['src/verifications'] },

@@ -9,6 +9,8 @@ import { buildAgentsCommandServices, runAgentsCommand, runAgentsTestCommand } fr
 import { SendersService } from './numbers/senders.service';
 import type { VoiceCallFlowInput } from './numbers/call-flow.schemas';
 import { EmailAddressesService } from './channels/email/email-addresses.service';
+import { PublishableKeysService } from './widget/publishable-keys.service';
+import { VisitorIdentityService } from './widget/visitor-identity.service';
 
 const usage = `Usage:
   npm run cli -- accounts create --name <name>
@@ -25,6 +27,9 @@ const usage = `Usage:
   npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]   (a draft equal to the live version publishes nothing)
   npm run cli -- agents export --account <acct_id> --agent <agt_id> [--mode test|live]   (the agent's YAML, tests included, that agents apply takes back unchanged)
   npm run cli -- agents test --account <acct_id> <agent.yaml> [--mode test|live]   (applies as draft, runs its tests on the running service; exit 1 on a failure)
+  npm run cli -- publishable-keys create --account <acct_id> --agent <agt_id> --origin <https://shop.example> [--origin …] [--name <label>] [--mode test|live]
+  npm run cli -- publishable-keys list --account <acct_id> [--agent <agt_id>] [--mode test|live]
+  npm run cli -- publishable-keys revoke --account <acct_id> --key <pkey_id> [--mode test|live]   (the running service refuses it at once)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
 
 Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
@@ -46,6 +51,7 @@ async function main() {
       sender: { type: 'string' },
       address: { type: 'string' },
       email: { type: 'string' },
+      origin: { type: 'string', multiple: true },
     },
   });
   const config = loadConfig();
@@ -54,6 +60,11 @@ async function main() {
   const phoneNumbers = () => new PhoneNumbersService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
   const emailAddresses = () => new EmailAddressesService({ db: database.db, agents: buildAgentsCommandServices({ config, db: database.db }).agents });
   const livemode = values.mode === 'live';
+  const publishableKeys = () => {
+    const { agents } = buildAgentsCommandServices({ config, db: database.db });
+    const identity = new VisitorIdentityService({ db: database.db, agents, serverSecret: config.secrets.server });
+    return new PublishableKeysService({ db: database.db, accounts, agents, identity, serverSecret: config.secrets.server });
+  };
   try {
     if (resource === 'accounts' && action === 'create' && values.name) {
       const a = await accounts.createAccount({ name: values.name });
@@ -118,6 +129,13 @@ async function main() {
         console.error(usage);
         process.exitCode = 2;
       } else console.log(output);
+    } else if (resource === 'publishable-keys' && action === 'create' && values.account && values.agent) {
+      const key = await publishableKeys().createKey({ accountId: values.account, livemode, agentId: values.agent, allowedOrigins: values.origin ?? [], name: values.name });
+      console.log(JSON.stringify(key, null, 2));
+    } else if (resource === 'publishable-keys' && action === 'list' && values.account) {
+      console.log(JSON.stringify(await publishableKeys().listKeys({ accountId: values.account, livemode, agentId: values.agent }), null, 2));
+    } else if (resource === 'publishable-keys' && action === 'revoke' && values.account && values.key) {
+      console.log(JSON.stringify(await publishableKeys().revokeKey({ accountId: values.account, livemode, keyId: values.key }), null, 2));
     } else if (resource === 'senders' && action === 'add' && values.account && values.sender) {
       await accounts.getAccount({ accountId: values.account });
       const sender = await new SendersService({ db: database.db, reserved: [config.verify.from] }).registerSender({ accountId: values.account, livemode, sender: values.sender });

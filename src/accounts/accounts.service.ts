@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import { AccountRepo } from './account.repo';
 import { AppError, notFound } from '../domain/errors';
@@ -25,6 +25,7 @@ export class AccountsService {
   private readonly repo = new AccountRepo();
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
   private revocationFeedLive = false;
+  private readonly revocationListeners = new Set<(keyId: string) => void>();
 
   constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number }) {}
 
@@ -105,9 +106,27 @@ export class AccountsService {
     return row;
   }
 
-  /** Drops a key from this process's cache (a revocation here or announced by another process). */
+  /** Drops a key from this process's cache (a revocation here or announced by another process), and tells the listeners. */
   forgetApiKey(input: { keyId: string }) {
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === input.keyId) this.cache.delete(hash);
+    for (const listener of this.revocationListeners) listener(input.keyId);
+  }
+
+  /**
+   * Calls `listener` with the id of every key revoked from now on, here or in another process (through the
+   * revocation feed): the widget's publishable keys end their open streams with it. Returns the unsubscribe.
+   */
+  onKeyRevoked(listener: (keyId: string) => void): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  /**
+   * Announces a revocation of another kind of key (a publishable key) on the same feed, inside the
+   * transaction that revokes it (delivered at commit); call forgetApiKey after the commit for this process.
+   */
+  async announceKeyRevoked(input: { tx: Transaction<DB>; keyId: string }) {
+    await this.repo.notifyApiKeyRevoked(input.tx, input.keyId);
   }
 
   /**

@@ -5,6 +5,8 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
+import { PublishableKeysService } from '../widget/publishable-keys.service';
+import { VisitorIdentityService } from '../widget/visitor-identity.service';
 import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
@@ -91,6 +93,8 @@ export function createServices(deps: ServiceDeps) {
   });
   const knowledge = createKnowledgeServices({ config, db, accounts, workflows, events, log: deps.log });
   const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases, allowPrivateNetwork: config.network.allowPrivate });
+  const visitorIdentity = new VisitorIdentityService({ db, agents, serverSecret: config.secrets.server });
+  const publishableKeys = new PublishableKeysService({ db, accounts, agents, identity: visitorIdentity, serverSecret: config.secrets.server });
   const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
@@ -165,7 +169,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, runs, runSteps,
-    runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
+    runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }
 

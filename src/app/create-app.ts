@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Services } from './container';
 import { authenticate } from '../http/middleware/auth';
+import { visitorAccess } from '../http/middleware/visitor-access';
 import { errorHandler, routeNotFound } from '../http/middleware/error-handler';
 import { idempotency } from '../http/middleware/idempotency';
 import { methodNotAllowed } from '../http/middleware/method-not-allowed';
@@ -43,7 +44,7 @@ export function createApp(deps: AppDeps): Express {
       const seconds = end({ method: req.method, route });
       if (req.path.startsWith('/v1/')) {
         deps.log.info(
-          { requestId: req.requestId, accountId: req.principal?.accountId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
+          { requestId: req.requestId, accountId: req.principal?.accountId ?? req.visitor?.accountId, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
           'Request handled',
         );
       }
@@ -74,6 +75,14 @@ export function createApp(deps: AppDeps): Express {
   registerChannelRoutes(app, { services: deps.services, config: deps.config });
 
   const api = express.Router();
+  // Website visitors (publishable keys) and CORS preflights first: a pk request never reaches API-key authentication.
+  api.use(visitorAccess({
+    router: api,
+    visitors: deps.services.publishableKeys,
+    perKeyPerSecond: deps.config.visitorRateLimit.perKeyPerSecond,
+    perVisitorPerSecond: deps.config.visitorRateLimit.perVisitorPerSecond,
+    chargeFailure: clientLimit.charge,
+  }));
   api.use(authenticate(deps.services.accounts, { chargeFailure: clientLimit.charge }));
   api.use(rateLimit({ perSecond: deps.config.rateLimit.perSecond }));
   api.use(jsonBody({ limitBytes: deps.config.http.jsonLimitBytes, largeLimitBytes: deps.config.http.jsonLargeLimitBytes, largeRoutes: largeBodyRoutes }));

@@ -24,6 +24,7 @@ import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
 import { registerConsoleChannelRoutes } from '../console/console-channels.routes';
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
+import { registerConsoleWidgetRoutes } from '../console/console-widget.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from '../http/route-deps';
@@ -31,6 +32,7 @@ import { registerShortLinkRoutes } from '../links/short-links.routes';
 import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
+import { registerWidgetRoutes } from '../widget/widget.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
@@ -50,6 +52,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerSenderRoutes(deps);
   registerVerificationRoutes(deps);
   registerAgentRoutes(deps);
+  registerWidgetRoutes(deps);
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
@@ -77,5 +80,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes]);
 }

@@ -29,6 +29,10 @@ export const httpConfig = z
     RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
     /** Requests per second allowed per client address without a valid API key (burst is twice this). */
     ANONYMOUS_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+    /** Requests per second allowed per publishable key, all its visitors together (burst is twice this). */
+    PUBLISHABLE_KEY_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
+    /** Requests per second allowed per website visitor of a publishable key (burst is twice this). */
+    VISITOR_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(3),
     /** /metrics: on its own listener when METRICS_PORT is set (and not on the API port), else behind METRICS_TOKEN when set, else loopback callers only. */
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     METRICS_HOST: z.string().default('127.0.0.1'),
@@ -45,5 +49,6 @@ export const httpConfig = z
     },
     network: { allowPrivate: e.ALLOW_PRIVATE_NETWORK },
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, anonymousPerSecond: e.ANONYMOUS_RATE_LIMIT_PER_SECOND },
+    visitorRateLimit: { perKeyPerSecond: e.PUBLISHABLE_KEY_RATE_LIMIT_PER_SECOND, perVisitorPerSecond: e.VISITOR_RATE_LIMIT_PER_SECOND },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN || undefined } as MetricsConfig,
   }));

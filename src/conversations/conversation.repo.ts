@@ -48,6 +48,30 @@ export class ConversationRepo {
     return paginate(db, 'conversations', q, page);
   }
 
+  /**
+   * A website visitor's conversations with one agent: those linked to their customer id (a verified JWT),
+   * and the anonymous ones their visitor token opened.
+   */
+  async listVisitorConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: { agentId: string; visitorId: string; customerId?: string; status?: ConversationStatus }) {
+    let q = db
+      .selectFrom('conversations')
+      .selectAll()
+      .where(inScope(scope))
+      .where('agent_id', '=', f.agentId)
+      .where('test', '=', false)
+      .where((eb) => {
+        const anonymous = eb.and([eb('visitor_id', '=', f.visitorId), sql<boolean>`not (customer ? 'id')`]);
+        return f.customerId ? eb.or([anonymous, sql<boolean>`customer->>'id' = ${f.customerId}`]) : anonymous;
+      });
+    if (f.status) q = q.where('status', '=', f.status);
+    return paginate(db, 'conversations', q, page);
+  }
+
+  /** Replaces the customer (already redacted) of a conversation. */
+  async setCustomer(db: Db, id: string, customer: Record<string, unknown>) {
+    await db.updateTable('conversations').set({ customer: JSON.stringify(customer), updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
   /** Sets the status (and handoff) unless the conversation is closed; undefined when it is. */
   async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date } = {}) {
     return db

@@ -30,6 +30,7 @@ export const ConversationSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     closed_at: z.string().nullable(),
+    visitor_token: z.string().optional().describe('only when a publishable key opens it: the visitor token to send back in X-Visitor-Token'),
   })
   .openapi('Conversation');
 export type ConversationObject = z.infer<typeof ConversationSchema>;

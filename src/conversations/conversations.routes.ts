@@ -7,6 +7,7 @@ import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
 import { scopeOf } from '../domain/principal';
+import { AppError } from '../domain/errors';
 import { assertCustomerPhone, type ConversationsService } from './conversations.service';
 
 const CreateBodySchema = z.strictObject({
@@ -43,20 +44,33 @@ export function registerConversationRoutes({ router, registry, services }: Route
   const tag = 'Conversations';
   const svc = services.conversations;
 
-  defineRoute(router, registry, { method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201 },
-    ({ body, principal }) => {
-      assertCustomerPhone(body.customer?.phone);
-      return svc.createConversation({ ...scopeOf(principal), ...body });
-    });
+  defineRoute(router, registry, {
+    method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201, visitor: true,
+    description: "With a publishable key (a website visitor): only `agent_id` (the key's agent) and `channel: chat`; the answer carries the `visitor_token`.",
+  }, ({ body, principal, visitor }) => {
+    if (visitor) {
+      const { agent_id, channel, ...rest } = body;
+      const extra = Object.keys(rest)[0];
+      if (extra) throw new AppError('publishable_key_not_allowed', `A publishable key cannot set ${extra}: your server sets it with a secret key (the customer comes from the identity JWT)`, { param: extra });
+      if (channel !== undefined && channel !== 'chat') throw new AppError('publishable_key_not_allowed', 'A publishable key opens chat conversations only', { param: 'channel' });
+      return svc.openVisitorConversation({ visitor, agentId: agent_id });
+    }
+    assertCustomerPhone(body.customer?.phone);
+    return svc.createConversation({ ...scopeOf(principal), ...body });
+  });
 
-  defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList') },
-    ({ query, principal }) => {
+  defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList'), visitor: true,
+    description: "With a publishable key: the visitor's own conversations with the key's agent." },
+    ({ query, principal, visitor }) => {
       const { agent_id, status, channel, tag: label, ...page } = query;
+      if (visitor) return svc.listVisitorConversations({ visitor, page, status, agentId: agent_id });
       return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
     });
 
-  defineRoute(router, registry, { method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
-    ({ params, principal }) => svc.getConversation({ ...scopeOf(principal), conversationId: params.id }));
+  defineRoute(router, registry, { method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema, visitor: true },
+    ({ params, principal, visitor }) => (visitor
+      ? svc.getVisitorConversation({ visitor, conversationId: params.id })
+      : svc.getConversation({ ...scopeOf(principal), conversationId: params.id })));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations/{id}/close', summary: 'Resolve and close a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
     ({ params, principal }) => svc.closeConversation({ ...scopeOf(principal), conversationId: params.id }));
@@ -67,26 +81,35 @@ export function registerConversationRoutes({ router, registry, services }: Route
   }, ({ params, body, principal }) => svc.closeHandoff({ ...scopeOf(principal), conversationId: params.id, note: body.note }));
 
   defineRoute(router, registry, {
-    method: 'post', path: '/v1/conversations/{id}/messages', tag, raw: true, status: 201, response: ConversationMessageSchema,
+    method: 'post', path: '/v1/conversations/{id}/messages', tag, raw: true, status: 201, response: ConversationMessageSchema, visitor: true,
     summary: 'Post a message; a customer message starts a run, answered when it settles (or streamed with ?stream=true)',
     params: IdParamsSchema, query: PostMessageQuerySchema, body: PostMessageBodySchema,
     eventStream: { status: 200, description: 'With ?stream=true and a customer message: the run it starts, as server-sent events (as GET /v1/runs/{id}/events)' },
-  }, async ({ params, query, body, principal, req, res }) => {
+  }, async ({ params, query, body, principal, visitor, req, res }) => {
     const stream = query.stream === 'true';
-    const posted = await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs: stream ? 0 : query.wait_ms });
+    const waitMs = stream ? 0 : query.wait_ms;
+    if (visitor && (body.role !== 'customer' || body.trigger_run === false)) {
+      throw new AppError('publishable_key_not_allowed', "A publishable key posts the visitor's customer messages only", { param: body.role !== 'customer' ? 'role' : 'trigger_run' });
+    }
+    const posted = visitor
+      ? await svc.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
+      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
       return;
     }
     const runId = posted.run.id;
-    await writeSse(req, res, (signal) => services.runs.streamEvents({ ...scopeOf(principal), runId, afterSeq: lastEventId(req), signal }));
+    const scope = visitor ? scopeOf(visitor) : scopeOf(principal);
+    // A visitor's stream also ends when their publishable key is revoked.
+    await writeSse(req, res, (signal) => services.runs.streamEvents({ ...scope, runId, afterSeq: lastEventId(req), signal: visitor ? AbortSignal.any([signal, visitor.revoked]) : signal }));
   });
 
   defineRoute(router, registry, {
     method: 'get', path: '/v1/conversations/{id}/messages', summary: 'List the transcript (customer, agent and human turns), oldest first', tag,
-    params: IdParamsSchema, query: ListMessagesQuerySchema, response: listOf(ConversationMessageSchema, 'ConversationMessageList'),
-  }, ({ params, query, principal }) => {
+    params: IdParamsSchema, query: ListMessagesQuerySchema, response: listOf(ConversationMessageSchema, 'ConversationMessageList'), visitor: true,
+  }, ({ params, query, principal, visitor }) => {
     const { order, ...page } = query;
+    if (visitor) return svc.listVisitorMessages({ visitor, conversationId: params.id, page, order });
     return svc.listMessages({ ...scopeOf(principal), conversationId: params.id, page, order });
   });
 }

@@ -8,6 +8,7 @@ import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } fr
 import type { CallTable } from './tables/calls';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
+import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -16,6 +17,8 @@ import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, K
 export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
+  publishable_keys: PublishableKeyTable;
+  agent_identity_secrets: AgentIdentitySecretTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;

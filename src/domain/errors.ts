@@ -26,7 +26,18 @@ export const errorPolicy = {
   /** A signed hook (inbound email) called without, or with a wrong or stale, Service-Signature. */
   signature_missing: { status: 401, type: 'authentication_error', retryable: false },
   signature_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  /** A website visitor's signed token (X-Visitor-Token) that this service did not sign for this agent and mode. */
+  visitor_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  /** The agent requires a visitor JWT (X-Visitor-Identity) and none was sent. */
+  identity_token_missing: { status: 401, type: 'authentication_error', retryable: false },
+  /** A visitor JWT that is malformed, not HS256, names an unknown `kid`, fails its signature, or has bad times. */
+  identity_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  identity_token_expired: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
+  /** A publishable key used on an operation outside its scope (anything but its agent's visitor chat). */
+  publishable_key_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  /** A publishable key used from an Origin (or without one) that is not on its allowed list. */
+  origin_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404
   resource_missing: { status: 404, type: 'not_found_error', retryable: false },

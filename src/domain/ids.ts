@@ -26,6 +26,9 @@ export const IdPrefix = {
   emailDomain: 'edom',
   testCase: 'tcase',
   evaluation: 'eval',
+  publishableKey: 'pkey',
+  identitySecret: 'idk',
+  visitor: 'vis',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -26,3 +26,24 @@ export function scopeOf(p: { accountId: string; mode: 'test' | 'live' } | Scope)
 export function sameScope(owner: Scope | undefined, scope: Scope): boolean {
   return owner !== undefined && owner.accountId === scope.accountId && owner.livemode === scope.livemode;
 }
+
+/**
+ * A website visitor calling through a publishable key (pk_test_… / pk_live_…): the key's account, mode and
+ * agent, the visitor (from the service-signed visitor token, or new), and the customer a valid identity JWT
+ * names. It is not a Principal: a route serves a visitor only when it says so (defineRoute's `visitor`).
+ */
+export interface VisitorPrincipal {
+  accountId: string;
+  mode: 'test' | 'live';
+  /** The publishable key's id (pkey_…). */
+  keyId: string;
+  agentId: string;
+  /** vis_…: the anonymous visitor (stable across that browser's conversations while it keeps its token). */
+  visitorId: string;
+  /** The signed token naming `visitorId`, to hand back to the widget. */
+  visitorToken: string;
+  /** The signed-in customer, from a verified identity JWT (`sub` → id). */
+  customer?: { id: string; email?: string; name?: string; phone?: string };
+  /** Aborted when the key is revoked (here or in another process): open streams end at once. */
+  revoked: AbortSignal;
+}

@@ -2,16 +2,18 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodError } from 'zod';
 import { AppError } from '../domain/errors';
-import type { Principal } from '../domain/principal';
+import type { Principal, VisitorPrincipal } from '../domain/principal';
 import { ErrorResponseSchema } from './schemas';
 import { SSE_EVENT_DOC_SCHEMA } from './sse';
 
-export type { Principal };
+export type { Principal, VisitorPrincipal };
 
 declare module 'express-serve-static-core' {
   interface Request {
     requestId: string;
     principal?: Principal;
+    /** A website visitor calling through a publishable key (never together with `principal`). */
+    visitor?: VisitorPrincipal;
     /** The raw body bytes, kept for idempotency hashing. */
     rawBody?: Buffer;
     /** Route template (`/v1/messages/{id}`) for metrics and idempotency scoping. */
@@ -24,6 +26,8 @@ export interface RouteContext<B, Q, P> {
   query: Q;
   params: P;
   principal: Principal;
+  /** Set on a `visitor` route called with a publishable key; `principal` is then absent. */
+  visitor?: VisitorPrincipal;
   req: Request;
   res: Response;
 }
@@ -45,6 +49,12 @@ export interface RouteSpec<B, Q, P, R extends z.ZodType | undefined = undefined,
   raw?: Raw;
   /** Public route (no API key). */
   public?: boolean;
+  /**
+   * The route also serves website visitors (a publishable key): the handler gets `visitor` instead of
+   * `principal` and must confine them to their own objects (canVisitorRead). Every other route refuses a
+   * publishable key (403), and only these answer CORS (see visitorAccess).
+   */
+  visitor?: boolean;
   /** Documents a `text/event-stream` answer a raw handler may write (SSE), with its status. */
   eventStream?: { status: number; description: string };
   /** Documents a multipart/form-data body that a raw handler reads itself (uploads). */
@@ -97,6 +107,15 @@ export function parseInput<T>(schema: z.ZodType<T>, data: unknown, location: 'bo
 }
 
 const expressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+
+/** The visitor routes declared on each router (method and a matcher of the concrete path). */
+const visitorRoutes = new WeakMap<Router, Array<{ method: string; pattern: RegExp }>>();
+
+/** Whether `method path` is a route this router serves to website visitors (declared with `visitor: true`). */
+export function isVisitorRoute(router: Router, method: string, path: string): boolean {
+  const m = method.toLowerCase();
+  return (visitorRoutes.get(router) ?? []).some((r) => r.method === m && r.pattern.test(path));
+}
 
 /**
  * Declares one API operation: validates path, query and body with zod (unknown fields rejected by the
@@ -151,11 +170,16 @@ export function defineRoute<
     },
   };
   registry.registerPath(doc);
+  if (spec.visitor) {
+    const pattern = new RegExp(`^${spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`);
+    visitorRoutes.set(router, [...(visitorRoutes.get(router) ?? []), { method: spec.method, pattern }]);
+  }
 
   router[spec.method](expressPath(spec.path), async (req: Request, res: Response, next: NextFunction) => {
     try {
       req.routeTemplate = spec.path;
-      if (!spec.public && !req.principal) throw new AppError('api_key_missing', 'No API key provided');
+      if (req.visitor && !spec.visitor) throw publishableKeyNotAllowed();
+      if (!spec.public && !req.principal && !req.visitor) throw new AppError('api_key_missing', 'No API key provided');
       const params = spec.params ? parseInput(spec.params, req.params, 'path') : (undefined as P);
       const query = spec.query ? parseInput(spec.query, req.query, 'query') : (undefined as Q);
       const body = spec.body ? parseInput(spec.body, req.body, 'body') : (undefined as B);
@@ -163,10 +187,13 @@ export function defineRoute<
         const key = Object.keys(req.body)[0]!;
         throw new AppError('parameter_unknown', `Received unknown parameter: ${key}`, { param: key });
       }
-      const result = await handler({ body, query, params, principal: req.principal!, req, res });
+      const result = await handler({ body, query, params, principal: req.principal!, visitor: req.visitor, req, res });
       if (!spec.raw) res.status(status).json(result);
     } catch (err) {
       next(err);
     }
   });
 }
+
+export const publishableKeyNotAllowed = () =>
+  new AppError('publishable_key_not_allowed', 'A publishable key can only open chat conversations with its agent and read and post to its visitor\'s own: use a secret key (sk_…) from your server for this');

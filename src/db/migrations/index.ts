@@ -28,6 +28,7 @@ import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
 import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
 import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
+import * as createPublishableKeys from './20261127T170000-create-publishable-keys';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T120000-add-short-link-mode': addShortLinkMode,
   '20261127T143000-create-email-domains': createEmailDomains,
   '20261127T150000-create-knowledge-records': createKnowledgeRecords,
+  '20261127T170000-create-publishable-keys': createPublishableKeys,
 };

@@ -15,6 +15,8 @@ export interface AgentTable {
   draft: Json<StoredAgentConfig>;
   /** The published version conversations use; null while the agent is a draft only. */
   live_version: number | null;
+  /** Whether a website visitor must carry a JWT signed with one of the agent's identity secrets (src/widget). */
+  visitor_identity: ColumnType<'optional' | 'required', 'optional' | 'required' | undefined, 'optional' | 'required'>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -49,6 +51,8 @@ export interface ConversationTable {
   test: ColumnType<boolean, boolean | undefined, boolean>;
   /** The agent version every run of the conversation uses (an evaluation's test conversation); null: the live one. */
   pinned_agent_version: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The website visitor (vis_…) who opened it through a publishable key; null for every other conversation. */
+  visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type ConversationRole = 'customer' | 'agent' | 'human';
