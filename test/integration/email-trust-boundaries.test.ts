@@ -300,6 +300,25 @@ describe('email is sent only from domains an account proves it owns (28 #3, #8)'
     assert.equal((await callA('GET', '/v1/email_domains')).body.data.length, 1);
   });
 
+  it("states the domain's form in the document: what it accepts is taken (any case, a final dot), what it refuses is 400 (found by npm run fuzz)", async () => {
+    const { apiKey } = await ctx.stack.newAccount();
+    const call = apiClient(ctx.stack.baseUrl, apiKey);
+    const doc = (await call('GET', '/v1/openapi.json')).body;
+    const field = doc.paths['/v1/email_domains'].post.requestBody.content['application/json'].schema;
+    const domainSchema = (field.$ref ? doc.components.schemas[field.$ref.split('/').pop()] : field).properties.domain;
+    const documented = new RegExp(domainSchema.pattern);
+    for (const domain of ['Shop-1.Example', 'mail.shop.example.', 'a.bc']) {
+      assert.ok(documented.test(domain), domain);
+      assert.equal((await call('POST', '/v1/email_domains', { domain })).status, 201, domain);
+    }
+    for (const domain of ['0'.repeat(253), 'shop', '-shop.example', 'shop.123', 'shop..example', ' shop.example']) {
+      assert.ok(!documented.test(domain) || domain.length > domainSchema.maxLength, `the document refuses ${domain}`);
+      const res = await call('POST', '/v1/email_domains', { domain });
+      assert.equal(res.status, 400, `${domain}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.param, 'domain');
+    }
+  });
+
   it('an account holds at most 50 domains per mode (each costs a key pair): 422 account_limit_reached past that', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Many domains');
     const call = apiClient(ctx.stack.baseUrl, apiKey);
