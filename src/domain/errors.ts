@@ -26,6 +26,9 @@ export const errorPolicy = {
   /** A signed hook (inbound email) called without, or with a wrong or stale, Service-Signature. */
   signature_missing: { status: 401, type: 'authentication_error', retryable: false },
   signature_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  /** The CLI's operator endpoint (embedded database) called without, or with a wrong, operator token. */
+  operator_token_missing: { status: 401, type: 'authentication_error', retryable: false },
+  operator_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
   sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404
