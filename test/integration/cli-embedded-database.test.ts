@@ -128,7 +128,7 @@ describe('npm run cli while npm start holds the embedded database', () => {
     const lock = lockOf(dataDir);
     const url = `${lock.operator_url}/operator/cli`;
     const post = (headers: Record<string, string>, body: unknown = { argv: ['accounts', 'create', '--name', 'Intruder'] }) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const before = await ctx.stack.database.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
 
     const missing = await post({});
