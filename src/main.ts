@@ -10,6 +10,7 @@ import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
 import { startOperatorServer } from './app/operator-server';
 import { DataDirInUseError } from './db/data-dir-lock';
+import { publicBaseUrlWarning } from './domain/public-links';
 
 /** Sender ID registered to the development account on first start. */
 const DEV_SENDER = 'Acme';
@@ -75,6 +76,8 @@ async function main() {
   }
 
   const base = config.http.publicBaseUrl;
+  const linksWarning = await publicBaseUrlWarning(config.http, () => runtime.services.accounts.liveKeysExist());
+  if (linksWarning) log.warn({ code: linksWarning.code }, linksWarning.message);
   // A one-time sign-in link for this start (opens nothing by itself: whoever holds it signs in, once).
   const signInLink = config.console.devSignIn
     ? `${base}/console/sign-in/${(await runtime.services.consoleSessions.createSignInLink({ secret: dev.apiKey })).token}`
@@ -90,6 +93,7 @@ async function main() {
     `  Retrieval    ${config.embeddings.enabled ? `hybrid (embeddings: ${config.embeddings.model} at ${config.embeddings.url})` : 'lexical (EMBEDDINGS=off)'}`,
     `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir} (npm run cli goes through this process)` : 'DATABASE_URL'}`,
     `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
+    ...(linksWarning ? [`  Warning      ${linksWarning.message}`] : []),
     ...(example ? [`  Example agent ${example.agentId}   (answers from "Example: Acme help center"; README "First minutes")`] : []),
     '',
     `  curl ${base}/v1/account -H "Authorization: Bearer ${dev.apiKey}"`,

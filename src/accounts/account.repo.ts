@@ -72,6 +72,12 @@ export class AccountRepo {
       .executeTakeFirst();
   }
 
+  /** Whether any account has an unrevoked live key. */
+  async hasActiveLiveKey(db: Db): Promise<boolean> {
+    const row = await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').where('revoked_at', 'is', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The account's keys, of one mode when `mode` is given. */
   async listApiKeys(db: Db, accountId: string, mode?: 'test' | 'live') {
     let q = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);

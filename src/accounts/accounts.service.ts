@@ -105,6 +105,11 @@ export class AccountsService {
     return row;
   }
 
+  /** Whether live traffic is possible at all: some account holds an unrevoked live key. */
+  async liveKeysExist(): Promise<boolean> {
+    return this.repo.hasActiveLiveKey(this.deps.db);
+  }
+
   /** Drops a key from this process's cache (a revocation here or announced by another process). */
   forgetApiKey(input: { keyId: string }) {
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === input.keyId) this.cache.delete(hash);

@@ -101,8 +101,9 @@ export function createServices(deps: ServiceDeps) {
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers, receiptFolder });
   const messageRounds = new MessageRoundSender({ db, events, config, carriers: deps.smsCarriers, delivery: messageDelivery, receiptFolder });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
-  const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
-  const citationPages = new CitationPagesService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const publicLinks = { publicBaseUrl: config.http.publicBaseUrl, publicBaseUrlIsLoopback: config.http.publicBaseUrlIsLoopback };
+  const shortLinks = new ShortLinksService({ db, ...publicLinks, serverSecret: config.secrets.server });
+  const citationPages = new CitationPagesService({ db, ...publicLinks, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });

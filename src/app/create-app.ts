@@ -16,6 +16,7 @@ import { requestId } from '../http/middleware/request-id';
 import { createOpenApiRegistry } from '../http/openapi';
 import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from './routes';
 import { registerSystemRoutes, type ReadinessCheck } from '../http/system.routes';
+import { publicBaseUrlWarning } from '../domain/public-links';
 
 export interface AppDeps {
   config: Config;
@@ -60,6 +61,10 @@ export function createApp(deps: AppDeps): Express {
     registry,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    warnings: async () => {
+      const warning = await publicBaseUrlWarning(deps.config.http, () => deps.services.accounts.liveKeysExist());
+      return warning ? [warning] : [];
+    },
     publicBaseUrl: deps.config.http.publicBaseUrl,
     metricsAccess: deps.config.metrics,
   });

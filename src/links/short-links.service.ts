@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
+import { customerLinksServed, type PublicLinksPolicy } from '../domain/public-links';
 import { deriveKey } from '../domain/secret-box';
 import { ShortLinkRepo } from './short-link.repo';
 
@@ -20,8 +21,16 @@ export class ShortLinksService {
   private readonly repo = new ShortLinkRepo();
   private readonly key: Buffer;
 
-  constructor(private readonly deps: { db: Kysely<DB>; publicBaseUrl: string; serverSecret: string }) {
+  constructor(private readonly deps: PublicLinksPolicy & { db: Kysely<DB>; serverSecret: string }) {
     this.key = deriveKey(deps.serverSecret, 'short-link-code');
+  }
+
+  /**
+   * Whether a reply in this mode may carry short links: not in live mode while PUBLIC_BASE_URL is unset or
+   * loopback (the link would open on the service's machine only; src/domain/public-links.ts).
+   */
+  servesCustomerLinks(livemode: boolean): boolean {
+    return customerLinksServed(this.deps, livemode);
   }
 
   codeFor(input: { accountId: string; runId: string | null; url: string }): string {

@@ -148,9 +148,10 @@ export async function startStackOverSmsc(opts: {
   env: TestWorkflowEnvironment;
   smsc: SmscSimulator;
   carriersFor: (smscPort: number) => unknown[];
+  config?: Partial<Config>;
 }): Promise<TestStack> {
   const port = await opts.smsc.start();
-  const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined) });
+  const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined), ...opts.config });
   const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
   await pollUntil('the SMPP carrier to bind to the simulator', () => opts.smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
   return stack;
