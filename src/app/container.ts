@@ -67,7 +67,7 @@ export interface ServiceDeps {
  */
 export function createServices(deps: ServiceDeps) {
   const { config, db, workflows, metrics } = deps;
-  const accounts = new AccountsService({ db });
+  const accounts = new AccountsService({ db, log: deps.log });
   const events = new EventsService({ db, metrics });
   const webhookEndpoints = new WebhookEndpointsService({
     db,
