@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { DataDirHolder } from '../db/data-dir-lock';
 import { parseCliArgs } from './cli-args';
 import type { CliResult } from './cli-commands';
-import { MAX_FORWARDED_FILE_BYTES, OPERATOR_CLI_PATH, type OperatorCommand, type OperatorCommandResult } from './operator-command';
+import { isLoopbackAddress, MAX_FORWARDED_FILE_BYTES, OPERATOR_CLI_PATH, type OperatorCommand, type OperatorCommandResult } from './operator-command';
 
 /** A command that was not run: why, and exit code 1. Nothing was opened, nothing written. */
 export function refused(message: string): CliResult {
@@ -45,12 +45,22 @@ function filesNamedBy(argv: string[]): Record<string, string> {
  * service that does not answer is a refusal: nothing was done.
  */
 export async function forwardToService(dir: string, holder: DataDirHolder & { operator_url: string }, argv: string[]): Promise<CliResult> {
+  // The token and the command go to this machine only, whatever the lock file says.
+  let target: URL;
+  try {
+    target = new URL(OPERATOR_CLI_PATH, holder.operator_url);
+  } catch {
+    target = new URL('http://invalid.invalid');
+  }
+  if (target.protocol !== 'http:' || !isLoopbackAddress(target.hostname.replace(/^\[|\]$/g, ''))) {
+    return refused(heldMessage(dir, holder, `but its lock names an operator endpoint that is not on this machine (${holder.operator_url})`));
+  }
   const body = JSON.stringify({ argv, files: filesNamedBy(argv) } satisfies OperatorCommand);
   let response: { status: number; text: string };
   try {
     response = await new Promise((resolve, reject) => {
       const req = request(
-        new URL(OPERATOR_CLI_PATH, holder.operator_url),
+        target,
         { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${holder.token}` } },
         (res) => {
           let text = '';

@@ -7,14 +7,7 @@ import { toRequestError } from '../http/route';
 import type { Logger } from '../observability/logger';
 import { runCliCommand } from './cli-commands';
 import type { CliServices } from './cli-services';
-import { MAX_FORWARDED_FILE_BYTES, MAX_FORWARDED_FILES, OPERATOR_CLI_PATH, OperatorCommandSchema, type OperatorCommandResult } from './operator-command';
-
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
+import { isLoopbackAddress, MAX_FORWARDED_FILE_BYTES, MAX_FORWARDED_FILES, OPERATOR_CLI_PATH, OperatorCommandSchema, type OperatorCommandResult } from './operator-command';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

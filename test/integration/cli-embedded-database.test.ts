@@ -97,6 +97,12 @@ describe('npm run cli while npm start holds the embedded database', () => {
       const early = await cli(['agents', 'list', '--account', 'acct_x'], { dataDir: starting });
       assert.equal(early.code, 1);
       assert.match(early.stderr, /which is still starting\. Nothing was done\./);
+      // A lock naming an endpoint off this machine gets neither the token nor the command.
+      const elsewhere = heldDataDir({ operator_url: 'http://203.0.113.7:8080' });
+      const away = await cli(['accounts', 'create', '--name', 'Exfiltrated?'], { dataDir: elsewhere });
+      rmSync(elsewhere, { recursive: true, force: true });
+      assert.equal(away.code, 1);
+      assert.match(away.stderr, /names an operator endpoint that is not on this machine \(http:\/\/203\.0\.113\.7:8080\)\. Nothing was done\./);
       for (const dir of [deadService, starting]) assert.equal(existsSync(path.join(dir, 'pglite', 'PG_VERSION')), false, 'PGlite was never opened');
 
       // A lock left by a process that is gone (killed, crashed) holds nothing: the CLI opens the database itself.
@@ -135,7 +141,7 @@ describe('npm run cli while npm start holds the embedded database', () => {
     assert.equal(missing.status, 401);
     assert.equal(missing.body.error.code, 'operator_token_missing');
     assert.equal(missing.body.error.type, 'authentication_error');
-    const wrong = await post({ authorization: `Bearer ${lock.token.slice(0, -1)}A` });
+    const wrong = await post({ authorization: `Bearer ${lock.token.slice(0, -1)}${lock.token.endsWith('A') ? 'B' : 'A'}` });
     assert.equal(wrong.status, 401);
     assert.equal(wrong.body.error.code, 'operator_token_invalid');
     const proxied = await post({ authorization: `Bearer ${lock.token}`, 'x-forwarded-for': '203.0.113.7' });
