@@ -1,31 +1,54 @@
+import path from 'node:path';
 import tseslint from 'typescript-eslint';
+import { ROOT, upwardArrow } from './scripts/house.mjs';
+
+// The house (scripts/house.mjs): the areas as rooms, bottom to top. An import (`import type` too) from a
+// lower room into a higher one fails, unless scripts/house.mjs allows it with a reason. So src/http imports
+// no area nor src/app, src/sms never imports src/channels, and an area reaches a higher one through a port.
+const noUpwardImport = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { up: '{{from}} is below {{to}} in the house (scripts/house.mjs): reach {{to}} through a port or deps interface {{from}} declares, or move the code.' },
+  },
+  create(context) {
+    const file = path.relative(ROOT, context.filename);
+    const check = (source) => {
+      if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), source.value));
+      const up = upwardArrow(file, target);
+      if (up && !up.allowed) context.report({ node: source, messageId: 'up', data: { from: up.from, to: up.to } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.argument?.type === 'TSLiteralType' ? node.argument.literal : node.argument),
+      TSExternalModuleReference: (node) => check(node.expression),
+      'CallExpression[callee.name="require"]': (node) => check(node.arguments[0]),
+    };
+  },
+};
 
 // What a service or repo may not import (everything of an area below the HTTP layer).
 const belowHttp = [
   { group: ['express', 'express/*'], message: 'Only routes files meet Express; services throw AppError.' },
   { group: ['**/http', '**/http/*', '!**/platform/*'], message: 'Services and repos do not import src/http (routes files do).' },
-  { group: ['**/app', '**/app/*'], allowTypeImports: true, message: 'Services and repos do not import src/app.' },
   { regex: '(^|/)workflows(/index)?$|(^|/)workflows/[^/]+\\.workflow$', message: 'Import workflow contracts from workflows/shared, never a workflow file.' },
 ];
-// src/sms is a floor below src/channels: the sms conversation adapter uses the sms area, never the reverse.
-const smsBelowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'src/sms never imports src/channels (channels use sms, never the reverse).' };
-// The areas a channel adapter calls (conversations and their runs, agents, knowledge, numbers) are floors below
-// src/channels too: they reach a channel only through a port (ReplyChannel in conversations, InboundChannelPort).
-const belowChannels = { regex: '^(\\.\\./)+channels(/|$)', message: 'This area is below src/channels: reach a channel through its port (conversations/reply-channels.ts, domain/channels.ts).' };
-const areasBelowChannels = ['src/{runs,conversations,agents,knowledge,numbers}/**/*.ts'];
-
 // src/config is the lowest floor: the only reader of process.env, it depends on zod alone.
 const configZodOnly = { regex: '^(?!zod$|\\./)', message: 'src/config depends on zod only (and its own slices).' };
-
-// src/http holds Express building blocks only: no composition (src/app) and no area.
-const httpBuildingBlocks = {
-  regex: '^(\\.\\./)+(app|accounts|agents|channels|console|conversations|knowledge|links|numbers|runs|sms|verifications|webhooks|temporal)(/|$)',
-  message: 'src/http never imports src/app or an area (composition is in src/app).',
-};
 
 const tsFiles = { languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } };
 
 export default tseslint.config(
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    ...tsFiles,
+    plugins: { ...tsFiles.plugins, house: { rules: { 'no-upward-import': noUpwardImport } } },
+    rules: { 'house/no-upward-import': 'error' },
+  },
   // Workflow code runs in Temporal's deterministic sandbox: it may import @temporalio/workflow, other
   // workflow files and *types* from activities/ and src/. Anything with I/O, clocks or randomness is refused.
   {
@@ -48,7 +71,7 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  // Services, repos and everything else of an area below the HTTP layer: no Express, no src/http or src/app,
+  // Services, repos and everything else of an area below the HTTP layer: no Express, no src/http (src/app is above every area: the house rule),
   // and no workflow file (only the contracts in workflows/shared). Only an area's *.routes.ts meets HTTP.
   {
     files: ['src/**/*.ts', 'activities/**/*.ts'],
@@ -65,36 +88,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/sms/**/*.ts'],
-    ignores: ['src/sms/**/*.routes.ts'],
-    ...tsFiles,
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...belowHttp, smsBelowChannels] }] },
-  },
-  {
-    files: ['src/sms/**/*.routes.ts'],
-    ...tsFiles,
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [smsBelowChannels] }] },
-  },
-  {
-    files: areasBelowChannels,
-    ignores: ['src/**/*.routes.ts'],
-    ...tsFiles,
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...belowHttp, belowChannels] }] },
-  },
-  {
-    files: areasBelowChannels.map((g) => g.replace('*.ts', '*.routes.ts')),
-    ...tsFiles,
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [belowChannels] }] },
-  },
-  {
     files: ['src/config/**/*.ts'],
     ...tsFiles,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [configZodOnly] }] },
-  },
-  {
-    files: ['src/http/**/*.ts'],
-    ...tsFiles,
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [httpBuildingBlocks] }] },
   },
   // The planner by role: the rest of the service sees only its port and factory; the local planner never
   // reaches a remote provider (remote providers may reuse local pieces, not the reverse).
@@ -122,10 +118,11 @@ export default tseslint.config(
   },
   // A routes file is imported only by the app's route list (src/app, and the composition in src/app/create-app.ts):
   // routes files share helpers through a module of their area (the console's console-page.ts), never through
-  // another routes file, so no import circle forms around one. knowledge.routes.ts still mounts files.routes.ts.
+  // another routes file, so no import circle forms around one. knowledge.routes.ts still mounts files.routes.ts;
+  // the CLI's operator server (src/cli, above src/app) serves the CLI's one routes file on its own listener.
   {
     files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
-    ignores: ['src/app/**', 'src/knowledge/knowledge.routes.ts'],
+    ignores: ['src/app/**', 'src/knowledge/knowledge.routes.ts', 'src/cli/operator-server.ts'],
     ...tsFiles,
     rules: {
       'no-restricted-syntax': [

@@ -1,4 +1,3 @@
-import type { Services } from '../src/app/container';
 import { createEvaluationActivities } from './evaluations.activities';
 import { createKnowledgeActivities } from './knowledge.activities';
 import { createRunActivities } from './runs.activities';
@@ -24,8 +23,16 @@ export function mergeActivities<T extends Record<string, unknown>[]>(...groups: 
   return merged as UnionToIntersection<T[number]>;
 }
 
+/** The services the activities run over: what each area's factory names (the app passes its container). */
+export type ActivityServices = Parameters<typeof createWebhookActivities>[0] &
+  Parameters<typeof createKnowledgeActivities>[0] &
+  Parameters<typeof createSmsActivities>[0] &
+  Parameters<typeof createVerificationActivities>[0] &
+  Parameters<typeof createRunActivities>[0] &
+  Parameters<typeof createEvaluationActivities>[0];
+
 /** Every activity the worker registers, built over the shared services. Each area adds its factory here. */
-export function createActivities(services: Services) {
+export function createActivities(services: ActivityServices) {
   return mergeActivities(
     createWebhookActivities(services),
     createKnowledgeActivities(services),

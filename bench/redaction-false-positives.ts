@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { findSensitiveValues } from '../src/agents/guardrails/redaction';
+import { findSensitiveValues } from '../src/privacy/redaction';
 import { machineInfo, round } from './support';
 
 const arg = process.argv.indexOf('--data');

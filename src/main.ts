@@ -8,7 +8,7 @@ import { createRuntime } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
-import { startOperatorServer } from './app/operator-server';
+import { startOperatorServer } from './cli/operator-server';
 import { DataDirInUseError } from './db/data-dir-lock';
 import { publicBaseUrlWarning } from './domain/public-links';
 

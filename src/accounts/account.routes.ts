@@ -1,11 +1,12 @@
 import { z } from '../domain/api-schema';
 import { AccountSchema, toAccountObject } from './account.schemas';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { AccountsService } from './accounts.service';
 import { RotateSecretBodySchema } from '../http/schemas';
 import { scopeOf } from '../domain/principal';
 
-export function registerAccountRoutes({ router, registry, services }: RouteDeps) {
+export function registerAccountRoutes({ router, registry, services }: RouteDeps<{ accounts: AccountsService }>) {
   defineRoute(router, registry, { method: 'get', path: '/v1/account', summary: 'The account of the API key', tag: 'Account', response: AccountSchema },
     async ({ principal }) => toAccountObject(await services.accounts.getAccount({ accountId: principal.accountId }), principal.mode));
 

@@ -7,7 +7,7 @@ import type { StoredAgentConfig } from '../db/tables/agents';
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** JSON with object keys sorted (jsonb does not keep key order). */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
   );
@@ -45,12 +45,17 @@ export class AgentRepo {
 
   /**
    * Freezes the draft as the next version and makes it live, in one transaction; undefined (nothing
-   * written) when the stored draft is no longer `checked`, the draft the caller validated.
+   * written) when the stored draft is no longer `checked`, the draft the caller validated. A draft equal
+   * to the live version publishes nothing: the agent is answered as it is (`published: false`).
    */
   async publishDraft(db: Kysely<DB>, id: string, checked: unknown) {
     return db.transaction().execute(async (tx) => {
       const agent = await tx.selectFrom('agents').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
       if (canonicalJson(agent.draft) !== canonicalJson(checked)) return undefined;
+      if (agent.live_version !== null) {
+        const live = await this.getVersion(tx, id, agent.live_version);
+        if (live && canonicalJson(live.config) === canonicalJson(agent.draft)) return { row: agent, published: false };
+      }
       const version = (agent.live_version ?? 0) + 1;
       const last = await tx
         .selectFrom('agent_versions')
@@ -59,7 +64,8 @@ export class AgentRepo {
         .executeTakeFirst();
       const next = Math.max(version, Number(last?.v ?? 0) + 1);
       await tx.insertInto('agent_versions').values({ agent_id: id, version: next, config: JSON.stringify(agent.draft) }).execute();
-      return tx.updateTable('agents').set({ live_version: next, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      const row = await tx.updateTable('agents').set({ live_version: next, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      return { row, published: true };
     });
   }
 

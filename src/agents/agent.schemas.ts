@@ -2,8 +2,7 @@ import { z } from '../domain/api-schema';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
 
 /**
- * Default `guardrails.confidence_floor`. Scores are calibrated probabilities (docs/decisions.md "Calibrated
- * score"): below 0.5 the agent is less than 50 % sure the passage it quotes answers the question.
+ * Default `guardrails.confidence_floor`. Scores are calibrated probabilities (docs/decisions/knowledge-calibrated-score.md): below 0.5 the agent is less than 50 % sure the passage it quotes answers the question.
  */
 export const DEFAULT_CONFIDENCE_FLOOR = 0.5;
 

@@ -1,11 +1,12 @@
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { AgentsService } from './agents.service';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import { AgentSchema } from './agent.schemas';
 import { scopeOf } from '../domain/principal';
 
 /** Agents are read-only through the API; they are authored and published in the console (or the CLI). */
-export function registerAgentRoutes({ router, registry, services }: RouteDeps) {
+export function registerAgentRoutes({ router, registry, services }: RouteDeps<{ agents: AgentsService }>) {
   const tag = 'Agents';
   const svc = services.agents;
 

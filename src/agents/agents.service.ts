@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
 import { AppError, notFound, referenceMissing } from '../domain/errors';
@@ -7,7 +7,7 @@ import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
 import { validateToolSchema } from './guardrails/tool-argument-validation';
-import { AgentRepo } from './agent.repo';
+import { AgentRepo, canonicalJson } from './agent.repo';
 import { assertOutboundUrl } from '../platform/outbound-http';
 import { AgentConfigSchema, toAgentObject, type AgentConfig, type AgentConfigInput, type AgentObject } from './agent.schemas';
 
@@ -28,6 +28,8 @@ export interface AgentPublishGate {
 export interface AgentFileTests {
   check(tests: unknown): void;
   keep(input: Scope & { agentId: string; tests: unknown }): Promise<unknown>;
+  /** The agent's cases as a file's `tests:` holds them, in their order (for `agents export`). */
+  list(input: Scope & { agentId: string }): Promise<unknown[]>;
 }
 
 /** Describes a config problem the way a person editing YAML or a console form needs it: where and what. */
@@ -110,18 +112,31 @@ export class AgentsService {
     this.publishGate = gate;
   }
 
-  /** Freezes the draft as a new version and makes it live (when the draft requires a passing evaluation, after the gate). */
+  /**
+   * Freezes the draft as a new version and makes it live (when the draft requires a passing evaluation,
+   * after the gate). A draft identical to the live version is not published again: the agent is answered
+   * as it is, its version unchanged (a no-op, so applying the same file twice makes one version).
+   */
   async publishAgent(input: Scope & { agentId: string }): Promise<AgentObject> {
+    return (await this.publish(input)).agent;
+  }
+
+  /** `publishAgent`, also saying whether a version was published (false: the draft was the live version). */
+  async publish(input: Scope & { agentId: string }): Promise<{ agent: AgentObject; published: boolean }> {
     const current = await this.getRow(input, input.agentId);
     const draft = await this.validateConfig({ ...scopeOf(input), config: current.draft });
+    if (current.live_version !== null) {
+      const live = await this.getVersion({ agentId: current.id, version: current.live_version });
+      if (canonicalJson(live.config) === canonicalJson(draft)) return { agent: toAgentObject(current, live.config), published: false };
+    }
     if (draft.require_passing_evaluation) {
       if (!this.publishGate) throw new AppError('evaluation_required', `Agent ${current.id} requires a passing evaluation, which this process cannot check`);
       await this.publishGate.assertPublishable({ ...scopeOf(input), agentId: current.id, draft });
     }
     // The draft validated (and evaluated) above is the one published: an edit in between is refused.
-    const row = await this.repo.publishDraft(this.deps.db, current.id, current.draft);
-    if (!row) throw new AppError('resource_conflict', `Agent ${current.id}'s draft changed while it was being published; publish again`);
-    return toAgentObject(row, AgentConfigSchema.parse(row.draft));
+    const published = await this.repo.publishDraft(this.deps.db, current.id, current.draft);
+    if (!published) throw new AppError('resource_conflict', `Agent ${current.id}'s draft changed while it was being published; publish again`);
+    return { agent: toAgentObject(published.row, AgentConfigSchema.parse(published.row.draft)), published: published.published };
   }
 
   /**
@@ -148,6 +163,26 @@ export class AgentsService {
     if (tests !== undefined) await input.tests!.keep({ ...scopeOf(input), agentId: agent.id, tests });
     const publishes = publish && !input.draftOnly;
     return { agent: publishes ? await this.publishAgent({ ...scopeOf(input), agentId: agent.id }) : agent, created: !existing };
+  }
+
+  /**
+   * The agent as a file `applyAgentFile` takes back unchanged: its draft (every field, defaults written
+   * out), its `tests:` and `publish: false` while the draft differs from the live version (so applying the
+   * export never publishes what was not live); applying it changes nothing and publishes no new version.
+   */
+  async exportAgentFile(input: Scope & { agentId: string; tests: AgentFileTests }): Promise<string> {
+    const row = await this.getRow(input, input.agentId);
+    const draft = AgentConfigSchema.parse(row.draft);
+    const live = row.live_version === null ? undefined : (await this.getVersion({ agentId: row.id, version: row.live_version })).config;
+    const draftIsLive = live !== undefined && canonicalJson(live) === canonicalJson(draft);
+    const tests = await input.tests.list({ ...scopeOf(input), agentId: row.id });
+    const header = [
+      `# Agent ${row.id} (${row.livemode ? 'live' : 'test'} mode), exported ${draftIsLive ? `at version ${row.live_version}` : live ? `with a draft that differs from version ${row.live_version}` : 'as a draft never published'}.`,
+      '# Apply it with: npm run cli -- agents apply --account <acct_id> <this file>',
+      '',
+    ].join('\n');
+    const file = { ...draft, ...(draftIsLive ? {} : { publish: false }), ...(tests.length > 0 ? { tests } : {}) };
+    return `${header}${stringifyYaml(file, { lineWidth: 0 })}`;
   }
 
   /** `param`: the field that names the agent, for a 404 (default id, the path's). */

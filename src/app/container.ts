@@ -15,6 +15,8 @@ import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
 import { TestHelpersService } from '../test-helpers/test-helpers.service';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
+import { createTxtLookup, EmailDomainsService, type TxtLookup } from '../channels/email/email-domains.service';
+import { EmailsService } from '../channels/email/emails.service';
 import { EmailReplyChannel } from '../channels/email/email-reply-channel';
 import { EmailTrackingService } from '../channels/email/email-tracking.service';
 import { InboundEmailService } from '../channels/email/inbound-email.service';
@@ -59,6 +61,8 @@ export interface ServiceDeps {
   smsCarriers?: SmsCarriers;
   /** Sends email replies; by default nodemailer over the configured SMTP server (none: replies are not sent). */
   smtpSender?: SmtpSenderPort;
+  /** Looks up the TXT records of email domain proofs; by default node's resolver on EMAIL_DNS_SERVERS. */
+  dns?: TxtLookup;
 }
 
 /**
@@ -107,8 +111,9 @@ export function createServices(deps: ServiceDeps) {
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const emailDomains = new EmailDomainsService({ db, serverSecret: config.secrets.server, dns: deps.dns ?? createTxtLookup({ servers: config.email.dnsServers, timeoutMs: config.email.dnsTimeoutMs }) });
   const emailReplies = new EmailReplyChannel({
-    db, config, events, conversations: conversationRepo, tracking: emailTracking, log: deps.log,
+    db, config, events, conversations: conversationRepo, tracking: emailTracking, domains: emailDomains, log: deps.log,
     sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),
   });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
@@ -129,6 +134,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const inboundEmail = new InboundEmailService({ db, config, conversations, events, log: deps.log });
   const emailAddresses = new EmailAddressesService({ db, agents });
+  const emails = new EmailsService({ db, replies: emailReplies });
   const runSteps = new RunStepsService({
     db,
     agents,
@@ -157,7 +163,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

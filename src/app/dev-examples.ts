@@ -1,6 +1,7 @@
 import type { KnowledgeRecordInput } from '../db/tables/knowledge';
 import type { Logger } from '../observability/logger';
 import type { Services } from './container';
+import type { AgentConfigInput } from '../agents/agent.schemas';
 import acmeHelpCenter from '../../examples/knowledge/acme-help-center.json';
 
 export const EXAMPLE_KNOWLEDGE_BASE_NAME = 'Example: Acme help center';
@@ -12,6 +13,21 @@ export const EXAMPLE_AGENT_NAME = 'Example support agent';
  * Evaluations section loads the same file); npm start's base leaves out its metadata.
  */
 export const EXAMPLE_FAQ: KnowledgeRecordInput[] = acmeHelpCenter.records.map(({ title, content, url }) => ({ title, content, url }));
+
+/** The example agent's config, answering from the given knowledge base. */
+export function exampleAgentConfig(knowledgeBaseId: string): AgentConfigInput {
+  return {
+    name: EXAMPLE_AGENT_NAME,
+    channels: ['chat', 'sms'],
+    locales: ['en'],
+    instructions: 'An example agent created by `npm start`: it answers from the example Acme help center and cites its sources. Edit or delete it freely.',
+    knowledge_bases: [{ id: knowledgeBaseId }],
+    retrieval_required: true,
+    // The default confidence floor (0.5): scores are calibrated probabilities, on small bases too.
+    guardrails: { restricted_topics: ['legal advice'] },
+    handoff: { default_queue: 'support', on_low_confidence: true },
+  };
+}
 
 export interface ExampleAgent {
   agentId: string;
@@ -34,21 +50,7 @@ export async function ensureExampleAgent(input: { services: Services; accountId:
     return { agentId: existing.id, knowledgeBaseId: config[0] ?? '', created: false };
   }
   const knowledgeBaseId = (await findExampleBase(services, accountId)) ?? (await createExampleBase(services, accountId, log, input.readyTimeoutMs ?? 20_000));
-  const agent = await services.agents.createAgent({
-    accountId,
-    livemode: false,
-    config: {
-      name: EXAMPLE_AGENT_NAME,
-      channels: ['chat', 'sms'],
-      locales: ['en'],
-      instructions: 'An example agent created by `npm start`: it answers from the example Acme help center and cites its sources. Edit or delete it freely.',
-      knowledge_bases: [{ id: knowledgeBaseId }],
-      retrieval_required: true,
-      // The default confidence floor (0.5): scores are calibrated probabilities, on small bases too.
-      guardrails: { restricted_topics: ['legal advice'] },
-      handoff: { default_queue: 'support', on_low_confidence: true },
-    },
-  });
+  const agent = await services.agents.createAgent({ accountId, livemode: false, config: exampleAgentConfig(knowledgeBaseId) });
   await services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
   log.info({ agentId: agent.id, knowledgeBaseId }, 'Example agent created');
   return { agentId: agent.id, knowledgeBaseId, created: true };

@@ -13,6 +13,8 @@ import { registerVerificationRoutes } from '../verifications/verifications.route
 import type { Express, Router } from 'express';
 import { registerEmailRoutes } from '../channels/email/email.routes';
 import { registerEmailAddressRoutes } from '../channels/email/email-addresses.routes';
+import { registerEmailDomainRoutes } from '../channels/email/email-domains.routes';
+import { registerEmailObjectRoutes } from '../channels/email/emails.routes';
 import { registerCallRoutes } from '../channels/voice/calls.routes';
 import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
@@ -24,7 +26,7 @@ import { registerConsoleChannelRoutes } from '../console/console-channels.routes
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
-import type { RouteDeps } from './route-deps';
+import type { RouteDeps } from '../http/route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
 import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
@@ -33,8 +35,11 @@ import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.rou
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/message_batches'];
 
-/** Every /v1 resource. Each area adds its register function here. */
-export function registerApiRoutes(deps: RouteDeps): void {
+/**
+ * Every /v1 resource. Each area adds its register function here; each names the services it uses, and gets
+ * them from the app's container.
+ */
+export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerAccountRoutes(deps);
   registerEventRoutes(deps);
   registerWebhookEndpointRoutes(deps);
@@ -48,6 +53,8 @@ export function registerApiRoutes(deps: RouteDeps): void {
   registerConversationRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
+  registerEmailDomainRoutes(deps);
+  registerEmailObjectRoutes(deps);
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
   registerEvaluationRoutes(deps);
@@ -69,6 +76,6 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * The support team's console under /console: its frame (sign-in, session, CSRF, 404 and error pages, in
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
-export function registerConsoleRoutes(app: Express, deps: ConsoleDeps): void {
+export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
   mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes]);
 }

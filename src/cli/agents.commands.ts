@@ -15,7 +15,7 @@ export interface AgentsCommandInput {
 }
 
 /**
- * `agents apply|list|publish`: returns what to print (JSON), or null when the arguments do not make a
+ * `agents apply|list|publish|export`: returns what to print (JSON; export: the agent's YAML), or null when the arguments do not make a
  * command (the caller prints usage). Invalid configs throw the AgentsService's AppError, whose message
  * names the path at fault (`Invalid agent config at tools.0.parameters: …`); nothing is written then.
  */
@@ -41,6 +41,9 @@ export async function runAgentsCommand(services: Pick<CliServices, 'accounts' | 
       after = page.data.at(-1)!.id;
     }
     return JSON.stringify(rows, null, 2);
+  }
+  if (input.action === 'export' && input.agent) {
+    return agents.exportAgentFile({ accountId, livemode, agentId: input.agent, tests: services.testCases.agentFileTests });
   }
   if (input.action === 'publish' && input.agent) {
     const agent = await agents.publishAgent({ accountId, livemode, agentId: input.agent });

@@ -18,7 +18,8 @@ export const CLI_USAGE = `Usage:
   npm run cli -- emails list --account <acct_id> [--mode test|live]
   npm run cli -- agents apply --account <acct_id> <agent.yaml> [--mode test|live]   (create or update by name; publishes unless publish: false)
   npm run cli -- agents list --account <acct_id> [--mode test|live]
-  npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]
+  npm run cli -- agents publish --account <acct_id> --agent <agt_id> [--mode test|live]   (a draft equal to the live version publishes nothing)
+  npm run cli -- agents export --account <acct_id> --agent <agt_id> [--mode test|live]   (the agent's YAML, tests included, that agents apply takes back unchanged)
   npm run cli -- agents test --account <acct_id> <agent.yaml> [--mode test|live]   (applies as draft, runs its tests on the running service; exit 1 on a failure)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
 

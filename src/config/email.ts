@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { bool } from './env-values';
 
+/** A name server as node's resolver takes it: an IPv4 address or a bare IPv6 one, or either with a port (`1.2.3.4:53`, `[::1]:53`). */
+const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*|\[[0-9A-Fa-f:.]+\](?::\d{1,5})?)$/;
+
 /** Outbound SMTP (absent when SMTP_HOST is unset). */
 export interface SmtpConfig {
   host: string;
@@ -33,6 +36,22 @@ export const emailConfig = z
     /** Engagement tracking: an open pixel, and links rewritten through the click redirect. */
     EMAIL_TRACK_OPENS: bool.default(false),
     EMAIL_TRACK_CLICKS: bool.default(false),
+    /**
+     * DNS servers the domain proofs (TXT records) are looked up on, comma-separated `host` or `host:port`
+     * (IPv6 in brackets with a port); unset: the system's resolvers.
+     */
+    EMAIL_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+      .refine((servers) => servers.every((s) => DNS_SERVER.test(s)), 'a comma-separated list of IP addresses, each optionally with :port (IPv6 in brackets then)'),
+    /** Timeout of one DNS query of a domain proof (each server is tried twice). */
+    EMAIL_DNS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    /**
+     * Domain of the per-email return paths (VERP, `bounces+<token>@…`): the relay must deliver mail for it
+     * to the inbound hook, since bounces are accepted only there. Default: the Message-ID domain.
+     */
+    EMAIL_RETURN_PATH_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/).optional(),
   })
   .transform((e) => ({
     email: {
@@ -46,5 +65,8 @@ export const emailConfig = z
       inboundMaxBytes: e.EMAIL_INBOUND_MAX_BYTES,
       trackOpens: e.EMAIL_TRACK_OPENS,
       trackClicks: e.EMAIL_TRACK_CLICKS,
+      dnsServers: e.EMAIL_DNS_SERVERS,
+      dnsTimeoutMs: e.EMAIL_DNS_TIMEOUT_MS,
+      returnPathDomain: (e.EMAIL_RETURN_PATH_DOMAIN ?? e.EMAIL_MESSAGE_ID_DOMAIN ?? e.EMAIL_FROM.split('@')[1]!).toLowerCase(),
     },
   }));

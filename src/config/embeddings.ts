@@ -36,7 +36,7 @@ export const embeddingsConfig = z
     EMBEDDINGS_SENTENCES: bool.default(true),
     /**
      * The fused score's logistic for this model: `name=weight` for every feature of FUSION_FEATURES and
-     * `bias=…` (see docs/decisions.md "Calibrated score"); cosines differ in scale between models, so refit
+     * `bias=…` (see docs/decisions/knowledge-calibrated-score.md); cosines differ in scale between models, so refit
      * it (npm run bench:calibration prints the line) when changing models. Default: the fit for
      * multilingual-e5-small. Named, so a model fitted for another feature set is refused, not misread.
      */

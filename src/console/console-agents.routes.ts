@@ -4,6 +4,10 @@ import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import type { AgentsService } from '../agents/agents.service';
+import type { ConversationsService } from '../conversations/conversations.service';
+import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
+import type { RunsService } from '../runs/runs.service';
 import { agentEditor, agentPage, agentsList, diffConfigs, newAgentPage, testChatRunPanel, versionsPage } from './views/agents.view';
 import { scopeOf, type Scope } from '../domain/principal';
 
@@ -11,8 +15,11 @@ const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).ma
 
 const canonical = (v: unknown) => JSON.stringify(AgentConfigSchema.parse(v), (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
 
+/** The services these console pages use. */
+interface ConsoleAgentServices { agents: AgentsService; conversations: ConversationsService; knowledgeBases: KnowledgeBasesService; runs: RunsService }
+
 /** Agents: list, create and edit the draft, publish, versions and their differences, the test chat. */
-export function registerConsoleAgentRoutes(router: Router, { services, config }: ConsoleDeps) {
+export function registerConsoleAgentRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleAgentServices>) {
   const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
 
   const bases = async (scope: Scope) => (await services.knowledgeBases.listBases({ ...scope, page: { limit: 100 } })).data.map((b) => ({ id: b.id, name: b.name }));
@@ -72,7 +79,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   }));
 
   router.get('/agents/:id', page(async (req, res) => {
-    await renderAgent(res, idOf(req), { notice: req.query.saved ? 'Draft saved.' : undefined, published: req.query.published !== undefined });
+    const notice = req.query.saved ? 'Draft saved.' : req.query.unchanged ? 'Nothing to publish: the draft is the live version.' : undefined;
+    await renderAgent(res, idOf(req), { notice, published: req.query.published !== undefined });
   }));
 
   router.post('/agents/:id', page(async (req, res) => {
@@ -92,8 +100,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
 
   router.post('/agents/:id/publish', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const agent = await services.agents.publishAgent({ ...scopeOf(session), agentId: idOf(req) });
-    res.redirect(303, `/console/agents/${agent.id}?published=${agent.version}`);
+    const { agent, published } = await services.agents.publish({ ...scopeOf(session), agentId: idOf(req) });
+    res.redirect(303, `/console/agents/${agent.id}?${published ? `published=${agent.version}` : 'unchanged=1'}`);
   }));
 
   router.get('/agents/:id/versions', page(async (req, res) => {

@@ -2,7 +2,14 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { RunObject } from '../runs/run.schemas';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
-import { conversationPage, inboxPage } from './views/inbox.view';
+import type { AgentsService } from '../agents/agents.service';
+import type { ConversationsService } from '../conversations/conversations.service';
+import type { RunsService } from '../runs/runs.service';
+import type { EmailsService } from '../channels/email/emails.service';
+import type { MessagesService } from '../sms/messages.service';
+import { conversationPage, inboxPage, type ReplyDelivery } from './views/inbox.view';
+import { AppError } from '../domain/errors';
+import { smsOfConversationMessage } from '../channels/sms/sms-reply.channel';
 import { scopeOf } from '../domain/principal';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
 
@@ -16,8 +23,11 @@ const FilterSchema = z.object({
 const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply first').max(4000) });
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 
+/** The services these console pages use. */
+interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService }
+
 /** The inbox: conversations by status, channel, agent and tag; the handoff queue; transcripts; human replies. */
-export function registerConsoleInboxRoutes(router: Router, { services, config }: ConsoleDeps) {
+export function registerConsoleInboxRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleInboxServices>) {
   const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
 
   router.get('/inbox', page(async (req, res) => {
@@ -52,13 +62,26 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const runs = new Map<string, RunObject>();
     for (const m of messages) if (m.role === 'customer' && m.run_id) runs.set(m.run_id, await services.runs.getRun({ accountId, livemode, runId: m.run_id }));
     const agent = await services.agents.getAgent({ accountId, livemode, agentId: c.agent_id });
+    // How each reply sent by email or SMS fared (one that never reached a relay or carrier is marked).
+    const deliveries = new Map<string, ReplyDelivery>();
+    for (const [messageId, e] of await services.emails.emailsOfConversation({ accountId, livemode, conversationId: c.id })) {
+      deliveries.set(messageId, { channel: 'email', status: e.status, code: e.error?.code ?? null, message: e.error?.message ?? null, sandbox: e.sandbox, to: e.to });
+    }
+    for (const m of messages) {
+      if (m.channel !== 'sms' || m.role === 'customer') continue;
+      const sms = await services.messages.getMessage({ accountId, livemode, messageId: smsOfConversationMessage(m.id) }).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'resource_missing') return undefined;
+        throw err;
+      });
+      if (sms) deliveries.set(m.id, { channel: 'sms', status: sms.status, code: sms.error_code, message: sms.error_message, sandbox: !sms.livemode, to: sms.to });
+    }
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
     const notice = req.query.done === 'reply' ? 'Reply sent.' : req.query.done === 'handoff' ? 'Handoff closed: the agent answers again.' : req.query.done === 'closed' ? 'Conversation closed.' : undefined;
     sendPage(res, {
       title: `Conversation with ${who}`,
       active: 'inbox',
       notice,
-      body: conversationPage({ c, agent, messages, runs, who, csrf: session.csrfToken, ui }),
+      body: conversationPage({ c, agent, messages, runs, deliveries, who, csrf: session.csrfToken, ui }),
     });
   }));
 

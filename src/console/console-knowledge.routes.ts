@@ -2,6 +2,9 @@ import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../domain/errors';
 import { idOf, page, principalOf, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
+import type { KnowledgeFilesService } from '../knowledge/knowledge-files.service';
+import type { KnowledgeSourcesService } from '../knowledge/knowledge-sources.service';
 import { knowledgeBasePage, knowledgeBasesPage, sourceRow } from './views/knowledge.view';
 import { scopeOf } from '../domain/principal';
 
@@ -46,8 +49,11 @@ function parseRecords(text: string | undefined) {
   });
 }
 
+/** The services these console pages use. */
+interface ConsoleKnowledgeServices { knowledgeBases: KnowledgeBasesService; knowledgeFiles: KnowledgeFilesService; knowledgeSources: KnowledgeSourcesService }
+
 /** Knowledge: bases, their sources (url, upload, records, api) with live status, and a query box. */
-export function registerConsoleKnowledgeRoutes(router: Router, { services, config }: ConsoleDeps) {
+export function registerConsoleKnowledgeRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleKnowledgeServices>) {
   async function basesPage(res: Response, extra: { error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const bases = await services.knowledgeBases.listBases({ ...scopeOf(session), page: { limit: 100 } });

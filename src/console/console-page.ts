@@ -1,10 +1,9 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { Services } from '../app/container';
 import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
 import type { Logger } from '../observability/logger';
 import type { ConsoleSession } from './console-sessions.service';
-import type { Html } from './html';
+import type { Html } from '../platform/html';
 import { layout, type NavSection } from './views/layout';
 
 /**
@@ -13,15 +12,18 @@ import { layout, type NavSection } from './views/layout';
  * app's route list imports a routes file).
  */
 
-/** What every console route needs: the services (the same the API uses), config and log. */
-export interface ConsoleDeps {
-  services: Services;
+/**
+ * What a console route needs: config, log and the services it uses (the same the API uses), named by the
+ * routes module itself in `S` (`ConsoleDeps<{ agents: AgentsService }>`); the app hands over its container.
+ */
+export interface ConsoleDeps<S> {
+  services: S;
   config: Config;
   log: Logger;
 }
 
 /** One console page area's routes (agents, knowledge, inbox, settings), added to the signed-in router. */
-export type ConsolePageRoutes = (router: Router, deps: ConsoleDeps) => void;
+export type ConsolePageRoutes<S> = (router: Router, deps: ConsoleDeps<S>) => void;
 
 /** A signed-in request: the session and the account's name for the page frame. */
 export interface ConsoleLocals {

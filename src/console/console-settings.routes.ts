@@ -2,7 +2,13 @@ import type { Router, Response } from 'express';
 import { z } from 'zod';
 import { AppError } from '../domain/errors';
 import { idOf, page, principalOf, sendPage, sessionOf, type ConsoleDeps } from './console-page';
-import type { Html } from './html';
+import type { AccountsService } from '../accounts/accounts.service';
+import type { AgentsService } from '../agents/agents.service';
+import type { EventsService } from '../webhooks/events.service';
+import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
+import type { SendersService } from '../numbers/senders.service';
+import type { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import type { Html } from '../platform/html';
 import { keysPage, numbersPage, secretOnce, webhooksPage } from './views/settings.view';
 import { scopeOf } from '../domain/principal';
 
@@ -11,8 +17,11 @@ const AttachSchema = z.object({ agent_id: z.string().default('') });
 const CallFlowFormSchema = z.object({ voice_call_flow: z.string().max(20_000).default('') });
 const KeySchema = z.object({ name: z.string().trim().max(100).default('console') });
 
+/** The services these console pages use. */
+interface ConsoleSettingsServices { accounts: AccountsService; agents: AgentsService; events: EventsService; phoneNumbers: PhoneNumbersService; senders: SendersService; webhookEndpoints: WebhookEndpointsService }
+
 /** Numbers (agent, call flow) and senders, webhook endpoints (secrets shown once, deliveries, redeliver) and API keys. */
-export function registerConsoleSettingsRoutes(router: Router, { services }: ConsoleDeps) {
+export function registerConsoleSettingsRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleSettingsServices>) {
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const NUMBER_NOTICES = new Map([
     ['attached', 'The number is answered by the agent now.'],
@@ -35,7 +44,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services }: Cons
       notice: extra.notice,
       error: extra.error,
       status: extra.status,
-      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken }),
+      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken, sandboxOnly: config.sms.carriers.every((c) => c.type === 'sandbox') }),
     });
   }
 

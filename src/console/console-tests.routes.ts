@@ -5,6 +5,10 @@ import { AppError } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import type { TestCaseDefinitionInput } from '../evaluations/evaluation.schemas';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import type { AgentsService } from '../agents/agents.service';
+import type { ConversationsService } from '../conversations/conversations.service';
+import type { EvaluationsService } from '../evaluations/evaluations.service';
+import type { TestCasesService } from '../evaluations/test-cases.service';
 import { evaluationPage, testsPage } from './views/tests.view';
 import { truncate } from '../platform/text';
 
@@ -28,11 +32,14 @@ export function factsOf(answer: string): string[] {
   return [sentence.slice(0, 500)];
 }
 
+/** The services these console pages use. */
+interface ConsoleTestServices { agents: AgentsService; conversations: ConversationsService; evaluations: EvaluationsService; testCases: TestCasesService }
+
 /**
  * The agent's Tests tab (cases: add, edit, delete, import from YAML; "Run against draft"; evaluations with
  * their results per case), and "Add to tests" on a customer turn of an inbox conversation.
  */
-export function registerConsoleTestRoutes(router: Router, { services, config }: ConsoleDeps) {
+export function registerConsoleTestRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleTestServices>) {
   const ui = { uiUrl: config.temporal.uiUrl, namespace: config.temporal.namespace };
 
   async function renderTests(res: Response, agentId: string, opts: { editId?: string; error?: string; draftYaml?: string; status?: number } = {}) {

@@ -4,6 +4,9 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
+import type { ConsoleSessionsService } from './console-sessions.service';
+import type { AccountsService } from '../accounts/accounts.service';
+import type { AgentsService } from '../agents/agents.service';
 import { errorPage, notFoundPage } from './views/error.view';
 import { signInPage } from './views/sign-in.view';
 import { scopeOf } from '../domain/principal';
@@ -63,6 +66,9 @@ const sameToken = (a: string, b: string) => a.length === b.length && timingSafeE
 
 const ASSETS = path.join(__dirname, 'assets');
 
+/** The services the console's frame uses (sign-in, session, the account's name, the agents' menu). */
+interface ConsoleFrameServices { consoleSessions: ConsoleSessionsService; accounts: AccountsService; agents: AgentsService }
+
 /**
  * The support team's console under /console: server-rendered pages over the same services the API uses.
  * Sessions are a random token in an HttpOnly, SameSite=Lax cookie (Secure over https), opened only by a
@@ -71,7 +77,7 @@ const ASSETS = path.join(__dirname, 'assets');
  * Origin of this host (the sign-in form too: no login CSRF). The page areas' routes (`pages`, listed in the
  * app's route list) are added behind the session, before the console's 404 and error pages.
  */
-export function mountConsole(app: Express, deps: ConsoleDeps, pages: readonly ConsolePageRoutes[]): void {
+export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps: ConsoleDeps<S>, pages: readonly ConsolePageRoutes<S>[]): void {
   const { services } = deps;
   const router = express.Router();
 

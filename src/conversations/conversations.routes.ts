@@ -1,12 +1,13 @@
 import { E164Schema, z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { RunsService } from '../runs/runs.service';
 import { IdParamsSchema, listOf, MetadataSchema, PageQuerySchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema, CustomerSchema } from './conversation.schemas';
 import { scopeOf } from '../domain/principal';
-import { assertCustomerPhone } from './conversations.service';
+import { assertCustomerPhone, type ConversationsService } from './conversations.service';
 
 const CreateBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
@@ -38,7 +39,7 @@ const PostMessageQuerySchema = z.strictObject({
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
 
-export function registerConversationRoutes({ router, registry, services }: RouteDeps) {
+export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService }>) {
   const tag = 'Conversations';
   const svc = services.conversations;
 

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
-import { redactDeep, redactText } from '../agents/guardrails/redaction';
+import { redactDeep, redactText } from '../privacy/redaction';
 import type { ReplyChannels } from './reply-channels';
 import { parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';

@@ -7,7 +7,7 @@ import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
-import type { EmailAddressTable, EmailMessageTable } from './tables/email';
+import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
@@ -52,6 +52,7 @@ export interface DB {
   calls: CallTable;
   email_addresses: EmailAddressTable;
   email_messages: EmailMessageTable;
+  email_domains: EmailDomainTable;
   agent_test_cases: AgentTestCaseTable;
   evaluations: EvaluationTable;
   evaluation_case_results: EvaluationCaseResultTable;

@@ -51,6 +51,8 @@ export const errorPolicy = {
   file_too_large: { status: 422, type: 'unprocessable_error', retryable: false },
   agent_not_live: { status: 422, type: 'unprocessable_error', retryable: false },
   channel_not_supported: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** An email domain whose ownership record was not found, or an address on a domain not proven (live mode). */
+  domain_not_verified: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
   /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
   parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },

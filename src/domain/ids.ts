@@ -22,6 +22,7 @@ export const IdPrefix = {
   sender: 'snd',
   emailAddress: 'ea',
   email: 'em',
+  emailDomain: 'edom',
   testCase: 'tcase',
   evaluation: 'eval',
 } as const;

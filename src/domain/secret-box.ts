@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } f
  * Keys derived from the one server secret (SERVER_SECRET), one per purpose, so a key that leaks through
  * one use says nothing about another.
  */
-export type KeyPurpose = 'otp-code-hash' | 'message-body-seal' | 'short-link-code' | 'email-tracking' | 'citation-page-token';
+export type KeyPurpose = 'otp-code-hash' | 'message-body-seal' | 'short-link-code' | 'email-tracking' | 'citation-page-token' | 'dkim-private-key';
 
 export function deriveKey(serverSecret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', serverSecret, 'converse', purpose, 32));

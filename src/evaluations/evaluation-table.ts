@@ -9,7 +9,7 @@ export function formatEvaluationTable(evaluation: EvaluationObject, agentName: s
   lines.push(`${pad('case', nameWidth)}  result  latency   conf.  failed expectation`);
   for (const c of evaluation.cases) {
     const failure = c.failures[0];
-    const why = failure ? `turn ${failure.turn + 1} ${failure.expectation}: ${failure.reason}` : '';
+    const why = failure ? `turn ${failure.turn} ${failure.expectation}: ${failure.reason}` : '';
     const more = c.failures.length > 1 ? ` (+${c.failures.length - 1} more)` : '';
     const compared = c.comparison === 'regression' ? ' [regression]' : c.comparison === 'fix' ? ' [fix]' : '';
     lines.push(`${pad(c.name, nameWidth)}  ${c.passed ? 'pass  ' : 'FAIL  '}  ${`${c.latency_ms} ms`.padStart(8)}  ${c.confidence === null ? '   - ' : c.confidence.toFixed(2).padStart(5)}  ${why}${more}${compared}`.trimEnd());

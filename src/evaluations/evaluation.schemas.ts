@@ -112,7 +112,11 @@ export const TestCaseSchema = z
   .openapi('TestCase');
 export type TestCaseObject = z.infer<typeof TestCaseSchema>;
 
-export const CaseFailureSchema = z.object({ turn: z.number().int(), expectation: z.string(), reason: z.string() });
+export const CaseFailureSchema = z.object({
+  turn: z.number().int().min(1).describe('the customer turn, counted from 1 (the console and the CLI say "turn 1" for the same one)'),
+  expectation: z.string(),
+  reason: z.string(),
+});
 export type CaseFailure = z.infer<typeof CaseFailureSchema>;
 
 export const EvaluationCaseResultSchema = z.object({
@@ -142,7 +146,7 @@ export const EvaluationSchema = z
     livemode: z.boolean(),
     agent_id: z.string(),
     version: z.union([z.number().int(), z.literal('draft')]).describe('the version evaluated, or draft'),
-    agent_version: z.number().int().describe('the version the runs used (a draft snapshot is negative)'),
+    agent_version: z.number().int().nullable().describe('the published version the runs used; null when `version` is "draft" (the draft as it was when the evaluation started)'),
     status: z.enum(['running', 'completed']),
     passed: z.boolean().nullable().describe('every case passed (null while running)'),
     case_count: z.number().int(),

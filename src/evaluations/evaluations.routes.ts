@@ -1,6 +1,8 @@
 import { z } from '../domain/api-schema';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { EvaluationsService } from './evaluations.service';
+import type { TestCasesService } from './test-cases.service';
 import { DeletedSchema, IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
 import { scopeOf } from '../domain/principal';
 import {
@@ -14,7 +16,7 @@ import {
 const EvaluationListQuerySchema = PageQuerySchema.extend({ agent_id: z.string().min(1).max(255).optional().describe("only this agent's evaluations") });
 
 /** An agent's test cases (`/v1/agents/{id}/test_cases`) and its evaluations (`/v1/evaluations`). */
-export function registerEvaluationRoutes({ router, registry, services }: RouteDeps) {
+export function registerEvaluationRoutes({ router, registry, services }: RouteDeps<{ evaluations: EvaluationsService; testCases: TestCasesService }>) {
   const tag = 'Evaluations';
   const cases = services.testCases;
   const evaluations = services.evaluations;

@@ -136,7 +136,8 @@ function present(row: EvaluationRow, results: CaseResultRow[]): EvaluationObject
     livemode: row.livemode,
     agent_id: row.agent_id,
     version: row.target === 'draft' ? 'draft' : row.agent_version,
-    agent_version: row.agent_version,
+    // A draft's runs use a hidden snapshot (a negative number inside): the API says "draft", not -1.
+    agent_version: row.target === 'draft' ? null : row.agent_version,
     status: row.status,
     passed: row.status === 'completed' ? passedCount === caseCount : null,
     case_count: caseCount,
@@ -146,7 +147,8 @@ function present(row: EvaluationRow, results: CaseResultRow[]): EvaluationObject
       case_id: r.case_id,
       name: r.case_name,
       passed: r.passed,
-      failures: r.failures,
+      // Stored with the turn's index; shown counted from 1, as the console and the CLI print it.
+      failures: r.failures.map((f) => ({ ...f, turn: f.turn + 1 })),
       run_ids: r.run_ids,
       conversation_id: r.conversation_id,
       confidence: r.confidence,

@@ -113,6 +113,8 @@ export class TestCasesService {
       for (const [i, d] of definitions.entries()) {
         const row = existing.find((e) => e.name === d.name);
         if (row) {
+          // An unchanged case is left as it is (applying an exported file changes nothing).
+          if (JSON.stringify(definitionOf(row)) === JSON.stringify(d)) continue;
           await this.repo.updateTestCase(tx, row.id, { name: d.name, definition: JSON.stringify(d) });
           updated++;
         } else {
@@ -141,7 +143,14 @@ export class TestCasesService {
 
   /** The AgentFileTests port of `agents apply`. */
   get agentFileTests() {
-    return { check: (tests: unknown) => void this.parseAgentFileTests(tests), keep: (input: Scope & { agentId: string; tests: unknown }) => this.replaceAgentTests(input) };
+    return {
+      check: (tests: unknown) => void this.parseAgentFileTests(tests),
+      keep: (input: Scope & { agentId: string; tests: unknown }) => this.replaceAgentTests(input),
+      list: async (input: Scope & { agentId: string }) => {
+        await this.deps.agents.getAgent({ ...scopeOf(input), agentId: input.agentId });
+        return (await this.repo.listTestCases(this.deps.db, input.agentId)).map(definitionOf);
+      },
+    };
   }
 
   private async assertNameFree(agentId: string, name: string) {

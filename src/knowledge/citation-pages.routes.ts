@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { citationPage } from '../console/views/citation-page.view';
+import { citationPage } from './citation-page.view';
 import { CITATION_PAGE_PATH, type CitationPagesService } from './citation-pages.service';
 
 /**

@@ -6,7 +6,7 @@ import { notFound } from '../domain/errors';
 import { customerLinksServed, type PublicLinksPolicy } from '../domain/public-links';
 import { deriveKey } from '../domain/secret-box';
 import type { Scope } from '../domain/principal';
-import { redactText } from '../agents/guardrails/redaction';
+import { redactText } from '../privacy/redaction';
 import { CitationPageRepo } from './citation-page.repo';
 
 /** Source types whose passages have no url of their own and get a citation page when cited. */

@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import { AppError } from '../domain/errors';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { KnowledgeFilesService } from './knowledge-files.service';
 import { FileSchema } from './file.schemas';
 import { fileTooLarge } from './ingest/document-parsers';
 import { scopeOf } from '../domain/principal';
@@ -47,7 +48,7 @@ function receiveFile(upload: multer.Multer, maxBytes: number, req: Request, res:
 }
 
 /** `POST /v1/files` (multipart, field `file`), `GET /v1/files`, `GET /v1/files/{id}`. */
-export function registerFileRoutes({ router, registry, services, config }: RouteDeps) {
+export function registerFileRoutes({ router, registry, services, config }: RouteDeps<{ knowledgeFiles: KnowledgeFilesService }>) {
   const tag = 'Files';
   const svc = services.knowledgeFiles;
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: config.knowledge.maxFileBytes, files: 1, fields: 5, parts: 8, fieldSize: 1024 }, defParamCharset: 'utf8' });

@@ -3,7 +3,10 @@ import { TOP_K_DEFAULT, TOP_K_MAX } from './knowledge-retrieval.service';
 import { defineRoute } from '../http/route';
 import { DeletedSchema, HttpUrlSchema, IdParamsSchema, PageQuerySchema, listOf } from '../http/schemas';
 import { registerFileRoutes } from './files.routes';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { KnowledgeBasesService } from './knowledge-bases.service';
+import type { KnowledgeFilesService } from './knowledge-files.service';
+import type { KnowledgeSourcesService } from './knowledge-sources.service';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
 import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
 import { scopeOf } from '../domain/principal';
@@ -68,7 +71,7 @@ const QueryBodySchema = z.strictObject({
 
 const SourceParamsSchema = z.strictObject({ id: z.string().min(1).max(255), src: z.string().min(1).max(255) });
 
-export function registerKnowledgeRoutes(deps: RouteDeps) {
+export function registerKnowledgeRoutes(deps: RouteDeps<{ knowledgeBases: KnowledgeBasesService; knowledgeSources: KnowledgeSourcesService; knowledgeFiles: KnowledgeFilesService }>) {
   const { router, registry, services } = deps;
   const tag = 'Knowledge';
   const bases = services.knowledgeBases;

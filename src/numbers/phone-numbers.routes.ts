@@ -1,7 +1,8 @@
 import { z } from '../domain/api-schema';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { PhoneNumbersService } from './phone-numbers.service';
 import { PhoneNumberSchema } from './phone-number.schemas';
 import { scopeOf } from '../domain/principal';
 import { VoiceCallFlowSchema } from './call-flow.schemas';
@@ -14,7 +15,7 @@ const UpdatePhoneNumberBodySchema = z.strictObject({
 });
 
 /** Numbers are provisioned by operators (`npm run cli -- numbers add`) or in the console; their agent and call flow are set here too. */
-export function registerPhoneNumberRoutes({ router, registry, services }: RouteDeps) {
+export function registerPhoneNumberRoutes({ router, registry, services }: RouteDeps<{ phoneNumbers: PhoneNumbersService }>) {
   const tag = 'SMS';
   const svc = services.phoneNumbers;
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { SendersService } from './senders.service';
 import { scopeOf } from '../domain/principal';
 
 const SenderSchema = z
@@ -16,7 +17,7 @@ const SenderSchema = z
   .openapi('Sender');
 
 /** Read-only: senders are registered by operators (`npm run cli -- senders add`) or in the console. */
-export function registerSenderRoutes({ router, registry, services }: RouteDeps) {
+export function registerSenderRoutes({ router, registry, services }: RouteDeps<{ senders: SendersService }>) {
   const tag = 'SMS';
   const svc = services.senders;
 

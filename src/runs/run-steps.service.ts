@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { AgentsService } from '../agents/agents.service';
-import { redactDeep, redactText } from '../agents/guardrails/redaction';
+import { redactDeep, redactText } from '../privacy/redaction';
 import { matchRestrictedTopic } from '../agents/guardrails/restricted-topics';
 import type { HandoffReason, Planner, PlannerDecision } from '../agents/planner/port';
 import { callToolEndpoint } from '../agents/tools/tool-client';

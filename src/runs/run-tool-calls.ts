@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../agents/agent.schemas';
-import { redactDeep } from '../agents/guardrails/redaction';
+import { redactDeep } from '../privacy/redaction';
 import { validateToolArguments } from '../agents/guardrails/tool-argument-validation';
 import type { PlannerToolResult } from '../agents/planner/port';
 import { derivedId, IdPrefix } from '../domain/ids';

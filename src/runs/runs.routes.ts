@@ -1,12 +1,13 @@
 import { z } from '../domain/api-schema';
 import { defineRoute } from '../http/route';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { RunsService } from './runs.service';
 import { IdParamsSchema } from '../http/schemas';
 import { lastEventId, writeSse } from '../http/sse';
 import { RunSchema } from './run.schemas';
 import { scopeOf } from '../domain/principal';
 
-export function registerRunRoutes({ router, registry, services }: RouteDeps) {
+export function registerRunRoutes({ router, registry, services }: RouteDeps<{ runs: RunsService }>) {
   const tag = 'Runs';
   const svc = services.runs;
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError, notFound, referenceMissing } from '../domain/errors';
-import { redactDeep, redactText } from '../agents/guardrails/redaction';
+import { redactDeep, redactText } from '../privacy/redaction';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { agentRunWorkflowId, toolCallResolvedSignal } from '../../workflows/shared/runs.contracts';
 import type { RunNotifier } from './run-notifier';

@@ -11,6 +11,7 @@ import { derivedId, IdPrefix, newId } from '../domain/ids';
 import type { PhoneNumbersService } from '../numbers/phone-numbers.service';
 import type { SendersService } from '../numbers/senders.service';
 import type { Logger } from '../observability/logger';
+import { redactText } from '../privacy/redaction';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import type { EventsService } from '../webhooks/events.service';
 import { deliveryReceiptSignal, smsDeliveryWorkflowId } from '../../workflows/shared/sms.contracts';
@@ -126,9 +127,15 @@ export class InboundSmsService implements CarrierListener {
    * An inbound SMS: stored as an inbound message of the account owning the number (or that last wrote
    * to this sender from this sender ID / short code), consent keywords applied, message.received
    * emitted. Idempotent per carrier message id (a redelivered deliver_sm changes nothing).
+   *
+   * Every carrier's inbound SMS (SMPP deliver_sm, the sandbox, the test helper) comes through here, and its
+   * text is redacted first (src/privacy), like every customer message: the stored body, the API object,
+   * message.received and its webhooks, the consent keyword check and the agent's conversation all read the
+   * redacted text. Segments and encoding still describe the text the carrier delivered.
    */
-  async onInbound(sms: InboundSms): Promise<void> {
+  async onInbound(received: InboundSms): Promise<void> {
     const { db, log } = this.deps;
+    const sms: InboundSms = { ...received, body: redactText(received.body).text };
     const number = await this.deps.phoneNumbers.findNumber({ number: sms.to });
     // Only the sender's owner hears from it: the number's account, or the account the sender ID or short
     // code is registered to. Nobody else, even an account that once wrote from it.
@@ -147,7 +154,7 @@ export class InboundSmsService implements CarrierListener {
     const id = sms.carrierMessageId
       ? derivedId(IdPrefix.message, 'inbound', sms.carrier, sms.carrierMessageId)
       : newId(IdPrefix.message);
-    const segmented = segmentSms(sms.body);
+    const segmented = segmentSms(received.body);
     const { events } = this.deps;
     // The message and its message.received commit together; a redelivered deliver_sm changes neither.
     const row = await events.transaction(async (tx) => {

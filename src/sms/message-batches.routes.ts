@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { responseStoreOf } from '../http/middleware/idempotency';
 import { HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
 import { scopeOf } from '../domain/principal';
 import { VARIABLE_NAME_PATTERN } from './body-template';
-import { MAX_BATCH_RECIPIENTS } from './message-batches.service';
+import { MAX_BATCH_RECIPIENTS, type MessageBatchesService } from './message-batches.service';
 import { MessageBatchSchema } from './message-batch.schemas';
 import { MessageSchema } from './message.schemas';
 import { MAX_BODY_CHARS } from './messages.service';
@@ -33,7 +33,7 @@ const CreateBatchBodySchema = z.strictObject({
   skip_invalid: z.boolean().optional().describe('queue the valid recipients and list the others under rejected (default: refuse the batch)'),
 });
 
-export function registerMessageBatchRoutes({ router, registry, services }: RouteDeps) {
+export function registerMessageBatchRoutes({ router, registry, services }: RouteDeps<{ messageBatches: MessageBatchesService }>) {
   const tag = 'SMS';
   const svc = services.messageBatches;
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { MAX_BODY_CHARS } from './messages.service';
+import { MAX_BODY_CHARS, type MessagesService } from './messages.service';
 import { defineRoute } from '../http/route';
 import { responseStoreOf } from '../http/middleware/idempotency';
 import { E164Schema } from '../domain/api-schema';
 import { HttpUrlSchema, IdParamsSchema, listOf, PageQuerySchema, SenderSchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
 import { MessageSchema, MessageStatusSchema } from './message.schemas';
 import { scopeOf } from '../domain/principal';
 
@@ -28,7 +28,7 @@ const ListQuerySchema = PageQuerySchema.extend({
   direction: z.enum(['inbound', 'outbound']).optional(),
 });
 
-export function registerMessageRoutes({ router, registry, services }: RouteDeps) {
+export function registerMessageRoutes({ router, registry, services }: RouteDeps<{ messages: MessagesService }>) {
   const tag = 'SMS';
   const svc = services.messages;
 

@@ -1,11 +1,11 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { Activities } from '../../activities';
 
 export interface CreateWorkerInput {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: Activities;
+  /** The activities the worker registers (activities/index.ts builds them over the app's services). */
+  activities: NonNullable<WorkerOptions['activities']>;
   /** A prebuilt bundle (tests build it once per file); otherwise workflows/ is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }

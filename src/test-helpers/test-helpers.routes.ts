@@ -1,4 +1,5 @@
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { TestHelpersService } from './test-helpers.service';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema } from '../http/schemas';
 import { AppError } from '../domain/errors';
@@ -22,7 +23,7 @@ export const TEST_HELPERS_PATH = '/v1/test_helpers';
  * Test helpers under /v1/test_helpers (test keys only): a live key is answered 404 route_missing for
  * every path below, before its body is read, exactly as for a path that does not exist.
  */
-export function registerTestHelperRoutes({ router, registry, services }: RouteDeps) {
+export function registerTestHelperRoutes({ router, registry, services }: RouteDeps<{ testHelpers: TestHelpersService }>) {
   const tag = 'Test helpers';
   const svc = services.testHelpers;
   const description = 'Test mode only: a live key gets 404 route_missing.';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { E164Schema } from '../domain/api-schema';
 import { IdParamsSchema, SenderSchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { VerificationsService } from './verifications.service';
 import { VerificationCheckSchema, VerificationSchema } from './verification.schemas';
 import { scopeOf } from '../domain/principal';
 
@@ -14,7 +15,7 @@ const CreateBodySchema = z.strictObject({
 
 const CheckBodySchema = z.strictObject({ code: z.string().min(1).max(20) });
 
-export function registerVerificationRoutes({ router, registry, services }: RouteDeps) {
+export function registerVerificationRoutes({ router, registry, services }: RouteDeps<{ verifications: VerificationsService }>) {
   const tag = 'Verifications';
   const svc = services.verifications;
 

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { EventsService } from './events.service';
 import { EventSchema } from './event.schemas';
 import { WebhookDeliverySchema, WebhookRedeliverySchema } from './webhook-delivery.schemas';
 import { scopeOf } from '../domain/principal';
 
 const ListEventsQuerySchema = PageQuerySchema.extend({ type: z.string().max(100).optional() });
 
-export function registerEventRoutes({ router, registry, services }: RouteDeps) {
+export function registerEventRoutes({ router, registry, services }: RouteDeps<{ events: EventsService }>) {
   const tag = 'Events';
   const svc = services.events;
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { DeletedSchema, HttpUrlSchema, IdParamsSchema, listOf, MetadataSchema, PageQuerySchema, RotateSecretBodySchema } from '../http/schemas';
-import type { RouteDeps } from '../app/route-deps';
+import type { RouteDeps } from '../http/route-deps';
+import type { WebhookEndpointsService } from './webhook-endpoints.service';
 import { EventSchema } from './event.schemas';
 import { toWebhookEndpointObject, WebhookEndpointSchema } from './webhook-endpoint.schemas';
 import { scopeOf } from '../domain/principal';
@@ -27,7 +28,7 @@ const UpdateBodySchema = z.strictObject({
   metadata: MetadataSchema.optional(),
 });
 
-export function registerWebhookEndpointRoutes({ router, registry, services }: RouteDeps) {
+export function registerWebhookEndpointRoutes({ router, registry, services }: RouteDeps<{ webhookEndpoints: WebhookEndpointsService }>) {
   const tag = 'Webhooks';
   const svc = services.webhookEndpoints;
 

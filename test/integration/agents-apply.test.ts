@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { runAgentsCommand } from '../../src/cli/agents.commands';
 import { buildCliServices, type StandaloneCliServices } from '../../src/cli/cli-services';
 import { AppError } from '../../src/domain/errors';
+import { exampleAgentConfig } from '../../src/app/dev-examples';
 import { buildTestConfig, TEST_DATABASE_URL } from '../support/config';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
@@ -110,6 +111,66 @@ describe('agents apply', () => {
     assert.equal(draft.version, 0);
     const published = JSON.parse((await runAgentsCommand(services, { action: 'publish', account: accountId, agent: draft.id }))!);
     assert.deepEqual(published, { id: draft.id, name: 'Draft agent', status: 'live', version: 1 });
+  });
+
+  it('publishes no new version when the draft equals the live version (applying the same file twice, or `agents publish` again)', async () => {
+    const file = exampleFile('twice.yaml', (t) => t.replace('name: Acme support agent', 'name: Twice agent'));
+    const first = JSON.parse((await apply(file))!);
+    assert.equal(first.version, 1);
+    const again = JSON.parse((await apply(file))!);
+    assert.deepEqual(again, { ...first, created: false }, 'the same file again: still version 1');
+    const republished = JSON.parse((await runAgentsCommand(services, { action: 'publish', account: accountId, agent: first.id }))!);
+    assert.equal(republished.version, 1);
+    const versions = await services.agents.listVersions({ accountId, livemode: false, agentId: first.id });
+    assert.deepEqual(versions.map((v) => v.version), [1]);
+    // A change still publishes.
+    const changed = JSON.parse((await apply(exampleFile('twice.yaml', (t) => t.replace('name: Acme support agent', 'name: Twice agent').replace('default_queue: support', 'default_queue: tier-2'))))!);
+    assert.equal(changed.version, 2);
+  });
+
+  it('exports any agent (the example file\'s, npm start\'s example, a draft) as YAML that apply takes back unchanged', async () => {
+    const exportOf = async (agentId: string) => (await runAgentsCommand(services, { action: 'export', account: accountId, agent: agentId }))!;
+    const stateOf = async (agentId: string) => ({
+      draft: (await services.agents.getDraft({ accountId, livemode: false, agentId })).draft,
+      versions: await services.agents.listVersions({ accountId, livemode: false, agentId }),
+      tests: (await services.testCases.listTestCases({ accountId, livemode: false, agentId, page: { limit: 100 } })).data,
+    });
+    const roundTrip = async (agentId: string, name: string) => {
+      const before = await stateOf(agentId);
+      const yaml = await exportOf(agentId);
+      const file = path.join(dir, name);
+      writeFileSync(file, yaml);
+      const applied = JSON.parse((await apply(file))!);
+      assert.equal(applied.id, agentId);
+      assert.equal(applied.created, false);
+      assert.deepEqual(await stateOf(agentId), before, `${name}: apply(export) changed the agent`);
+      assert.equal(await exportOf(agentId), yaml, `${name}: a second export differs`);
+      return { yaml, before };
+    };
+
+    // The example file, with its ten tests.
+    const fromFile = JSON.parse((await apply(exampleFile('export-source.yaml', (t) => t.replace('name: Acme support agent', 'name: Exported agent'))))!);
+    const { yaml, before } = await roundTrip(fromFile.id, 'exported.yaml');
+    assert.equal(before.tests.length, 10);
+    assert.match(yaml, /^name: Exported agent$/m);
+    assert.doesNotMatch(yaml, /^publish:/m, 'the draft is the live version: nothing to hold back');
+
+    // npm start's example agent (created in code, defaults left out).
+    const example = await services.agents.createAgent({ accountId, livemode: false, config: exampleAgentConfig(kbId) });
+    await services.agents.publishAgent({ accountId, livemode: false, agentId: example.id });
+    await roundTrip(example.id, 'example.yaml');
+
+    // A draft never published stays a draft; a live agent with an edited draft keeps its live version.
+    const draft = await services.agents.createAgent({ accountId, livemode: false, config: { ...exampleAgentConfig(kbId), name: 'Never published' } });
+    assert.match((await roundTrip(draft.id, 'draft.yaml')).yaml, /^publish: false$/m);
+    await services.agents.updateDraft({ accountId, livemode: false, agentId: example.id, config: { ...exampleAgentConfig(kbId), instructions: 'Edited, not published.' } });
+    assert.match((await roundTrip(example.id, 'edited.yaml')).yaml, /^publish: false$/m);
+
+    // Another account's agent, or another mode's, is not found (nothing of it is printed).
+    const stranger = (await services.accounts.createAccount({ name: 'Stranger' })).id;
+    const notFound = (err: unknown) => err instanceof AppError && err.code === 'resource_missing';
+    await assert.rejects(runAgentsCommand(services, { action: 'export', account: stranger, agent: example.id }), notFound);
+    await assert.rejects(runAgentsCommand(services, { action: 'export', account: accountId, agent: example.id, livemode: true }), notFound);
   });
 
   it('refuses invalid files with a message naming the field at fault, and changes nothing', async () => {

@@ -18,7 +18,7 @@ const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
  * Every email the local SMTP server accepted, parsed. RCPT TO an address starting with "reject" gets 550;
  * one starting with "busy" gets 451 (try again later) the first time.
  */
-const mailbox: { envelopeTo: string[]; mail: ParsedMail }[] = [];
+const mailbox: { envelopeFrom: string; envelopeTo: string[]; mail: ParsedMail }[] = [];
 const rcptAttempts = new Map<string, number>();
 const smtp = new SMTPServer({
   authOptional: true,
@@ -39,7 +39,7 @@ const smtp = new SMTPServer({
   onData(stream, session, callback) {
     simpleParser(stream)
       .then((mail) => {
-        mailbox.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address), mail });
+        mailbox.push({ envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', envelopeTo: session.envelope.rcptTo.map((r) => r.address), mail });
         callback();
       })
       .catch(callback);
@@ -55,6 +55,9 @@ const email: Config['email'] = {
   inboundMaxBytes: 1_000_000,
   trackOpens: true,
   trackClicks: true,
+  dnsServers: [],
+  dnsTimeoutMs: 2000,
+  returnPathDomain: 'converse.test',
 };
 before(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
@@ -114,13 +117,22 @@ async function eventsOf(f: AgentFixture, type: string) {
 const eventFor = (f: AgentFixture, type: string, match: (e: any) => boolean) =>
   pollUntil(`a ${type} event`, async () => (await eventsOf(f, type)).find(match));
 
-/** An email agent over the help center, answering at support-…@acme.test. */
+/**
+ * A live email agent over the help center, answering at support-…@acme.test (test mode never reaches the
+ * relay). The account's acme.test is marked verified directly: the DNS proof has its own test
+ * (email-trust-boundaries.test.ts).
+ */
 async function seedEmailAgent() {
-  const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] });
+  const f = await seedAgent(ctx.stack, { channels: ['chat', 'email'] }, undefined, 'live');
+  const domain = await ctx.stack.services.emailDomains.addDomain({ accountId: f.accountId, livemode: true, domain: 'acme.test' });
+  await ctx.stack.database.db.updateTable('email_domains').set({ verified_at: new Date() }).where('id', '=', domain.id).execute();
   const address = `support-${uid()}@acme.test`;
-  await ctx.stack.services.emailAddresses.addAddress({ accountId: f.accountId, livemode: false, address, displayName: 'Acme Support', agentId: f.agentId });
+  await ctx.stack.services.emailAddresses.addAddress({ accountId: f.accountId, livemode: true, address, displayName: 'Acme Support', agentId: f.agentId });
   return { ...f, address };
 }
+
+/** The envelope sender (return path) of the email the relay got with this Message-ID. */
+const returnPathOf = (messageId: string | undefined) => mailbox.find((e) => e.mail.messageId === messageId)?.envelopeFrom ?? '';
 
 describe('email conversations', () => {
   it('answers an inbound email with a threaded reply (In-Reply-To, References, "Re:" subject, quote, source link), and a reply in the thread continues the conversation', async () => {
@@ -248,9 +260,11 @@ describe('email conversations', () => {
     const ok = await postInbound(mime({ from: customer, to: f.address, subject: 'Shipping', messageId: `b2-${uid()}@customer.test`, text: 'How long does standard shipping take?' }));
     const reply = await mailTo(customer);
     await eventFor(f, 'email.delivered', (e) => e.data.conversation_id === ok.body.conversation_id);
+    // Bounces are accepted at the email's own return path (VERP) only.
+    assert.match(returnPathOf(reply.messageId), /^bounces\+[0-9a-f]{24}@converse\.test$/);
     const dsn = [
       'From: Mail Delivery System <MAILER-DAEMON@mx.customer.test>',
-      `To: ${f.address}`,
+      `To: ${returnPathOf(reply.messageId)}`,
       'Subject: Undelivered Mail Returned to Sender',
       `Message-ID: <dsn-${uid()}@mx.customer.test>`,
       'Auto-Submitted: auto-replied',
@@ -408,16 +422,16 @@ describe('email conversations', () => {
   it('provisions inbound addresses like phone numbers: unique, valid, answered only by a live email agent', async () => {
     const f = await seedEmailAgent();
     const svc = ctx.stack.services.emailAddresses;
-    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: false, address: f.address.toUpperCase() }), (e: any) => e.code === 'resource_conflict');
-    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: false, address: 'not an address' }), (e: any) => e.code === 'parameter_invalid');
-    const smsOnly = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, livemode: false, config: { name: 'SMS only', channels: ['sms'] } });
-    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, livemode: false, agentId: smsOnly.id });
-    const [address] = await svc.listAddresses({ accountId: f.accountId, livemode: false });
-    await assert.rejects(svc.attachAgent({ accountId: f.accountId, livemode: false, emailAddressId: address!.id, agentId: smsOnly.id }), (e: any) => e.code === 'channel_not_supported');
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: true, address: f.address.toUpperCase() }), (e: any) => e.code === 'resource_conflict');
+    await assert.rejects(svc.addAddress({ accountId: f.accountId, livemode: true, address: 'not an address' }), (e: any) => e.code === 'parameter_invalid');
+    const smsOnly = await ctx.stack.services.agents.createAgent({ accountId: f.accountId, livemode: true, config: { name: 'SMS only', channels: ['sms'] } });
+    await ctx.stack.services.agents.publishAgent({ accountId: f.accountId, livemode: true, agentId: smsOnly.id });
+    const [address] = await svc.listAddresses({ accountId: f.accountId, livemode: true });
+    await assert.rejects(svc.attachAgent({ accountId: f.accountId, livemode: true, emailAddressId: address!.id, agentId: smsOnly.id }), (e: any) => e.code === 'channel_not_supported');
     const other = await ctx.stack.newAccount();
-    await assert.rejects(svc.attachAgent({ accountId: other.accountId, livemode: false, emailAddressId: address!.id, agentId: null }), (e: any) => e.code === 'resource_missing');
+    await assert.rejects(svc.attachAgent({ accountId: other.accountId, livemode: true, emailAddressId: address!.id, agentId: null }), (e: any) => e.code === 'resource_missing');
 
-    const detached = await svc.attachAgent({ accountId: f.accountId, livemode: false, emailAddressId: address!.id, agentId: null });
+    const detached = await svc.attachAgent({ accountId: f.accountId, livemode: true, emailAddressId: address!.id, agentId: null });
     assert.equal(detached.agent_id, null);
     const res = await postInbound(mime({ from: `hal-${uid()}@customer.test`, to: f.address, subject: 'Hi', messageId: `a-${uid()}@customer.test`, text: 'Hello' }));
     assert.equal(res.body.status, 'ignored');

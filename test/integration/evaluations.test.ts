@@ -83,7 +83,7 @@ describe('evaluations', () => {
     assert.equal(evaluation.case_count, 6);
     assert.equal(evaluation.passed_count, 6);
     assert.equal(evaluation.version, 'draft');
-    assert.ok(evaluation.agent_version < 0, 'a draft snapshot');
+    assert.equal(evaluation.agent_version, null, 'an evaluation of the draft says draft, not the number of its hidden snapshot');
     for (const c of evaluation.cases) {
       assert.ok(c.run_ids.length === 1 && c.run_ids[0].startsWith('run_'), c.name);
       assert.ok(c.latency_ms >= 0);
@@ -96,7 +96,7 @@ describe('evaluations', () => {
     assert.deepEqual(listed.body.data, []);
     const run = await f.call('GET', `/v1/runs/${resultOf(evaluation, 'shipping').run_ids[0]}`);
     assert.equal(run.body.metadata.evaluation_id, evaluation.id);
-    assert.equal(run.body.agent_version, evaluation.agent_version);
+    assert.ok(run.body.agent_version < 0, 'the run records the hidden draft snapshot it used');
     const sms = await f.call('GET', `/v1/runs/${resultOf(evaluation, 'shipping by sms').run_ids[0]}`);
     assert.equal(sms.body.channel, 'sms');
     const sent = await f.call('GET', '/v1/messages');
@@ -142,7 +142,16 @@ describe('evaluations', () => {
     assert.deepEqual(failed('no call'), ['tool_called']);
     assert.deepEqual(failed('a call'), ['no_tool']);
     assert.deepEqual(failed('stored'), ['redacted']);
-    for (const c of evaluation.cases) assert.equal(c.failures[0].turn, 0);
+    // Turns count from 1 in the API, as the console and the CLI print them ("turn 1").
+    for (const c of evaluation.cases) assert.equal(c.failures[0].turn, 1);
+    const s = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const tab = await s.get(`/console/agents/${f.agentId}/tests`);
+    assert.equal(tab.status, 200);
+    assert.match(tab.text, new RegExp(`${evaluation.id}</a></td><td>draft</td>`), 'the evaluations list says draft');
+    assert.doesNotMatch(tab.text, /draft \(-\d+\)/);
+    const page = await s.get(`/console/agents/${f.agentId}/evaluations/${evaluation.id}`);
+    assert.match(page.text, /<b>turn 1 reply\.cites<\/b>/);
+    assert.doesNotMatch(page.text, /turn [02] /);
   });
 
   it('answers tool calls from the case: a 200 body, an error, a 202 then the result; the real tool only when asked', async (t) => {
@@ -246,7 +255,9 @@ describe('evaluations', () => {
     const { agents } = ctx.stack.services;
     const { db } = ctx.stack.database;
     const liveBefore = await db.selectFrom('agents').select('live_version').where('id', '=', f.agentId).executeTakeFirstOrThrow();
-    const { draft } = await agents.getDraft({ ...scope, agentId: f.agentId });
+    // A draft that differs from the live version (an unchanged draft publishes nothing).
+    const { draft: live } = await agents.getDraft({ ...scope, agentId: f.agentId });
+    const { draft } = (await agents.getDraft({ ...scope, agentId: (await agents.updateDraft({ ...scope, agentId: f.agentId, config: { ...live, instructions: 'A new draft.' } })).id }));
     const edited = { ...draft, guardrails: { ...draft.guardrails, restricted_topics: ['legal advice'] } };
     // Another request edits the draft between the publish's checks and its write.
     const validate = agents.validateConfig.bind(agents);

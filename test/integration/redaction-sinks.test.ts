@@ -8,14 +8,12 @@ import { sql } from 'kysely';
 import { simpleParser } from 'mailparser';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import type { Config } from '../../src/config/env';
-import { signatureHeader } from '../../src/domain/signature';
 import { ask, HELP_CENTER, openConversation, seedAgent } from '../support/agents';
 import { signInToConsole } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { startReceiver } from '../support/receiver';
-import { SENSITIVE, valuesInClear } from '../support/redaction-corpus';
+import { SENSITIVE, valuesInClear } from '../../src/privacy/redaction-corpus';
 import { useTestStack } from '../support/stack';
 import { waitForSource } from './knowledge-helpers';
 
@@ -52,6 +50,9 @@ const email: Config['email'] = {
   inboundMaxBytes: 1_000_000,
   trackOpens: false,
   trackClicks: false,
+  dnsServers: [],
+  dnsTimeoutMs: 2000,
+  returnPathDomain: 'converse.test',
 };
 before(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
@@ -65,7 +66,7 @@ let logged = '';
 const log = pino({ level: 'trace' }, new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb(); } }));
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server', log, config: { email } });
 
-/** Every string inside `value`, JSON text inside strings parsed too (columns that store JSON as text). */
+/** Every string inside `value`, object keys included, JSON text inside strings parsed too (columns that store JSON as text). */
 function stringsOf(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') {
     out.push(value);
@@ -77,7 +78,13 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
       }
     }
   } else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) stringsOf(v, out);
+  else if (value && typeof value === 'object') {
+    // Keys are text too (metadata, tool results): a card as a key leaks like a card as a value.
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      stringsOf(v, out);
+    }
+  }
   return out;
 }
 
@@ -135,7 +142,11 @@ describe('redaction at every sink (M4)', () => {
     const tool = await startReceiver((req) => {
       const body = JSON.parse(req.rawBody.toString() || '{}');
       if (body.tool === 'lookup_order') return { status: 200, body: { error: { code: 'card_declined', message: 'The card 4111/1111/1111/1111 on order 12345 was declined' } } };
-      return { status: 200, body: { order_id: '12345', paid_with: '3782\u00a0822463\u00a010005', status: 'shipped' } };
+      // Issue 28 #6: a card as a key, and values split by the separators and invisible characters the rule now covers.
+      return {
+        status: 200,
+        body: { order_id: '12345', paid_with: '3782\u00a0822463\u00a010005', status: 'shipped', '4242\u034f4242\u034f4242\u034f4242': 'card on file', refund_to: 'DE89/3704/0044/0532/0130/00', backup: '5555*5555*5555*4444' },
+      };
     });
     try {
       const tools = ['lookup_order', 'track_parcel'].map((name) => ({
@@ -153,8 +164,11 @@ describe('redaction at every sink (M4)', () => {
       assert.equal((await f.call('POST', '/v1/webhook_endpoints', { url: `${hooks.url}/hooks`, events: ['*'] })).status, 201);
 
       // Chat: metadata and context carry corpus values; the question retrieves the card passage and the api answer.
-      const metadata = Object.fromEntries(SENSITIVE.slice(0, 40).map((e, i) => [`k${i}`, e.text]));
-      const chat = await openConversation(f, { metadata, context: { notes: SENSITIVE.slice(40, 80).map((e) => e.text) } });
+      // Issue 28 #6: corpus values as metadata and context keys too (at most 50 metadata keys of 40 characters).
+      const sensitiveKeys = ['4242\u31644242\u31644242\u31644242', '4242,4242,4242,4242', 'ssn 219.09.9999', 'AB-12-34-56-C', '4242 -- 4242 -- 4242 -- 4242', 'DE89/3704/0044/0532/0130/00'];
+      const metadata = { ...Object.fromEntries(SENSITIVE.slice(0, 40).map((e, i) => [`k${i}`, e.text])), ...Object.fromEntries(sensitiveKeys.map((k) => [k, 'as a key'])) };
+      const context = { notes: SENSITIVE.slice(40, 80).map((e) => e.text), ...Object.fromEntries(sensitiveKeys.map((k) => [k, { nested: 'as a key' }])) };
+      const chat = await openConversation(f, { metadata, context });
       const answered = await ask(f, chat, QUESTION);
       assert.equal(answered.run.status, 'completed', JSON.stringify(answered.run));
       // Tools: one answers with a card in its result, one fails with a card in its error message.
@@ -174,13 +188,25 @@ describe('redaction at every sink (M4)', () => {
       // another asks the question, whose reply quotes the customer and the card passage.
       await ctx.stack.services.emailAddresses.addAddress({ accountId: f.accountId, livemode: false, address: 'support@acme.test', displayName: 'Acme', agentId: f.agentId });
       const inboundEmail = async (from: string, id: string, body: string) => {
-        const raw = [`From: Ada <${from}>`, 'To: support@acme.test', 'Subject: Card 4242\u00a04242\u00a04242\u00a04242', `Message-ID: <${id}>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, ''].join('\r\n');
-        const res = await fetch(`${ctx.stack.baseUrl}${INBOUND_EMAIL_PATH}`, { method: 'POST', headers: { 'content-type': 'message/rfc822', 'service-signature': signatureHeader(INBOUND_SECRET, raw) }, body: raw });
-        assert.equal(res.status, 200, await res.text());
+        // The subject is stored and repeated in the reply's "Re:": issue 28 #6's separators and invisible characters in it.
+        const subject = 'Card 4242\u00a04242\u00a04242\u00a04242, backup 5555\u31645555\u31645555\u31644444, SSN 078\u201305\u20131120';
+        const raw = [`From: Ada <${from}>`, 'To: support@acme.test', `Subject: ${subject}`, `Message-ID: <${id}>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, ''].join('\r\n');
+        // Test mode: the test helper takes the email as the relay's post is, and the sandbox takes the reply.
+        const res = await f.call('POST', '/v1/test_helpers/inbound_emails', { raw });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
       };
       await inboundEmail('ada@customer.test', 'm1@customer.test', SENSITIVE.slice(80, 160).map((e) => e.text).join('\n'));
       await inboundEmail('bob@customer.test', 'm2@customer.test', `${QUESTION}\nMy card is 4242\u00a04242\u200b4242 4242.`);
-      await pollUntil('the email reply', () => mails.length > 0);
+      const sandboxed = await pollUntil('the email reply', async () => {
+        const list = (await f.call('GET', '/v1/emails?direction=outbound')).body.data as { id: string; status: string }[];
+        return list.length > 0 && list.every((e) => e.status !== 'sending') && list;
+      });
+      for (const e of sandboxed) {
+        const { subject, content } = (await f.call('GET', `/v1/emails/${e.id}`)).body;
+        mails.push(`${subject}\n${content?.text ?? ''}\n${content?.html ?? ''}`);
+      }
+      const replySubject = mails[0]!.split('\n')[0]!;
+      assert.equal(replySubject, 'Re: Card [card ••••4242], backup [card ••••4444], SSN [redacted ssn]', 'the reply repeats the subject as stored: redacted');
       await pollUntil('the run.completed webhooks', () => hooks.requests.filter((r) => r.rawBody.toString().includes('"run.completed"')).length >= 3, { timeoutMs: 20_000 });
 
       // The card passage and the api answer were retrieved (so the run record had something to redact).

@@ -19,7 +19,7 @@ import type { SmscSimulator } from './smsc-simulator';
 import { createTestDatabase, type TestDatabase } from './db';
 import { connectPglite } from '../../src/db/database';
 import { migrateToLatestOrThrow } from '../../src/db/migrate';
-import { startOperatorServer } from '../../src/app/operator-server';
+import { startOperatorServer } from '../../src/cli/operator-server';
 import { createDevServerEnv, createTimeSkippingEnv, workflowBundle } from './temporal';
 
 export interface TestStack {

@@ -3,6 +3,9 @@ import { describe, it } from 'node:test';
 import { renderEmail, shapeEmailReplyText } from '../../src/channels/email/email-format';
 import { parseFieldBlocks, parseInboundEmail } from '../../src/channels/email/email-mime';
 import { clickToken, openToken, verifyTrackingToken } from '../../src/channels/email/email-tracking';
+import { loadConfig } from '../../src/config/env';
+import { parentDomains } from '../../src/channels/email/email-domain.repo';
+import { asReturnPath, newReturnPath } from '../../src/channels/email/email-return-path';
 import { baseSubject, MAX_REFERENCES, newTextOfReply, parseMessageIds, quoteText, replyReferences, replySubject, threadSubjectKey } from '../../src/channels/email/email-threading';
 
 const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'));
@@ -43,6 +46,8 @@ describe('email threading', () => {
     assert.equal(newTextOfReply('Yes\n-- \nAda, CEO'), 'Yes');
     assert.equal(newTextOfReply('> only a quote\n> nothing new'), '> only a quote\n> nothing new', 'nothing new: the text as it is');
     assert.equal(newTextOfReply('I said:\n> a quote in the middle\nand then more'), 'I said:\n> a quote in the middle\nand then more');
+    assert.equal(newTextOfReply('New\n> a\n\n> b\n>\n'), 'New', 'the trailing quote block, blank lines inside it');
+    assert.equal(newTextOfReply(`${'> q\n'.repeat(3)}Answer\n> old`), `${'> q\n'.repeat(3)}Answer`, 'quotes before new text stay');
   });
 
   it('quotes shortly, on a word boundary', () => {
@@ -207,3 +212,24 @@ describe('inbound MIME', () => {
     );
   });
 });
+
+describe('email domains and return paths', () => {
+  it('reads EMAIL_DNS_SERVERS as name servers, refuses anything else, and derives the return path domain', () => {
+    const config = loadConfig({ EMAIL_DNS_SERVERS: '127.0.0.1:5353, [::1]:53,9.9.9.9', EMAIL_FROM: 'help@acme.example' });
+    assert.deepEqual(config.email.dnsServers, ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']);
+    assert.equal(config.email.returnPathDomain, 'acme.example');
+    assert.deepEqual(loadConfig({}).email.dnsServers, []);
+    assert.throws(() => loadConfig({ EMAIL_DNS_SERVERS: 'dns.google' }), /EMAIL_DNS_SERVERS/);
+  });
+
+  it('covers a domain by itself and its parents; recognises only well-formed return paths of our domain', () => {
+    assert.deepEqual(parentDomains('Mail.Acme.example.'), ['mail.acme.example', 'acme.example']);
+    const path = newReturnPath('Bounces.Converse.test');
+    assert.match(path, /^bounces\+[0-9a-f]{24}@bounces\.converse\.test$/);
+    assert.equal(asReturnPath(path.toUpperCase(), 'bounces.converse.test'), path, 'case-folded by a relay');
+    assert.equal(asReturnPath(path, 'other.test'), undefined);
+    assert.equal(asReturnPath('bounces+xyz@bounces.converse.test', 'bounces.converse.test'), undefined);
+    assert.equal(asReturnPath('support@bounces.converse.test', 'bounces.converse.test'), undefined);
+  });
+});
+

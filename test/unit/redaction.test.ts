@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findSensitiveValues, ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/agents/guardrails/redaction';
-import { compactForm, NEAR_MISSES, SENSITIVE } from '../support/redaction-corpus';
+import { findSensitiveValues, ibanChecksumValid, luhnValid, redactDeep, redactText } from '../../src/privacy/redaction';
+import { compactForm, NEAR_MISSES, SENSITIVE } from '../../src/privacy/redaction-corpus';
 
 const text = (s: string) => redactText(s).text;
 
@@ -110,6 +110,58 @@ describe('redactText: UK National Insurance number', () => {
   });
 });
 
+describe('redactText: one separator rule for every detector (issue 28 #6)', () => {
+  // Every separator the rule allows, each splitting the groups of every kind of value.
+  const SEPARATORS = [' ', '-', '.', ',', '/', '_', '*', '\n', '\r\n', '\t', '\u2013', '\u2014', '\u2212', ' -- ', ' / ', ', ', ' * ', ' - '];
+
+  it('splits cards, SSNs, IBANs and NINOs by the same separators', () => {
+    const missed: string[] = [];
+    for (const sep of SEPARATORS) {
+      const cases: [string, RegExp][] = [
+        [`card ${['4242', '4242', '4242', '4242'].join(sep)} ok`, /^card \[card ••••4242\] ok$/],
+        [`SSN ${['219', '09', '9999'].join(sep)} ok`, /^SSN \[redacted ssn\] ok$/],
+        [`IBAN ${['DE89', '3704', '0044', '0532', '0130', '00'].join(sep)} ok`, /^IBAN \[redacted iban\] ok$/],
+        [`NI ${['AB', '12', '34', '56', 'C'].join(sep)} ok`, /^NI \[redacted nino\] ok$/],
+        [`DNI ${['12345678', 'Z'].join(sep)} ok`, /^DNI \[redacted national id\] ok$/],
+      ];
+      for (const [input, expected] of cases) if (!expected.test(text(input))) missed.push(`${JSON.stringify(input)} → ${JSON.stringify(text(input))}`);
+    }
+    assert.deepEqual(missed, []);
+  });
+
+  it('keeps an SSN shape whose two separators differ, and lists of years or page ranges', () => {
+    for (const s of ['ref 123-45.6789', 'periods (1978-1980, 1981-1983, 1984-1986)', 'J. Biol. Chem. 261, 15424-15429', 'cohorts 1981, 1982, 1983, 1982', 'years 2001, 2002, 2003, 2008', 'SW033291, a small molecule']) {
+      assert.equal(text(s), s, s);
+    }
+  });
+});
+
+describe('redactText: every Default_Ignorable_Code_Point is removed before detection (issue 28 #6)', () => {
+  it('finds a card whose groups are split by any default-ignorable code point, in the text as written', () => {
+    const ignorable = /^\p{Default_Ignorable_Code_Point}$/u;
+    const missed: string[] = [];
+    let tried = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (!ignorable.test(ch)) continue;
+      tried++;
+      const input = `card 4242${ch}4242${ch}4242${ch}4242 ok`;
+      if (text(input) !== 'card [card ••••4242] ok') missed.push(`U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
+    }
+    assert.ok(tried > 4000, `${tried} default-ignorable code points`);
+    assert.deepEqual(missed, []);
+  });
+
+  it('removes U+034F, U+061C, U+FE0F, U+E0020 and U+3164 (the issue\'s cases) around every kind', () => {
+    for (const ch of ['\u034f', '\u061c', '\ufe0f', '\u{e0020}', '\u3164']) {
+      assert.equal(text(`SSN 219${ch}-09-${ch}9999`), 'SSN [redacted ssn]', `SSN, U+${ch.codePointAt(0)!.toString(16)}`);
+      assert.equal(text(`IBAN DE89${ch}3704${ch}0044${ch}0532${ch}0130${ch}00`), 'IBAN [redacted iban]');
+      assert.equal(text(`NI AB${ch}123456${ch}C`), 'NI [redacted nino]');
+    }
+  });
+});
+
 describe('redactText: passports and national ids', () => {
   it('redacts an id after a keyword and filler words', () => {
     assert.equal(text('my passport number is X12345678'), 'my passport number is [redacted passport]');
@@ -161,7 +213,25 @@ describe('redactText over the redaction corpus (M4)', () => {
 });
 
 describe('redactDeep', () => {
-  it('redacts every string of a nested value, keeps keys and ordinary numbers, and copies', () => {
+  it('redacts object keys too: a key that two keys redact to is kept for both, "__proto__" stays an entry (issue 28 #6)', () => {
+    const toolResult = JSON.parse(
+      '{"4242 4242 4242 4242": "primary", "4242\u034f4242\u034f4242\u034f4242": "backup", "[card ••••4242]": "literal", "cards": {"5555,5555,5555,4444": {"ssn 219.09.9999": true}}, "__proto__": {"AB-12-34-56-C": 1}}',
+    );
+    const out = redactDeep(toolResult) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(out), ['[card ••••4242]', '[card ••••4242] (2)', '[card ••••4242] (3)', 'cards', '__proto__']);
+    assert.deepEqual(Object.values(out).slice(0, 3), ['primary', 'backup', 'literal']);
+    assert.deepEqual(out.cards, { '[card ••••4444]': { 'ssn [redacted ssn]': true } });
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.deepEqual(JSON.parse(JSON.stringify(out)).__proto__, { '[redacted nino]': 1 });
+    assert.doesNotMatch(JSON.stringify(out), /4242 4242|5555,5555|219\.09|AB-12/);
+  });
+
+  it('redacts the values a tool result echoes, whatever their separators or invisible characters (issue 28 #6)', () => {
+    const out = redactDeep({ paid_with: '4242\u3164 4242\u3164 4242\u3164 4242', refund_to: 'DE89/3704/0044/0532/0130/00', holder_ssn: '078–05–1120', notes: ['card 4242 -- 4242 -- 4242 -- 4242'] });
+    assert.deepEqual(out, { paid_with: '[card ••••4242]', refund_to: '[redacted iban]', holder_ssn: '[redacted ssn]', notes: ['card [card ••••4242]'] });
+  });
+
+  it('redacts every string of a nested value, keeps ordinary keys and numbers, and copies', () => {
     const input = {
       customer: { note: 'card 4242 4242 4242 4242', ids: ['ssn 123-45-6789', 'plain'] },
       amount: 129.99,
@@ -217,6 +287,23 @@ describe('redaction cost', () => {
       '4242..'.repeat(33_000),
       '４２４２ '.repeat(40_000),
     ];
+    // Issue 28 #6: the wider separator rule and the default-ignorable removal stay linear.
+    inputs.push(
+      '4 -- '.repeat(20_000),
+      '4,4*4/4_4.4-4 '.repeat(7_000),
+      '4242 -- 4242 -- '.repeat(6_000),
+      '1.2,3/4*5_6-7 8\n9'.repeat(5_500),
+      '219.09.'.repeat(14_000),
+      'AB-12-34-56-'.repeat(8_000),
+      'ab.12.'.repeat(16_000),
+      'DE89/'.repeat(20_000),
+      'DE89 / 3704 / '.repeat(7_000),
+      'passport 12 34 '.repeat(6_500),
+      'dni 1-2-3-4-5-6-7-8 '.repeat(5_000),
+      '4\u3164'.repeat(50_000),
+      '4\u{e0020}'.repeat(33_000),
+      '4\ufe0f\u034f'.repeat(33_000),
+    );
     for (const input of inputs) {
       const started = performance.now();
       redactText(input);
@@ -224,5 +311,20 @@ describe('redaction cost', () => {
       // Generous: a backtracking pattern takes minutes on these inputs, a linear scan milliseconds.
       assert.ok(ms < 5000, `${input.slice(0, 12)}… took ${ms.toFixed(0)} ms`);
     }
+  });
+
+  it('redacts 10,000 object keys that all redact to the same placeholder in bounded time (issue 28 #6)', () => {
+    // 22 separators in each of the three places between the groups: 10,648 ways to write one card.
+    const seps = [' ', '-', '.', ',', '/', '_', '*', '\n', '\t', '\u2013', '\u2014', '\u2212', ' -- ', ' / ', ', ', ' * ', ' - ', '  ', '\u00a0', '\u3164', ' \u200b', '\ufe0f'];
+    const keys: Record<string, number> = {};
+    for (let i = 0; i < 10_000; i++) {
+      const [a, b, c] = [i % 22, Math.floor(i / 22) % 22, Math.floor(i / 484)].map((k) => seps[k]!);
+      keys[`4242${a}4242${b}4242${c}4242`] = i;
+    }
+    const started = performance.now();
+    const out = redactDeep(keys);
+    const ms = performance.now() - started;
+    assert.equal(Object.keys(out).length, 10_000, 'no entry lost');
+    assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
   });
 });

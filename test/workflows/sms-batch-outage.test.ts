@@ -22,7 +22,7 @@ type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory'
 type SendBehaviour = (call: SendCall, callsOfMessage: SendCall[]) => SendMessageResult;
 
 const HOUR_MS = 3_600_000;
-/** 64 (the batch maximum) gives the per-hour figure in docs/decisions.md; 16 keeps this file quicker. */
+/** 64 (the batch maximum) gives the per-hour figure in docs/decisions/sms-batch-rounds.md; 16 keeps this file quicker. */
 const OUTAGE_BATCH_SIZE = 16;
 const SENT: SendMessageResult = { status: 'sent', awaitReceipt: true };
 const carriersDown = () => ApplicationFailure.retryable('No carrier accepted the message', 'no_carrier_available');

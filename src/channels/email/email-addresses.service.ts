@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema';
 import { AppError, notFound } from '../../domain/errors';
 import { IdPrefix, newId } from '../../domain/ids';
 import { EmailRepo } from './email.repo';
+import { EmailDomainRepo } from './email-domain.repo';
 import { toEmailAddressObject, type EmailAddressObject } from './email.schemas';
 import { scopeOf, type Scope } from '../../domain/principal';
 import type { PageParams } from '../../db/pagination';
@@ -14,25 +15,28 @@ export const MAILBOX_PATTERN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:
 
 /**
  * The account's inbound email addresses, created over the API (`/v1/email_addresses`), the console or by
- * the operator (CLI); over the API and the console the first account with an address on a domain holds it. A live
- * agent configured for email can be attached to an address: it answers what arrives there, and its
- * replies go out from that address.
+ * the operator (CLI). A live address needs its domain proven by the account (EmailDomainsService) and has
+ * one owner among live addresses; a test-mode address needs no proof and claims nothing (unique within
+ * its account only: test mode neither sends to a relay nor receives from one). A live agent configured
+ * for email can be attached to an address: it answers what arrives there, and its replies go out from it.
  */
 export class EmailAddressesService {
   private readonly repo = new EmailRepo();
+  private readonly domains = new EmailDomainRepo();
 
   constructor(private readonly deps: { db: Kysely<DB>; agents: AgentsService }) {}
 
   /**
-   * Registers an address. `selfService` (the API, the console): the first account with an address on a
-   * domain holds it, so another account's address there is 409; the operator (CLI) is not held to that.
+   * Registers an address. Live mode: its domain (or a parent) must be one the account has verified (422
+   * `domain_not_verified`), and another account's live address of the same name is 409. Test mode: any
+   * address, once per account.
    */
-  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string; selfService?: boolean }): Promise<EmailAddressObject> {
+  async addAddress(input: Scope & { address: string; displayName?: string; agentId?: string }): Promise<EmailAddressObject> {
     const address = input.address.trim();
     if (!MAILBOX_PATTERN.test(address) || address.length > 254) throw new AppError('parameter_invalid', `Invalid email address: '${input.address}'`, { param: 'address' });
-    const domain = address.slice(address.lastIndexOf('@') + 1);
-    if (input.selfService && (await this.repo.domainHeldByAnother(this.deps.db, input.accountId, domain))) {
-      throw new AppError('resource_conflict', `Addresses on ${domain} belong to another account`, { param: 'address' });
+    const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+    if (input.livemode && !(await this.domains.findVerifiedCovering(this.deps.db, scopeOf(input), domain))) {
+      throw new AppError('domain_not_verified', `${domain} is not one of your verified domains: add it (POST /v1/email_domains), publish its TXT record and verify it first`, { param: 'address' });
     }
     if (input.agentId) await this.checkAgent(scopeOf(input), input.agentId);
     const row = await this.repo.insertAddress(this.deps.db, {

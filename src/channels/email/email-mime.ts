@@ -36,8 +36,15 @@ export interface InboundEmail {
 const addresses = (value: AddressObject | AddressObject[] | undefined): string[] =>
   (Array.isArray(value) ? value : value ? [value] : []).flatMap((a) => a.value.flatMap((v) => (v.address ? [v.address] : (v.group ?? []).flatMap((g) => (g.address ? [g.address] : [])))));
 
+/**
+ * The addresses in the raw header lines named `key`: each run of characters between separators that has
+ * an "@" with something either side. Split, not a backtracking regex, so a long header costs linear time.
+ */
 const headerAddresses = (lines: readonly { key: string; line: string }[], key: string): string[] =>
-  lines.filter((l) => l.key === key).flatMap((l) => [...l.line.slice(l.line.indexOf(':') + 1).matchAll(/[^\s<>,;:"]+@[^\s<>,;:"]+/g)].map((m) => m[0]));
+  lines
+    .filter((l) => l.key === key)
+    .flatMap((l) => l.line.slice(l.line.indexOf(':') + 1).split(/[\s<>,;:"]+/))
+    .filter((token) => token.slice(1, -1).includes('@'));
 
 export async function parseInboundEmail(raw: Buffer): Promise<InboundEmail> {
   const mail = await simpleParser(raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true });

@@ -14,6 +14,8 @@ import type { EmailTrackingService } from './email-tracking.service';
 import { EmailRepo, type EmailMessageRow } from './email.repo';
 import { toEmailObject } from './email.schemas';
 import type { SmtpSenderPort } from './smtp-sender';
+import type { EmailDomainsService } from './email-domains.service';
+import { newReturnPath } from './email-return-path';
 
 /** Subject of a conversation's first email when nothing named one (an API conversation on email). */
 export const DEFAULT_SUBJECT = 'Your conversation with us';
@@ -24,10 +26,16 @@ export const DEFAULT_SUBJECT = 'Your conversation with us';
  * conversation's subject ("Re: …"), threaded with In-Reply-To / References under the conversation's latest
  * email, with a short quote of the customer's message and the cited sources linked.
  *
- * Sending is idempotent by the transcript message: its email row (with its Message-ID) is written before
- * the SMTP transaction, and a row that left `sending` is never sent again. SMTP 250 → `delivered`
- * (email.delivered); 5xx → `bounced` (email.bounced); 4xx or no connection → an error the activity
- * retries (same row, same Message-ID).
+ * Sending is idempotent by the transcript message: its email row (with its Message-ID and its own return
+ * path) is written before the SMTP transaction, and a row that left `sending` is never sent again. SMTP
+ * 250 → `delivered` (email.delivered); 5xx → `bounced` (email.bounced); 4xx or no connection → an error
+ * the activity retries (same row, same Message-ID).
+ *
+ * Test mode never reaches the relay: the sandbox takes the email (`delivered`, email.delivered, its
+ * rendered text readable at GET /v1/emails/{id}). Live mode sends only from an address on a domain the
+ * account has verified (or EMAIL_FROM, the operator's), DKIM-signed once the domain's key is published.
+ * An email that was not handed to the relay says so: `failed` with its code (`no_recipient`,
+ * `smtp_not_configured`, `domain_not_verified`) and email.failed.
  */
 export class EmailReplyChannel implements ReplyChannel {
   readonly channel = 'email' as const;
@@ -40,6 +48,7 @@ export class EmailReplyChannel implements ReplyChannel {
       events: EventsService;
       conversations: ConversationRepo;
       tracking: EmailTrackingService;
+      domains: EmailDomainsService;
       /** Undefined when no SMTP server is configured. */
       sender?: SmtpSenderPort;
       log: Logger;
@@ -84,20 +93,24 @@ export class EmailReplyChannel implements ReplyChannel {
           to_address: to,
           customer_address: to,
           status: 'sending',
+          return_path: newReturnPath(config.email.returnPathDomain),
           error: null,
         });
     if (row.status !== 'sending') return;
 
     if (!to) return this.settle(row, 'failed', { code: 'no_recipient', message: 'The conversation has no customer.email to send to' });
-    if (!this.deps.sender) return this.settle(row, 'failed', { code: 'smtp_not_configured', message: 'No SMTP server is configured (SMTP_HOST)' });
+    // Test mode: the sandbox takes it (its content is rendered when read); nothing leaves the process.
+    if (!conversation.livemode) return this.settle(row, 'delivered', null);
+    if (!this.deps.sender) return this.settle(row, 'failed', { code: 'smtp_not_configured', message: 'No SMTP relay is configured (SMTP_HOST): the email was not sent' });
+    const scope = { accountId: conversation.account_id, livemode: conversation.livemode };
+    const fromDomain = row.from_address.slice(row.from_address.lastIndexOf('@') + 1);
+    const operatorFrom = row.from_address.toLowerCase() === config.email.from.toLowerCase();
+    if (!operatorFrom && !(await this.deps.domains.isVerified({ ...scope, domain: fromDomain }))) {
+      return this.settle(row, 'failed', { code: 'domain_not_verified', message: `${fromDomain} is not a verified domain of the account: the email was not sent` });
+    }
+    const dkim = operatorFrom ? undefined : await this.deps.domains.signingKeyFor({ ...scope, domain: fromDomain });
+    const { text, html } = await this.render(conversation, message, row);
 
-    const quoted = await this.customerMessageBefore(conversation, message.id);
-    const { text, html } = renderEmail({
-      content: message.content,
-      quoted: quoted && { text: quoted.content, from: to, date: quoted.created_at },
-      trackLink: config.email.trackClicks ? (url) => this.deps.tracking.clickUrl(row.id, url) : undefined,
-      pixelUrl: config.email.trackOpens ? this.deps.tracking.openUrl(row.id) : undefined,
-    });
     const sent = await this.deps.sender.send({
       from: { address: row.from_address, name: from.name },
       to: row.to_address,
@@ -109,6 +122,8 @@ export class EmailReplyChannel implements ReplyChannel {
       html,
       // RFC 3834: an agent's reply is automatic (vacation responders do not answer it); a human's is not.
       headers: message.role === 'agent' ? { 'Auto-Submitted': 'auto-replied' } : undefined,
+      returnPath: row.return_path ?? undefined,
+      dkim,
     });
     if (sent.outcome === 'accepted') return this.settle(row, 'delivered', null);
     if (sent.outcome === 'rejected') return this.settle(row, 'bounced', { code: `smtp_${sent.responseCode}`, message: sent.response.slice(0, 500) });
@@ -116,12 +131,36 @@ export class EmailReplyChannel implements ReplyChannel {
     throw new AppError('upstream_unavailable', `The SMTP server did not take the email: ${sent.response.slice(0, 300)}`);
   }
 
-  /** Leaves `sending` for good and emits the matching event in the same transaction (once). */
+  /**
+   * The text and HTML of an outbound email as it is (or would be) sent: the transcript message, a short
+   * quote of the customer message it answers, tracked links. Rendered again on demand (the sandbox's
+   * reads), so no email body is stored beside the transcript.
+   */
+  async renderSentEmail(row: EmailMessageRow): Promise<{ text: string; html: string } | undefined> {
+    if (row.direction !== 'outbound' || !row.conversation_message_id) return undefined;
+    const { db } = this.deps;
+    const [conversation, message] = await Promise.all([this.deps.conversations.getConversation(db, row.conversation_id), this.deps.conversations.getMessage(db, row.conversation_message_id)]);
+    if (!conversation || !message) return undefined;
+    return this.render(conversation, { id: message.id, content: message.content }, row);
+  }
+
+  private async render(conversation: ConversationRow, message: { id: string; content: string }, row: EmailMessageRow) {
+    const { config } = this.deps;
+    const quoted = await this.customerMessageBefore(conversation, message.id);
+    return renderEmail({
+      content: message.content,
+      quoted: quoted && { text: quoted.content, from: row.to_address, date: quoted.created_at },
+      trackLink: config.email.trackClicks ? (url) => this.deps.tracking.clickUrl(row.id, url) : undefined,
+      pixelUrl: config.email.trackOpens ? this.deps.tracking.openUrl(row.id) : undefined,
+    });
+  }
+
+  /** Leaves `sending` for good and emits the matching event (email.delivered, email.bounced, email.failed) in the same transaction (once). */
   private async settle(row: EmailMessageRow, status: 'delivered' | 'bounced' | 'failed', error: { code: string; message: string } | null) {
     await this.deps.events.transaction(async (tx) => {
       const settled = await this.repo.settleEmail(tx, row.id, status, error);
-      if (!settled || status === 'failed') return;
-      const type = status === 'delivered' ? 'email.delivered' : 'email.bounced';
+      if (!settled) return;
+      const type = `email.${status}`;
       const data = status === 'bounced' ? { ...toEmailObject(settled), bounce: { type: 'hard', source: 'smtp', recipient: settled.to_address, diagnostic: error?.message ?? null } } : toEmailObject(settled);
       await this.deps.events.emit({ accountId: settled.account_id, livemode: settled.livemode, type, data, eventId: derivedId(IdPrefix.event, settled.id, type) }, { tx });
     });
@@ -131,8 +170,9 @@ export class EmailReplyChannel implements ReplyChannel {
   /** The address the customer last wrote to, else the agent's address, else EMAIL_FROM. */
   private async fromAddress(conversation: ConversationRow, lastInbound: EmailMessageRow | undefined): Promise<{ address: string; name: string | null }> {
     const { db } = this.deps;
-    const own = lastInbound ? await this.repo.findAddress(db, [lastInbound.to_address]) : undefined;
-    const address = own && own.account_id === conversation.account_id && own.livemode === conversation.livemode ? own : await this.repo.findAddressOfAgent(db, { accountId: conversation.account_id, livemode: conversation.livemode }, conversation.agent_id);
+    const scope = { accountId: conversation.account_id, livemode: conversation.livemode };
+    const own = lastInbound ? await this.repo.findAddress(db, [lastInbound.to_address], scope) : undefined;
+    const address = own ?? (await this.repo.findAddressOfAgent(db, scope, conversation.agent_id));
     return address ? { address: address.address, name: address.display_name } : { address: this.deps.config.email.from, name: null };
   }
 

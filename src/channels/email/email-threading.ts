@@ -42,25 +42,36 @@ export function replySubject(subject: string): string {
   return base ? `Re: ${base}` : 'Re:';
 }
 
+/** Lines of an email's text examined for its new text, at most (what follows is dropped unread). */
+export const MAX_REPLY_LINES = 5_000;
+
+const isQuoteOrBlank = (line: string) => /^\s*>/.test(line) || line.trim() === '';
+
 /**
  * The new text of a customer's email: what precedes the quoted history. Cuts at the first attribution
  * line ("On … wrote:", "Le … a écrit :", "Am … schrieb …:"), an "-----Original Message-----" separator or
- * a run of "> " lines, and drops a trailing signature ("-- " line).
+ * the trailing run of "> " lines, and drops a trailing signature ("-- " line).
+ *
+ * Linear in the text: the trailing quote block is found by one backward scan, and at most
+ * MAX_REPLY_LINES lines are examined (the stored text is capped far below that anyway).
  */
 export function newTextOfReply(text: string): string {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const lines = text.replace(/\r\n?/g, '\n').split('\n', MAX_REPLY_LINES);
+  // Where the trailing block of quoted (or blank) lines starts: a quote line from there on ends the new text.
+  let quoteFrom = lines.length;
+  while (quoteFrom > 0 && isQuoteOrBlank(lines[quoteFrom - 1]!)) quoteFrom--;
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (SEPARATOR.test(line.trim())) break;
     // The attribution may be wrapped over two lines by the client ("On Mon, … Ada <ada@…>" / "wrote:").
     if (ATTRIBUTION_START.test(line) && (ATTRIBUTION_END.test(line) || (line.length < 200 && ATTRIBUTION_END.test(lines[i + 1] ?? '')))) break;
-    if (/^\s*>/.test(line) && lines.slice(i).every((l) => /^\s*>/.test(l) || l.trim() === '')) break;
+    if (i >= quoteFrom && /^\s*>/.test(line)) break;
     if (line === '-- ') break;
     out.push(line);
   }
   const result = out.join('\n').trim();
-  return result || text.trim();
+  return result || lines.join('\n').trim();
 }
 
 const SEPARATOR = /^-{2,}\s*(original message|forwarded message|message d'origine|ursprüngliche nachricht)\s*-{2,}$/i;

@@ -11,7 +11,8 @@ export type EmailMessageRow = Selectable<EmailMessageTable>;
 /** The email channel's tables: inbound addresses and the emails of conversations. */
 export class EmailRepo {
   async insertAddress(db: Db, row: Insertable<EmailAddressTable>) {
-    return db.insertInto('email_addresses').values(row).onConflict((oc) => oc.expression(sql`lower(address)`).doNothing()).returningAll().executeTakeFirst();
+    // Unique case-insensitively: among live addresses, and within the account in test mode (partial indexes).
+    return db.insertInto('email_addresses').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
   }
 
   async getAddressById(db: Db, scope: Scope, id: string) {
@@ -28,6 +29,14 @@ export class EmailRepo {
     return lower.map((a) => rows.find((r) => r.address.toLowerCase() === a)).find((r) => r !== undefined);
   }
 
+  /** The live address among `addresses` (most specific first): what a mail relay delivers to (test-mode addresses are reached through the test helper only). */
+  async findLiveAddress(db: Db, addresses: string[]) {
+    if (addresses.length === 0) return undefined;
+    const lower = addresses.map((a) => a.toLowerCase());
+    const rows = await db.selectFrom('email_addresses').selectAll().where('livemode', '=', true).where(sql<boolean>`lower(address) in (${sql.join(lower)})`).execute();
+    return lower.map((a) => rows.find((r) => r.address.toLowerCase() === a)).find((r) => r !== undefined);
+  }
+
   /** The account's address the agent answers on (the oldest, when several). */
   async findAddressOfAgent(db: Db, scope: Scope, agentId: string) {
     return db.selectFrom('email_addresses').selectAll().where(inScope(scope)).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
@@ -39,18 +48,6 @@ export class EmailRepo {
 
   async listAddressPage(db: Kysely<DB>, scope: Scope, page: PageParams) {
     return paginate(db, 'email_addresses', db.selectFrom('email_addresses').selectAll().where(inScope(scope)), page);
-  }
-
-  /** Whether an account other than `accountId` holds an address on `domain` (either mode). */
-  async domainHeldByAnother(db: Db, accountId: string, domain: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('email_addresses')
-      .select('id')
-      .where('account_id', '<>', accountId)
-      .where(sql<boolean>`lower(split_part(address, '@', 2)) = ${domain.toLowerCase()}`)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
   }
 
   async updateAddress(db: Db, scope: Scope, id: string, set: { agent_id?: string | null; display_name?: string | null }) {
@@ -73,6 +70,24 @@ export class EmailRepo {
 
   async getEmail(db: Db, id: string) {
     return db.selectFrom('email_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async getEmailById(db: Db, scope: Scope, id: string) {
+    return db.selectFrom('email_messages').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The scope's emails, newest first; optionally of one conversation, one direction. */
+  async listEmailPage(db: Kysely<DB>, scope: Scope, page: PageParams, filter: { conversationId?: string; direction?: 'inbound' | 'outbound' } = {}) {
+    let q = db.selectFrom('email_messages').selectAll().where(inScope(scope));
+    if (filter.conversationId) q = q.where('conversation_id', '=', filter.conversationId);
+    if (filter.direction) q = q.where('direction', '=', filter.direction);
+    return paginate(db, 'email_messages', q, page);
+  }
+
+  /** An outbound email by its return path (where its bounces are accepted). */
+  async findByReturnPath(db: Db, returnPaths: string[]) {
+    if (returnPaths.length === 0) return undefined;
+    return db.selectFrom('email_messages').selectAll().where('direction', '=', 'outbound').where('return_path', 'in', returnPaths).limit(1).executeTakeFirst();
   }
 
   async getEmailOfMessage(db: Db, conversationMessageId: string) {

@@ -1,8 +1,8 @@
 import express, { type RequestHandler, type Router } from 'express';
-import type { Services } from '../../app/container';
 import type { Config } from '../../config/env';
 import { SIGNATURE_HEADER } from '../../domain/signature';
-import { CLICK_PATH, OPEN_PATH } from './email-tracking.service';
+import { CLICK_PATH, OPEN_PATH, type EmailTrackingService } from './email-tracking.service';
+import type { InboundEmailService } from './inbound-email.service';
 
 /** The open pixel: a transparent 1×1 GIF. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -16,7 +16,7 @@ export const INBOUND_EMAIL_PATH = '/hooks/email/inbound';
  * EMAIL_INBOUND_SECRET) and the tracking pixel and click redirect that mail clients fetch. Errors use the
  * API's error object (the app's error handler).
  */
-export function registerEmailRoutes(router: Router, deps: { services: Services; config: Config }): void {
+export function registerEmailRoutes(router: Router, deps: { services: { inboundEmail: InboundEmailService; emailTracking: EmailTrackingService }; config: Config }): void {
   const { inboundEmail, emailTracking } = deps.services;
   const rawBody = express.raw({ type: () => true, limit: deps.config.email.inboundMaxBytes });
 

@@ -9,10 +9,12 @@ import { derivedId, IdPrefix } from '../../domain/ids';
 import { SIGNATURE_HEADER, signatureHeaderPlausible, verifySignatureHeader } from '../../domain/signature';
 import type { Logger } from '../../observability/logger';
 import type { EventsService } from '../../webhooks/events.service';
-import { redactText } from '../../agents/guardrails/redaction';
+import { redactText } from '../../privacy/redaction';
 import { parseInboundEmail, type InboundEmail, type InboundEmailReport } from './email-mime';
 import { threadSubjectKey } from './email-threading';
 import { EmailRepo } from './email.repo';
+import { EmailDomainRepo } from './email-domain.repo';
+import { asReturnPath } from './email-return-path';
 import { toEmailObject, type InboundEmailResult } from './email.schemas';
 import { sameScope, type Scope } from '../../domain/principal';
 
@@ -23,12 +25,16 @@ const NO_TEXT = '(no text)';
  * The email channel's inbound side: raw MIME posted by the mail relay to the inbound hook, signed with
  * EMAIL_INBOUND_SECRET (Service-Signature, the same scheme as our webhooks).
  *
+ * - The relay's mail reaches live addresses only, on a domain their account has verified (test-mode
+ *   addresses are reached through the test helper, as test numbers through the sandbox).
  * - A customer's email to a registered address with a live agent attached continues its thread's
  *   conversation (matched by In-Reply-To / References against the emails we know, then by subject with
  *   the same customer), else the customer's open conversation with that agent (same email, whatever
  *   channel it was on), else a new email conversation; the run answers by email.
- * - A delivery status notification (multipart/report; delivery-status) naming one of our emails: bounced.
- * - A feedback report (multipart/report; feedback-report, ARF): complained.
+ * - A delivery status notification (multipart/report; delivery-status) at the return path (VERP) of one
+ *   of our emails: that email bounced.
+ * - A feedback report (multipart/report; feedback-report, ARF) at the return path of the email it names,
+ *   or at an address of the account that sent it: complained.
  * - Anything else (no registered recipient, no agent, auto-replies, mail from our own addresses) is
  *   acknowledged and ignored; a Message-ID seen before is acknowledged as a duplicate (relay retries).
  */
@@ -53,6 +59,7 @@ export function capEmailText(text: string, max: number): string {
 export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer; signature: string | undefined }, InboundEmailResult> {
   readonly channel = 'email' as const;
   private readonly repo = new EmailRepo();
+  private readonly domains = new EmailDomainRepo();
 
   constructor(
     private readonly deps: {
@@ -118,14 +125,21 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
       this.deps.log.info({ reason, recipients: email.recipients.length }, 'Inbound email ignored');
       return { object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null };
     };
-    const address = await this.repo.findAddress(db, email.recipients, onlyScope);
+    const address = onlyScope ? await this.repo.findAddress(db, email.recipients, onlyScope) : await this.repo.findLiveAddress(db, email.recipients);
     if (!address) return ignored('no registered recipient address');
+    // Live mail is received only for a domain its address's account has proven (it may have lost it since).
+    const addressDomain = address.address.slice(address.address.lastIndexOf('@') + 1);
+    if (address.livemode && !(await this.domains.findVerifiedCovering(db, { accountId: address.account_id, livemode: true }, addressDomain))) {
+      return ignored("the recipient address's domain is not verified by its account");
+    }
     if (!address.agent_id) return ignored('no agent is attached to the recipient address');
     if (!email.from) return ignored('no sender address');
-    if (await this.repo.findAddress(db, [email.from.address])) return ignored('sent from one of our own addresses');
-    if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
     // The email takes the mode of the address it reached.
     const scope = { accountId: address.account_id, livemode: address.livemode };
+    // A reply loop is mail from one of the receiving account's own addresses (in the mode it reached):
+    // another account's address, or a test-mode one, says nothing about who sent this.
+    if (await this.repo.findAddress(db, [email.from.address], scope)) return ignored('sent from one of our own addresses');
+    if (email.automated) return ignored('automatically submitted (Auto-Submitted or Precedence)');
 
     // A message without a Message-ID gets one from its content, so a relay's retry is still a duplicate.
     const messageId = email.messageId ?? `${createHash('sha256').update(raw).digest('hex').slice(0, 32)}@inbound.invalid`;
@@ -195,12 +209,23 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     const { db, events } = this.deps;
     const kind = report.type === 'delivery_status' ? 'bounce' : 'complaint';
     const ignored = (reason: string): InboundEmailResult => ({ object: 'inbound_email', status: 'ignored', reason, conversation_id: null, message_id: null });
-    const found = report.originalMessageId ? await this.repo.findOutboundByMessageId(db, report.originalMessageId) : undefined;
+    // The return path (VERP) the report reached names the email; the Message-ID it quotes must agree.
+    const returnPaths = email.recipients.map((r) => asReturnPath(r, this.deps.config.email.returnPathDomain)).filter((r): r is string => r !== undefined);
+    const atReturnPath = await this.repo.findByReturnPath(db, returnPaths);
+    let found = atReturnPath;
+    if (atReturnPath) {
+      if (report.originalMessageId && report.originalMessageId !== atReturnPath.message_id) return ignored(`the ${kind} names another email than the one whose return path it reached`);
+    } else if (report.type === 'delivery_status') {
+      return ignored('a bounce is accepted only at the return path of the email it reports');
+    } else {
+      // A feedback loop may report to an address of the sender rather than the return path: one of the
+      // sending account's own addresses (in its mode), never just any.
+      found = report.originalMessageId ? await this.repo.findOutboundByMessageId(db, report.originalMessageId) : undefined;
+      const to = found && (await this.repo.findAddress(db, email.recipients, { accountId: found.account_id, livemode: found.livemode }));
+      if (found && !to) return ignored(`the ${kind} did not reach an address of the account that sent the email`);
+    }
     const original = found && (!onlyScope || sameScope({ accountId: found.account_id, livemode: found.livemode }, onlyScope)) ? found : undefined;
     if (!original) return ignored(`the ${kind} names no email we sent`);
-    // The report must reach an address of the account that sent the email (when it names one of ours).
-    const to = await this.repo.findAddress(db, email.recipients);
-    if (to && (to.account_id !== original.account_id || to.livemode !== original.livemode)) return ignored(`the ${kind} names an email of another account`);
     const result: InboundEmailResult = { object: 'inbound_email', status: kind, reason: null, conversation_id: original.conversation_id, message_id: original.conversation_message_id };
 
     if (report.type === 'delivery_status') {

@@ -13,6 +13,10 @@ export interface OutgoingEmail {
   html: string;
   /** Extra headers (Auto-Submitted on agent replies). */
   headers?: Record<string, string>;
+  /** The envelope sender (MAIL FROM): the email's own return path, where its bounces go. */
+  returnPath?: string;
+  /** Signs the message (DKIM-Signature) with the sending domain's key. */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
 }
 
 /**
@@ -58,6 +62,8 @@ export class SmtpSender implements SmtpSenderPort {
         text: mail.text,
         html: mail.html,
         headers: mail.headers,
+        ...(mail.returnPath ? { envelope: { from: mail.returnPath, to: mail.to } } : {}),
+        ...(mail.dkim ? { dkim: mail.dkim } : {}),
       });
       if (info.rejected.length > 0) return { outcome: 'rejected', responseCode: 550, response: info.response };
       return { outcome: 'accepted', response: info.response };

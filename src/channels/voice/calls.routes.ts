@@ -1,5 +1,6 @@
 import { z } from '../../domain/api-schema';
-import type { RouteDeps } from '../../app/route-deps';
+import type { RouteDeps } from '../../http/route-deps';
+import type { CallsService } from './calls.service';
 import { defineRoute } from '../../http/route';
 import { IdParamsSchema, listOf, PageQuerySchema } from '../../http/schemas';
 import { scopeOf } from '../../domain/principal';
@@ -12,7 +13,7 @@ const ListCallsQuerySchema = PageQuerySchema.extend({
 });
 
 /** The account's voice calls, read-only (the provider's webhooks move them; test helpers place test ones). */
-export function registerCallRoutes({ router, registry, services }: RouteDeps) {
+export function registerCallRoutes({ router, registry, services }: RouteDeps<{ calls: CallsService }>) {
   const tag = 'Voice';
   const svc = services.calls;
 

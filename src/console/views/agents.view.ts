@@ -1,6 +1,6 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { AgentForm, FieldErrors, ToolForm } from '../agent-form';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import type { RunObject } from '../../runs/run.schemas';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails } from './run.view';

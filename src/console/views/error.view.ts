@@ -1,4 +1,4 @@
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 
 /** The body of the console's 404 page for a path no route matched. */
 export const notFoundPage = (url: string): Html => html`<h1>Not found</h1><p>Nothing at ${url}. <a href="/console">Back to the console</a></p>`;

@@ -1,7 +1,7 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { ConversationMessageObject, ConversationObject } from '../../conversations/conversation.schemas';
 import type { RunObject } from '../../runs/run.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
@@ -42,11 +42,13 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
 }
 
 /** One conversation: its handoff, the transcript with each customer turn's run, the reply and close forms. */
-export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
+export function conversationPage({ c, agent, messages, runs, deliveries = new Map(), who, csrf, ui }: {
   c: ConversationObject;
   agent: AgentObject;
   messages: ConversationMessageObject[];
   runs: Map<string, RunObject>;
+  /** How each reply sent by email or SMS fared, by transcript message id. */
+  deliveries?: Map<string, ReplyDelivery>;
   who: string;
   csrf: string;
   ui: { uiUrl: string; namespace: string };
@@ -62,6 +64,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
+          ${deliveryMark(deliveries.get(m.id))}
           ${m.role === 'customer' ? addToTests(c.id, m.id, csrf) : ''}
           ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${scorePercent(run.confidence)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
       })}</ol>
@@ -72,6 +75,32 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
           ${h ? html`<form method="post" action="/console/inbox/${c.id}/handoff/close" class="close-handoff">${csrfField(csrf)}
             <label>Note <span class="hint">why the case is done; control returns to the agent</span><input name="note"></label><button class="button">Close handoff</button></form>` : ''}</section>`
         : html`<p class="muted">This conversation is closed.</p>`}`;
+}
+
+/** How a reply fared on its channel, from the channel's own record of it (the email, the SMS). */
+export interface ReplyDelivery {
+  channel: 'email' | 'sms';
+  /** The record's status: failed (never handed to a relay or carrier), bounced, undelivered, or any other. */
+  status: string;
+  code: string | null;
+  message: string | null;
+  /** Test mode: the sandbox took it (nothing left the service). */
+  sandbox: boolean;
+  to: string;
+}
+
+/**
+ * A reply that was not sent or not delivered is marked with the reason ("Not sent: smtp_not_configured");
+ * one a sandbox took says so; anything else on its way or taken shows nothing.
+ */
+function deliveryMark(d: ReplyDelivery | undefined): Html | string {
+  if (!d) return '';
+  if (d.status === 'failed' || d.status === 'bounced' || d.status === 'undelivered') {
+    const label = d.status === 'failed' ? 'Not sent' : d.status === 'bounced' ? 'Bounced' : 'Not delivered';
+    return html`<div class="delivery delivery-${d.status}" role="note">${statusBadge(d.status)} <b>${label}:</b> <span class="mono">${d.code ?? ''}</span> <span class="muted">${d.message ?? ''}</span></div>`;
+  }
+  if (d.sandbox) return html`<div class="delivery muted">Test mode: taken by the ${d.channel === 'email' ? 'email' : 'SMS'} sandbox, not sent to ${d.to}</div>`;
+  return '';
 }
 
 /** "Add to tests" on a customer turn: a test case of the agent from the turns up to it, expecting the answer given (reply) or a handoff. */

@@ -1,6 +1,6 @@
 import type { KnowledgeBaseObject, KnowledgeQueryResultObject } from '../../knowledge/knowledge-base.schemas';
 import type { KnowledgeSourceObject } from '../../knowledge/knowledge-source.schemas';
-import { externalLink, html, type Html } from '../html';
+import { externalLink, html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { SCORE_LEGEND, scorePercent } from './run.view';
 

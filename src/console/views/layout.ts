@@ -1,4 +1,4 @@
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 
 export interface LayoutSession {
   accountName: string;

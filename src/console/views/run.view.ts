@@ -1,6 +1,6 @@
 import type { RunObject } from '../../runs/run.schemas';
 import { agentRunWorkflowId } from '../../../workflows/shared/runs.contracts';
-import { externalLink, html, type Html } from '../html';
+import { externalLink, html, type Html } from '../../platform/html';
 import { statusBadge } from './layout';
 
 /** Where a run's history is in the Temporal Web UI. */

@@ -2,7 +2,7 @@ import type { AgentObject } from '../../agents/agent.schemas';
 import type { PhoneNumberObject } from '../../numbers/phone-number.schemas';
 import type { WebhookDeliveryObject } from '../../webhooks/webhook-delivery.schemas';
 import type { WebhookEndpointObject } from '../../webhooks/webhook-endpoint.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 
 /** What the numbers page shows of a sender ID or short code. */
@@ -48,10 +48,13 @@ function callFlowCell(n: PhoneNumberObject, names: Map<string, string>, csrf: st
 }
 
 /** Phone numbers with the agent answering each (only live agents can), and the senders. */
-export function numbersPage({ numbers, senders, agents, csrf }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string }): Html {
+export function numbersPage({ numbers, senders, agents, csrf, sandboxOnly = false }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string; sandboxOnly?: boolean }): Html {
   const live = agents.filter((a) => a.status === 'live');
   const names = new Map(agents.map((a) => [a.id, a.name]));
   return html`<div class="page-head"><h1>Numbers</h1></div>
+      ${sandboxOnly
+        ? html`<p class="error-banner" role="status" data-banner="sandbox-carrier-only"><b>Only the sandbox carrier is configured</b> (<code>SMS_CARRIERS</code>): no SMS leaves this service, live ones included. Their receipts are simulated.</p>`
+        : ''}
       <p class="muted">Inbound messages to a number with a live agent open or continue a conversation with it, and the agent replies by SMS.</p>
       ${numbers.length ? html`<table class="list"><thead><tr><th>Number</th><th>Agent answering</th><th></th><th>Calls</th></tr></thead><tbody>
       ${numbers.map((n) => html`<tr><td class="mono">${n.number}<div class="muted">${n.country ?? ''}</div></td><td>${n.agent_id ? html`<a href="/console/agents/${n.agent_id}">${names.get(n.agent_id) ?? n.agent_id}</a>` : html`<span class="muted">none</span>`}</td>

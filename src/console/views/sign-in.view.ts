@@ -1,4 +1,4 @@
-import { html } from '../html';
+import { html } from '../../platform/html';
 import { layout } from './layout';
 
 /** The sign-in page (no session yet): email and password, or a secret key. */

@@ -1,6 +1,6 @@
 import type { AgentObject } from '../../agents/agent.schemas';
 import type { EvaluationObject, TestCaseObject } from '../../evaluations/evaluation.schemas';
-import { html, type Html } from '../html';
+import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { scorePercent, temporalRunUrl } from './run.view';
 
@@ -58,7 +58,7 @@ export function testsPage(input: {
   ${input.evaluations.length === 0
     ? html`<p class="empty">No evaluations yet.</p>`
     : html`<table class="list"><thead><tr><th>Evaluation</th><th>Version</th><th>Status</th><th>Passed</th><th>Against live</th><th>Started</th></tr></thead><tbody>
-    ${input.evaluations.map((e) => html`<tr><td><a href="/console/agents/${agent.id}/evaluations/${e.id}">${e.id}</a></td><td>${e.version === 'draft' ? `draft (${e.agent_version})` : e.version}</td>
+    ${input.evaluations.map((e) => html`<tr><td><a href="/console/agents/${agent.id}/evaluations/${e.id}">${e.id}</a></td><td>${e.version === 'draft' ? 'draft' : `version ${e.version}`}</td>
       <td>${statusBadge(e.status === 'running' ? 'running' : e.passed ? 'passed' : 'failed')}</td><td>${e.passed_count} of ${e.case_count}</td>
       <td>${e.comparison?.baseline_version ? `${e.comparison.regressions.length} regressions, ${e.comparison.fixes.length} fixes` : '—'}</td><td>${timeAgo(e.created_at)}</td></tr>`)}
     </tbody></table>`}
@@ -76,7 +76,7 @@ export function evaluationPage(input: { agent: AgentObject; evaluation: Evaluati
     ${e.comparison?.baseline_version ? html` · against live version ${e.comparison.baseline_version}: <b>${e.comparison.regressions.length} regressions</b>, ${e.comparison.fixes.length} fixes` : ''}</p>
   <table class="list" data-evaluation-results><thead><tr><th>Case</th><th>Result</th><th>Failed expectations</th><th>Runs</th><th>Confidence</th><th>Latency</th><th>Against live</th></tr></thead><tbody>
   ${e.cases.map((c) => html`<tr data-result="${c.name}"><td>${c.name}</td><td>${statusBadge(c.passed ? 'passed' : 'failed')}</td>
-    <td>${c.failures.length === 0 ? '—' : html`<ul class="failures">${c.failures.map((f) => html`<li><b>turn ${f.turn + 1} ${f.expectation}</b>: ${f.reason}</li>`)}</ul>`}</td>
+    <td>${c.failures.length === 0 ? '—' : html`<ul class="failures">${c.failures.map((f) => html`<li><b>turn ${f.turn} ${f.expectation}</b>: ${f.reason}</li>`)}</ul>`}</td>
     <td>${c.run_ids.map((id) => html`${runLink(id, input.ui)} `)}</td><td>${scorePercent(c.confidence)}</td><td>${c.latency_ms} ms</td>
     <td>${c.comparison ?? '—'}</td></tr>`)}
   </tbody></table>`;

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-/** Knowledge bases, uploaded files, sources, passages and the lexical index (see docs/decisions.md "Knowledge"). */
+/** Knowledge bases, uploaded files, sources, passages and the lexical index (see docs/decisions/knowledge-lexical-retrieval.md). */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('knowledge_bases')

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Semantic retrieval (see docs/decisions.md "Hybrid retrieval"): each passage gets the SHA-256 of the
+ * Semantic retrieval (see docs/decisions/knowledge-embeddings.md): each passage gets the SHA-256 of the
  * text it is embedded from, and vectors live beside the passages, keyed by (source, model, content hash)
  * so a re-sync reuses the vectors of unchanged passages. Plain PostgreSQL types only (works on PostgreSQL
  * 15 without extensions and on PGlite): the float32 vector as bytea, kept out of line (TOAST) so that the

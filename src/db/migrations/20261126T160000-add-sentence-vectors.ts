@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Sentence vectors (docs/decisions.md "Calibrated score (issue 23)", "Sentence vectors"): beside a passage's
+ * Sentence vectors (docs/decisions/knowledge-calibrated-score.md, knowledge-sentence-vectors.md): beside a passage's
  * vector, the vectors of its sentences (sentenceEmbeddingTexts), packed one after another as little-endian
  * float32 of `dims` each. An empty value means the passage has one sentence (its passage vector stands for
  * it); NULL means not computed yet, so every row stored before this migration is filled by its source's next

@@ -15,6 +15,7 @@ import * as createShortLinks from './20261125T100000-create-short-links';
 import * as createConsoleSessions from './20261125T130000-create-console-sessions';
 import * as createCalls from './20261125T120000-create-calls';
 import * as createEmail from './20261125T110000-create-email';
+import * as createEmailDomains from './20261127T143000-create-email-domains';
 import * as addLivemode from './20261125T150000-add-livemode';
 import * as createSmsOutbox from './20261126T090000-create-sms-outbox';
 import * as addTestSigningSecret from './20261126T101500-add-test-signing-secret';
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T150000-create-evaluations': createEvaluations,
   '20261126T160000-add-sentence-vectors': addSentenceVectors,
   '20261126T170000-index-missing-sentence-vectors': indexMissingSentenceVectors,
+  '20261127T143000-create-email-domains': createEmailDomains,
 };

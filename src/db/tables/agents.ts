@@ -8,7 +8,7 @@ export type StoredAgentConfig = Record<string, unknown>;
 export interface AgentTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   name: string;
   /** The editable draft; publishing copies it into agent_versions. */
@@ -32,7 +32,7 @@ export type { ConversationChannel };
 export interface ConversationTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   agent_id: string;
   channel: ConversationChannel;
@@ -56,7 +56,7 @@ export type ConversationRole = 'customer' | 'agent' | 'human';
 export interface ConversationMessageTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   conversation_id: string;
   seq: Generated<number>;
@@ -74,7 +74,7 @@ export type RunStatus = 'queued' | 'in_progress' | 'requires_action' | 'complete
 export interface RunTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   conversation_id: string;
   /** The customer message this run answers. */

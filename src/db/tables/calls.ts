@@ -7,7 +7,7 @@ export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in-progress' | 'c
 export interface CallTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   phone_number_id: string;
   direction: 'inbound';

@@ -5,7 +5,7 @@ import type { Json, NullableTimestamp, Timestamp } from './accounts';
 export interface AgentTestCaseTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   agent_id: string;
   /** Unique per agent: `agents apply` matches a file's tests to stored cases by name. */

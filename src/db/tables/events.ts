@@ -6,7 +6,7 @@ type WithDefault<T> = ColumnType<T, T | undefined, T>;
 export interface EventTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   type: string;
   data: Json<Record<string, unknown>>;
@@ -16,7 +16,7 @@ export interface EventTable {
 export interface WebhookEndpointTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   url: string;
   description: string | null;
@@ -38,7 +38,7 @@ export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancel
 export interface WebhookDeliveryTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   event_id: string;
   /** Null for a delivery to a per-object callback URL (a message's status_callback). */

@@ -6,7 +6,7 @@ type WithDefault<T> = ColumnType<T, T | undefined, T>;
 export interface KnowledgeBaseTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   name: string;
   description: string | null;
@@ -20,7 +20,7 @@ export type KnowledgeFileFormat = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
 export interface KnowledgeFileTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   filename: string;
   content_type: string;

@@ -8,7 +8,7 @@ import type { Timestamp } from './accounts';
 export interface SenderTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   sender: string;
   kind: 'alphanumeric' | 'short_code';

@@ -17,7 +17,7 @@ export type MessageOrigin = 'api' | 'auto_reply' | 'verification' | 'conversatio
 export interface MessageTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   direction: MessageDirection;
   channel: WithDefault<string>;
@@ -115,7 +115,7 @@ export interface SmsConsentTable {
 export interface PhoneNumberTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   number: string;
   country: string | null;
@@ -133,7 +133,7 @@ export type VerificationStatus = 'pending' | 'approved' | 'expired' | 'max_attem
 export interface VerificationTable {
   id: string;
   account_id: string;
-  /** Test or live mode (see docs/decisions.md, "Test and live mode"). */
+  /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
   to: string;
   channel: string;

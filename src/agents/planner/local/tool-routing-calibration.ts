@@ -3,7 +3,7 @@
  * agents of the dev set (test/fixtures/tool-routing/dev-set.json) for the embedding model named here; the
  * figures the bench reports come from fits that left the measured agent out. A deployment with another
  * embedding model refits and replaces these numbers (cosines differ in scale between models); see
- * docs/decisions.md "Tool choice by meaning".
+ * docs/decisions/agents-tool-choice.md.
  */
 export interface ToolRoutingCalibration {
   /** The embedding model the weights were fitted for. */
@@ -25,7 +25,7 @@ export interface ToolRoutingCalibration {
 
 /**
  * Fitted on the nine agents of the dev set (448 messages, 1792 message–tool pairs; log loss 0.131 per
- * pair). Held-out figures (leave-one-agent-out): see docs/decisions.md.
+ * pair). Held-out figures (leave-one-agent-out): see docs/decisions/agents-tool-choice.md.
  */
 export const TOOL_ROUTING_CALIBRATION: ToolRoutingCalibration = {
   model: 'multilingual-e5-small',
@@ -51,7 +51,7 @@ export const TOOL_ROUTING_CALIBRATION: ToolRoutingCalibration = {
     argumentsFound: 1.164,
     needsTool: 0.355,
   },
-  /** One threshold for calling and for asking: held out, it is where precision reaches 0.95 (docs/decisions.md). */
+  /** One threshold for calling and for asking: held out, it is where precision reaches 0.95 (docs/decisions/agents-tool-choice.md). */
   callThreshold: 0.6,
   askThreshold: 0.6,
   /** The probe on multilingual-e5-small's 384 dimensions. */

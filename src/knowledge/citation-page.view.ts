@@ -1,4 +1,4 @@
-import { html } from '../html';
+import { html } from '../platform/html';
 
 /**
  * The public page of a cited passage (`/c/{token}`): what a customer following a reply's citation link

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CliServices } from '../cli/cli-services';
-import { createOperatorApp } from '../cli/operator.routes';
+import type { CliServices } from './cli-services';
+import { createOperatorApp } from './operator.routes';
 import type { DataDirLock } from '../db/data-dir-lock';
 import type { Logger } from '../observability/logger';
 

@@ -4,27 +4,35 @@
  * replies, webhook payloads or Temporal history.
  *
  * Before matching, the text is normalised (NFKC: fullwidth digits and letters become ASCII, NBSP and the
- * other Unicode spaces become a space) and invisible characters (zero-width space and joiners, word joiner,
- * BOM, soft hyphen, bidi marks) are removed; the text outside a match is kept exactly as written.
+ * other Unicode spaces become a space) and every Default_Ignorable_Code_Point (the Unicode property: zero-width
+ * space and joiners, word joiner, BOM, soft hyphen, bidi marks, variation selectors, the combining grapheme
+ * joiner, tags, the Hangul fillers…) is removed; the text outside a match is kept exactly as written.
+ *
+ * One separator rule for every detector: the groups of a value may be split by 1–4 characters among
+ * whitespace (line breaks and tabs included), dashes (ASCII, Unicode, the minus sign), dots, commas,
+ * slashes, underscores and asterisks ("4242 -- 4242 -- 4242 -- 4242", "219.09.9999", "DE89/3704/…",
+ * "AB-12-34-56-C"). Each detector then asks what its kind needs of the groups.
  *
  * What is matched
- * - `card_number`: 13–19 digits, Luhn-valid only (so order numbers survive), in groups split by a
- *   separator of 1–3 characters among spaces, line breaks, tabs, dashes, dots, `/` and `_`. Groups split
- *   by one space or dash may have any length; any other separator ("4242.4242.4242.4242", double spaces,
- *   a card over several lines) needs card-like groups of 3–8 digits, which spares decimals, dates and
- *   version numbers. A run of more than 19 digits without separators is an id, not a card; a longer run
+ * - `card_number`: 13–19 digits, Luhn-valid only (so order numbers survive), in groups split by
+ *   separators of the rule. Groups split by one space or dash may have any length; any other separator
+ *   ("4242.4242.4242.4242", "4242,4242…", double spaces, a card over several lines) needs card-like groups
+ *   of 3–8 digits, which spares decimals, dates and version numbers. A run of more than 19 digits without separators is an id, not a card; a longer run
  *   with separators is cut on its groups, left to right, taking the longest Luhn-valid 13–19 digit window
  *   (a card typed with its expiry, "4242 4242 4242 4242 12 25", or two cards in a row).
- * - `us_ssn`: AAA-GG-SSSS (dashes or single spaces, the same both times) outside the never-issued ranges
- *   (area 000, 666, 900–999; group 00; serial 0000); 9 bare digits only after "ssn"/"social security".
+ * - `us_ssn`: AAA-GG-SSSS (any separator of the rule, the same both times: "078–05–1120", "219.09.9999",
+ *   one group per line) outside the never-issued ranges (area 000, 666, 900–999; group 00; serial 0000);
+ *   9 bare digits only after "ssn"/"social security".
  * - `iban`: country code + 2 check digits + BBAN of the country's registered length, any case, compact or
- *   in groups of 4 separated by one or two spaces, dashes, dots or line breaks, mod-97 valid. Countries
- *   not in the registry table are not matched.
+ *   in groups of 4 split by separators of the rule, mod-97 valid. Countries not in the registry table are
+ *   not matched.
  * - `uk_nino`: two prefix letters (first not D F I Q U V, second not D F I O Q U V, and not BG GB KN NK NT
- *   TN ZZ), six digits (optionally paired with single spaces) and suffix A–D.
+ *   TN ZZ), six digits and suffix A–D, the prefix, the pairs of digits and the suffix each optionally split
+ *   by a separator of the rule ("AB 12 34 56 C", "AB-12-34-56-C", "AB.123456.C").
  * - `passport` / `national_id`: after a keyword (passport, reisepass, passeport, pasaporte; national id,
  *   identity card, personalausweis, DNI, NIE, NIF, carte d'identité, driver's licence…) and at most a few
- *   filler words ("number", "no.", "is"…), an id of 6–12 letters/digits holding at least one digit.
+ *   filler words ("number", "no.", "is"…), an id of 6–12 letters/digits holding at least one digit, whose
+ *   groups may be split by separators of the rule ("12345678-Z", "X12 345 678").
  * Every match needs a non-alphanumeric character (or the text edge) on both sides; letters of scripts
  * written without spaces (Han, kana, Thai…) do not count as alphanumeric there.
  *
@@ -72,15 +80,16 @@ const HAS_DIGIT = /\d/;
 const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**
- * Zero-width and invisible formatting characters that can sit between digits without showing: zero-width
- * space/joiners, word joiner, invisible operators, BOM, soft hyphen, Mongolian vowel separator, and the
- * bidirectional marks and embeddings.
+ * Characters that can sit between digits without showing: the Unicode property Default_Ignorable_Code_Point
+ * as a whole (zero-width space and joiners, word joiner, invisible operators, BOM, soft hyphen, bidi marks,
+ * variation selectors, the combining grapheme joiner, the Arabic letter mark, tags, Hangul fillers…), not
+ * a hand-picked list that the next invisible character slips past.
  */
-const INVISIBLE = /^[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]$/u;
+const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
 
 /**
  * The text the detectors read: NFKC (fullwidth digits and letters become ASCII, NBSP and the other Unicode
- * spaces become a space) with invisible characters removed, character by character so every position maps
+ * spaces become a space) with default-ignorable characters removed, character by character so every position maps
  * back to the original: `from[i]`/`to[i]` are the original range of the normalised code unit `i`.
  * ASCII-only text is its own normalisation (no map).
  */
@@ -167,10 +176,11 @@ export function redactText(text: string): RedactTextResult {
 }
 
 /**
- * A copy of a JSON-like value with every string redacted (object keys are kept). Numbers are kept too,
- * except integers that could be a card number typed as a JSON number: 13–16 digits (larger ones cannot be
- * exact in a double), a leading 2–6 (the card networks' IIN ranges, which also spares millisecond and
- * microsecond timestamps, starting with 1) and Luhn-valid. Those become the card placeholder *string*, so
+ * A copy of a JSON-like value with every string redacted, object keys included (a key is text a customer or
+ * a tool wrote as much as a value is; when two keys redact alike the later one gets " (2)", " (3)"…, so no
+ * entry is lost). Numbers are kept too, except integers that could be a card number typed as a JSON number:
+ * 13–16 digits (larger ones cannot be exact in a double), a leading 2–6 (the card networks' IIN ranges,
+ * which also spares millisecond and microsecond timestamps, starting with 1) and Luhn-valid. Those become the card placeholder *string*, so
  * the result can differ from `T` in that one respect. Other objects (Date, Buffer, class instances) are
  * returned as they are; cycles are preserved rather than followed forever.
  */
@@ -194,8 +204,25 @@ function walk(value: unknown, seen: WeakMap<object, unknown>): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   seen.set(value, out);
-  for (const [k, v] of Object.entries(value)) out[k] = walk(v, seen);
+  const suffixes = new Map<string, number>();
+  for (const [k, v] of Object.entries(value)) {
+    const key = freeKey(out, redactText(k).text, suffixes);
+    // Defined, not assigned: a "__proto__" key stays an entry instead of replacing the copy's prototype.
+    Object.defineProperty(out, key, { value: walk(v, seen), enumerable: true, writable: true, configurable: true });
+  }
   return out;
+}
+
+/**
+ * `key`, or when `out` holds it already (two keys redacted alike), `key (2)`, `key (3)`…: the next suffix
+ * per key is remembered, so many colliding keys cost linear time.
+ */
+function freeKey(out: Record<string, unknown>, key: string, suffixes: Map<string, number>): string {
+  if (!Object.hasOwn(out, key)) return key;
+  let n = suffixes.get(key) ?? 2;
+  while (Object.hasOwn(out, `${key} (${n})`)) n++;
+  suffixes.set(key, n + 1);
+  return `${key} (${n})`;
 }
 
 function redactNumber(n: number): number | string {

@@ -1,7 +1,8 @@
 /**
  * The detectors behind redaction.ts: one scan per kind of sensitive value (card numbers and SSNs in digit
  * runs, IBANs, UK National Insurance numbers, passports and national ids after a keyword), each reading the
- * normalised text and pushing the spans it finds. What each matches, and why, is written in redaction.ts.
+ * normalised text and pushing the spans it finds. Every detector splits a value into groups by the same
+ * separator rule (`separatorAt`). What each matches, and why, is written in redaction.ts.
  */
 
 export type RedactionKind = 'card_number' | 'us_ssn' | 'iban' | 'uk_nino' | 'passport' | 'national_id';
@@ -60,6 +61,32 @@ function ssnValid(area: string, group: string, serial: string): boolean {
   return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
 }
 
+// ---- the one separator rule ------------------------------------------------------------------------
+
+/**
+ * The characters that may split the groups of any value (a card's, an SSN's, an IBAN's, a NINO's, an id's
+ * after a keyword): whitespace (line breaks and tabs included), dashes (ASCII, Unicode and the minus sign),
+ * dots, commas, slashes, underscores and asterisks. Written once, read by every scan through `separatorAt`.
+ */
+const SEPARATOR_CHAR = /^[\s\-\u2010-\u2015\u2212.,/_*]$/u;
+/** A separator is 1 to MAX_SEPARATOR of those characters in a row ("4242 -- 4242" is four). */
+const MAX_SEPARATOR = 4;
+
+const ASCII_SEPARATOR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_SEPARATOR[c] = SEPARATOR_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
+
+const isSeparatorCode = (c: number) => (c < 128 ? ASCII_SEPARATOR[c] === 1 : SEPARATOR_CHAR.test(String.fromCharCode(c)));
+
+/**
+ * Length of the separator at `j`: 1 to MAX_SEPARATOR separator characters followed by a character that
+ * `groupStarts` accepts (a digit, by default), or 0. Bounded look-ahead, so every scan stays linear.
+ */
+function separatorAt(text: string, j: number, groupStarts: (c: number) => boolean = isDigitCode): number {
+  let k = j;
+  while (k < text.length && k - j < MAX_SEPARATOR && isSeparatorCode(text.charCodeAt(k))) k++;
+  return k > j && groupStarts(text.charCodeAt(k)) ? k - j : 0;
+}
+
 // ---- digit runs: cards and formatted SSNs ------------------------------------------------------------
 
 interface Group {
@@ -70,27 +97,21 @@ interface Group {
 }
 
 /**
- * Characters that may separate the digit groups of a card number (after normalisation): spaces, line
- * breaks, tabs, dashes (ASCII and Unicode), dots, slashes and underscores.
- */
-const isSeparatorCode = (c: number) =>
-  c === 32 || c === 9 || c === 10 || c === 13 || c === 45 || c === 46 || c === 47 || c === 95 || (c >= 0x2010 && c <= 0x2015) || c === 0x2212;
-const MAX_SEPARATOR = 3;
-
-/** Length of the separator at `j` (1–3 separator characters followed by a digit), or 0. */
-function separatorAt(text: string, j: number): number {
-  let k = j;
-  while (k < text.length && k - j < MAX_SEPARATOR && isSeparatorCode(text.charCodeAt(k))) k++;
-  return k > j && isDigitCode(text.charCodeAt(k)) ? k - j : 0;
-}
-
-/**
- * Groups joined by anything but one space or dash ("4242.4242.4242.4242", "4242/4242…", double spaces,
- * line breaks) count as a card only in card-like groups of 3–8 digits: dotted decimals, dates, version
- * numbers and line-broken tables of small numbers stay as they are.
+ * Groups joined by anything but one space or dash ("4242.4242.4242.4242", "4242,4242…", double spaces,
+ * line breaks) count as a card only when they look like a card written out: a first group of 4 digits
+ * starting as a card network's numbers do (3–6, or 22–27), then groups of 3–8 digits. Dotted decimals,
+ * dates, version numbers, lists of years ("1980, 1981-1983, 1984") and page ranges ("261, 15424-15429")
+ * stay as they are.
  */
 const WIDE_GROUP_MIN = 3;
 const WIDE_GROUP_MAX = 8;
+const WIDE_FIRST_GROUP = 4;
+
+function cardLikeStart(text: string, at: number): boolean {
+  const first = text.charCodeAt(at) - 48;
+  const second = text.charCodeAt(at + 1) - 48;
+  return (first >= 3 && first <= 6) || (first === 2 && second >= 2 && second <= 7);
+}
 
 function cardSpan(text: string, groups: Group[], from: number, to: number): Span | null {
   let count = 0;
@@ -101,6 +122,7 @@ function cardSpan(text: string, groups: Group[], from: number, to: number): Span
   }
   if (count < 13 || count > 19) return null;
   if (wide) {
+    if (groups[from]!.end - groups[from]!.start !== WIDE_FIRST_GROUP || !cardLikeStart(text, groups[from]!.start)) return null;
     for (let g = from; g <= to; g++) {
       const len = groups[g]!.end - groups[g]!.start;
       if (len < WIDE_GROUP_MIN || len > WIDE_GROUP_MAX) return null;
@@ -116,9 +138,10 @@ function classifyDigitRun(text: string, groups: Group[], out: Span[]): void {
   const last = groups.length - 1;
   const lengths = groups.map((g) => g.end - g.start);
   const total = lengths.reduce((a, b) => a + b, 0);
-  if (groups.length === 3 && lengths[0] === 3 && lengths[1] === 2 && lengths[2] === 4 && groups[1]!.sep === 'simple' && groups[2]!.sep === 'simple') {
-    const sep1 = text[groups[0]!.end]!;
-    const sep2 = text[groups[1]!.end]!;
+  if (groups.length === 3 && lengths[0] === 3 && lengths[1] === 2 && lengths[2] === 4) {
+    // AAA-GG-SSSS: any separator of the rule ("219.09.9999", "078–05–1120", one per line), the same both times.
+    const sep1 = text.slice(groups[0]!.end, groups[1]!.start);
+    const sep2 = text.slice(groups[1]!.end, groups[2]!.start);
     const [a, g, s] = groups.map((x) => text.slice(x.start, x.end)) as [string, string, string];
     if (sep1 === sep2 && ssnValid(a, g, s)) {
       out.push({ start: groups[0]!.start, end: groups[2]!.end, kind: 'us_ssn', replacement: PLACEHOLDER.us_ssn });
@@ -199,8 +222,6 @@ export function ibanChecksumValid(compact: string): boolean {
   return rem === 1;
 }
 
-const isIbanSeparatorCode = (c: number) => c === 32 || c === 45 || c === 46 || c === 9 || c === 10 || c === 13 || (c >= 0x2010 && c <= 0x2015);
-
 const IBAN_START = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}/gu;
 
 export function scanIbans(text: string, out: Span[]): void {
@@ -212,16 +233,12 @@ export function scanIbans(text: string, out: Span[]): void {
     let compact = '';
     let j = start;
     while (compact.length < length && j < text.length) {
-      const c = text.charCodeAt(j);
-      if (isAsciiAlnumCode(c)) {
+      if (isAsciiAlnumCode(text.charCodeAt(j))) {
         compact += text[j]!.toUpperCase();
         j++;
-      } else if (compact.length % 4 === 0 && compact.length > 0 && isIbanSeparatorCode(c)) {
-        // Groups of four split by spaces, dashes or dots (at most two, then a letter or digit).
-        let k = j + 1;
-        if (k < text.length && isIbanSeparatorCode(text.charCodeAt(k))) k++;
-        if (k >= text.length || !isAsciiAlnumCode(text.charCodeAt(k))) break;
-        j = k;
+      } else if (compact.length % 4 === 0 && compact.length > 0 && separatorAt(text, j, isAsciiAlnumCode) > 0) {
+        // Groups of four split by a separator of the rule ("DE89 3704…", "DE89/3704/…").
+        j += separatorAt(text, j, isAsciiAlnumCode);
       } else break;
     }
     if (compact.length !== length || isWordCharAt(text, j) || !ibanChecksumValid(compact)) continue;
@@ -232,14 +249,46 @@ export function scanIbans(text: string, out: Span[]): void {
 
 // ---- UK National Insurance number ---------------------------------------------------------------------
 
-const NINO = /(?<![\p{L}\p{N}_])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}_])/giu;
+/** Letters that may open a NINO (not D F I Q U V) and follow the first (not D F I O Q U V), either case. */
+const NINO_FIRST = new Uint8Array(128);
+const NINO_SECOND = new Uint8Array(128);
+for (const ch of 'ABCEGHJKLMNOPRSTWXYZ') NINO_FIRST[ch.charCodeAt(0)] = NINO_FIRST[ch.toLowerCase().charCodeAt(0)] = 1;
+for (const ch of 'ABCEGHJKLMNPRSTWXYZ') NINO_SECOND[ch.charCodeAt(0)] = NINO_SECOND[ch.toLowerCase().charCodeAt(0)] = 1;
 const NINO_UNUSED_PREFIXES = new Set(['BG', 'GB', 'KN', 'NK', 'NT', 'TN', 'ZZ']);
+/** The shortest NINO: two letters, six digits, one letter. */
+const NINO_MIN_LENGTH = 9;
+const isUpperCode = (c: number) => c >= 65 && c <= 90;
 
+/**
+ * The prefix, three pairs of digits and the suffix A–D, each optionally split from the next by a separator
+ * of the rule ("AB 12 34 56 C", "AB-12-34-56-C", "AB.123456.C"). The letters share one case ("AB123456C",
+ * "ab123456c"): "SW033291, a" is a drug code and an article. A character scan, not a pattern: a pattern
+ * with the separator class at every step is ten times slower on ordinary text.
+ */
 export function scanNinos(text: string, out: Span[]): void {
-  NINO.lastIndex = 0;
-  for (let m = NINO.exec(text); m; m = NINO.exec(text)) {
-    if (NINO_UNUSED_PREFIXES.has(m[1]!.toUpperCase())) continue;
-    out.push({ start: m.index, end: m.index + m[0].length, kind: 'uk_nino', replacement: PLACEHOLDER.uk_nino });
+  for (let i = 0; i + NINO_MIN_LENGTH <= text.length; i++) {
+    const first = text.charCodeAt(i);
+    const second = text.charCodeAt(i + 1);
+    if (first >= 128 || second >= 128 || NINO_FIRST[first] !== 1 || NINO_SECOND[second] !== 1) continue;
+    const third = text.charCodeAt(i + 2);
+    if (!isDigitCode(third) && !isSeparatorCode(third)) continue;
+    if (isWordCharAt(text, i - 1)) continue;
+    let j = i + 2;
+    let pairs = 0;
+    for (; pairs < 3; pairs++) {
+      j += separatorAt(text, j);
+      if (!isDigitCode(text.charCodeAt(j)) || !isDigitCode(text.charCodeAt(j + 1))) break;
+      j += 2;
+    }
+    if (pairs < 3) continue;
+    const upper = isUpperCode(first);
+    if (isUpperCode(second) !== upper) continue;
+    if (NINO_UNUSED_PREFIXES.has(text.slice(i, i + 2).toUpperCase())) continue;
+    const isSuffixCode = (c: number) => c >= (upper ? 65 : 97) && c <= (upper ? 68 : 100);
+    j += separatorAt(text, j, isSuffixCode);
+    if (!isSuffixCode(text.charCodeAt(j)) || isWordCharAt(text, j + 1)) continue;
+    out.push({ start: i, end: j + 1, kind: 'uk_nino', replacement: PLACEHOLDER.uk_nino });
+    i = j;
   }
 }
 
@@ -267,7 +316,23 @@ const FILLERS = new Set([
 
 const ID_MAX_SCAN = 64;
 
-/** Scans the words after a keyword; returns the first id-like token or null at the first non-filler. */
+const ID_SHAPE = /^[A-Za-z0-9]{6,12}$/;
+const HAS_DIGIT = /\d/;
+const isId = (compact: string) => ID_SHAPE.test(compact) && HAS_DIGIT.test(compact);
+
+/** The end of the word (letters and digits) starting at `start`, at most 40 characters. */
+function wordEnd(text: string, start: number): number {
+  let p = start;
+  while (p < text.length && p - start < 40 && isWordCharAt(text, p) && text[p] !== '_') p++;
+  return p;
+}
+
+/**
+ * Scans the words after a keyword; returns the first id-like token or null at the first non-filler. An id
+ * may be written in groups split by separators of the rule ("12345678-Z", "X12 345 678"): a group joins
+ * it when it holds a digit or is a single letter (a check letter), so the words after an id stay as they
+ * are; the longest run of groups that still reads as an id (6–12 letters and digits, one a digit) wins.
+ */
 function findIdAfter(text: string, from: number): { start: number; end: number; token: string } | null {
   let p = from;
   const limit = Math.min(text.length, from + ID_MAX_SCAN);
@@ -275,17 +340,23 @@ function findIdAfter(text: string, from: number): { start: number; end: number; 
     while (p < limit && /[\s:#=.,()"'’«»°\-–—/]/u.test(text[p]!)) p++;
     if (p >= limit) return null;
     const start = p;
-    // A token: letters/digits, with single inner dashes (12345678-Z).
-    while (p < text.length && p - start < 40) {
-      if (isWordCharAt(text, p) && text[p] !== '_') p++;
-      else if (text[p] === '-' && p > start && isAsciiAlnumCode(text.charCodeAt(p + 1))) p++;
-      else break;
-    }
+    p = wordEnd(text, start);
     if (p === start) return null;
-    const token = text.slice(start, p);
-    const alnum = token.replace(/-/g, '');
-    if (/^[A-Za-z0-9]{6,12}$/.test(alnum) && /\d/.test(alnum)) return { start, end: p, token: alnum };
-    if (!FILLERS.has(token.toLowerCase())) return null;
+    const word = text.slice(start, p);
+    if (FILLERS.has(word.toLowerCase())) continue;
+    let found: { start: number; end: number; token: string } | null = null;
+    let compact = word;
+    for (let end = p; ; ) {
+      if (isId(compact)) found = { start, end, token: compact };
+      const sep = compact.length < 12 ? separatorAt(text, end, isAsciiAlnumCode) : 0;
+      if (sep === 0) break;
+      const next = wordEnd(text, end + sep);
+      const group = text.slice(end + sep, next);
+      if (!HAS_DIGIT.test(group) && group.length !== 1) break;
+      compact += group;
+      end = next;
+    }
+    return found;
   }
   return null;
 }
