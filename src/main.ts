@@ -4,7 +4,7 @@ import { openDatabase } from './db/open';
 import { ensureDevAccount } from './accounts/dev-account';
 import { ensureExampleAgent, type ExampleAgent } from './app/dev-examples';
 import { createLogger } from './observability/logger';
-import { createRuntime } from './app/runtime';
+import { createRuntime, WARM_UP_ATTEMPTS } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
@@ -68,6 +68,8 @@ async function main() {
   if ((await runtime.services.senders.findSenderOwner({ sender: DEV_SENDER })) === undefined) {
     await runtime.services.senders.registerSender({ accountId: dev.accountId, livemode: false, sender: DEV_SENDER });
   }
+  // The first question after the banner is embedded like the tenth: the query model has answered once.
+  await runtime.services.knowledgeRetrieval.warmUp({ attempts: WARM_UP_ATTEMPTS }).catch((err) => log.warn({ err: (err as Error).message }, 'The embedding model is not answering yet; questions are answered lexically until it does'));
   let example: ExampleAgent | undefined;
   try {
     example = await ensureExampleAgent({ services: runtime.services, accountId: dev.accountId, log });

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError } from '../domain/errors';
-import { AccountQuotaRepo, type QuotaKind } from './account-quota.repo';
+import { AccountQuotaRepo, type QuotaKind, type VolumeKind } from './account-quota.repo';
 
 const repo = new AccountQuotaRepo();
 
@@ -29,5 +29,38 @@ export async function createWithinQuota<T>(
       }
     }
     return create(trx);
+  });
+}
+
+const VOLUME_WINDOW_MS = 24 * 3600 * 1000;
+
+const volumeDescribed: Record<VolumeKind, string> = {
+  test_batch_messages: 'test-mode batch messages',
+  test_batch_callback_messages: 'test-mode batch messages with a status_callback',
+};
+
+/**
+ * Refuses, inside the caller's transaction (the one that inserts), adding `adding` more of `kind` when the
+ * account's last 24 hours already hold `limit` or would pass it: 429 `rate_limited` with Retry-After (when
+ * the oldest counted one leaves the window), or 422 `account_limit_reached` when `adding` alone is over the
+ * limit (waiting would not help). Checks of one account and kind are serialised (advisory lock).
+ */
+export async function assertWithinDailyVolume(
+  trx: Transaction<DB>,
+  input: { accountId: string; kind: VolumeKind; limit: number | undefined; adding: number; param: string; now?: Date },
+): Promise<void> {
+  if (input.limit === undefined || input.adding === 0) return;
+  const what = volumeDescribed[input.kind];
+  if (input.adding > input.limit) {
+    throw new AppError('account_limit_reached', `A batch may add at most ${input.limit} ${what} per 24 hours; this one adds ${input.adding}`, { param: input.param });
+  }
+  await repo.lockAccountVolume(trx, input.accountId, input.kind);
+  const now = input.now ?? new Date();
+  const { count, oldest } = await repo.countVolumeSince(trx, input.accountId, input.kind, new Date(now.getTime() - VOLUME_WINDOW_MS));
+  if (count + input.adding <= input.limit) return;
+  const retryAfter = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + VOLUME_WINDOW_MS - now.getTime()) / 1000));
+  throw new AppError('rate_limited', `This account queued ${count} ${what} in the last 24 hours; this batch adds ${input.adding}, past the most allowed (${input.limit})`, {
+    param: input.param,
+    headers: { 'Retry-After': String(retryAfter) },
   });
 }

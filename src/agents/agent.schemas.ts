@@ -42,6 +42,11 @@ export const AgentConfigSchema = z.strictObject({
     .default([]),
   /** Filter retrieval on this source metadata key with the conversation's customer locale (e.g. `locale`). */
   locale_filter_key: z.string().min(1).max(40).nullable().default(null),
+  /**
+   * When the locale filter leaves no passage for the customer's locale, search the agent's other locales
+   * (the answer then says it comes from a help centre in another language); false: hand off instead.
+   */
+  locale_fallback: z.boolean().default(true),
   /** Never answer a knowledge question without a supporting source (hand off instead). */
   retrieval_required: z.boolean().default(true),
   tools: z.array(ToolDefinitionSchema).max(32).default([]),
@@ -100,6 +105,7 @@ export const AgentSchema = z
       .array(z.object({ id: z.string(), filter: z.record(z.string(), FilterValueSchema).nullable().describe('metadata filter on its sources; null: none') }))
       .describe('the knowledge bases searched, each with its filter'),
     locale_filter_key: z.string().nullable().describe("source metadata key filtered with the customer's locale; null: none"),
+    locale_fallback: z.boolean().describe("when the locale filter leaves no passage for the customer's locale, search the agent's other locales"),
     tools: z.array(z.string()).describe('tool names'),
     tool_definitions: z.array(AgentToolSchema).describe('the tools, whole (in the order of tools)'),
     guardrails: z.object({
@@ -137,6 +143,7 @@ export function toAgentObject(row: { id: string; livemode: boolean; live_version
     knowledge_sources: config.knowledge_bases.map((k) => k.id),
     knowledge_bases: config.knowledge_bases.map((k) => ({ id: k.id, filter: k.filter ?? null })),
     locale_filter_key: config.locale_filter_key,
+    locale_fallback: config.locale_fallback !== false,
     tools: config.tools.map((t) => t.name),
     tool_definitions: config.tools.map((t) => ({
       name: t.name,

@@ -6,6 +6,7 @@ import { AppError, notFound, referenceMissing } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import { IdPrefix, newId } from '../domain/ids';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
+import { secretLookingQueryParam } from '../domain/url-secrets';
 import { validateToolSchema } from './guardrails/tool-argument-validation';
 import { AgentRepo, canonicalJson } from './agent.repo';
 import { assertOutboundUrl } from '../platform/outbound-http';
@@ -72,10 +73,15 @@ export class AgentsService {
       if (names.has(tool.name)) throw configError(['tools', i, 'name'], `the tool name '${tool.name}' is used twice`);
       names.add(tool.name);
       const problem = validateToolSchema(tool.parameters);
-      if (problem) throw configError(['tools', i, 'parameters'], problem);
+      if (problem) throw configError(['tools', i, 'parameters', ...problem.path], problem.message);
       // A live agent's tools are called over https only; test mode may use http. Private and loopback
       // addresses only where the operator allows them. 422 url_not_allowed otherwise (as webhooks, sources).
       assertOutboundUrl(tool.endpoint, { allowPrivate: this.deps.allowPrivateNetwork, requireHttps: input.livemode }, `tools.${i}.endpoint`);
+      // The endpoint is shown to every console user and key of the account: no credentials in its query.
+      const secret = secretLookingQueryParam(tool.endpoint);
+      if (secret) {
+        throw configError(['tools', i, 'endpoint'], `the query parameter '${secret.name}' looks like a credential (${secret.reason === 'name' ? 'by its name' : 'a long random value'}); URLs are shown to everyone with access to the account: authenticate calls by their Service-Signature header instead`);
+      }
     });
     config.guardrails.requires_approval.forEach((name, i) => {
       if (!names.has(name)) throw configError(['guardrails', 'requires_approval', i], `no tool named '${name}'`);

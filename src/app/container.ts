@@ -105,13 +105,15 @@ export function createServices(deps: ServiceDeps) {
   const messageDelivery = new MessageDeliveryService({ db, events, config, carriers: deps.smsCarriers, receiptFolder });
   const messageRounds = new MessageRoundSender({ db, events, config, carriers: deps.smsCarriers, delivery: messageDelivery, receiptFolder });
   const verifications = new VerificationsService({ db, workflows, events, messages, config });
+  const emailDomains = new EmailDomainsService({ db, serverSecret: config.secrets.server, dns: deps.dns ?? createTxtLookup({ servers: config.email.dnsServers, timeoutMs: config.email.dnsTimeoutMs }) });
+  // A live short link to one of the account's verified email domains redirects at once (docs/decisions/links-interstitial.md).
+  const verifiedDomains = { verifiedDomains: (accountId: string, mode: 'test' | 'live') => emailDomains.verifiedDomains({ accountId, livemode: mode === 'live' }) };
   const publicLinks = { publicBaseUrl: config.http.publicBaseUrl, publicBaseUrlIsLoopback: config.http.publicBaseUrlIsLoopback };
-  const shortLinks = new ShortLinksService({ db, ...publicLinks, serverSecret: config.secrets.server });
+  const shortLinks = new ShortLinksService({ db, ...publicLinks, serverSecret: config.secrets.server, verifiedDomains });
   const citationPages = new CitationPagesService({ db, ...publicLinks, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
-  const emailDomains = new EmailDomainsService({ db, serverSecret: config.secrets.server, dns: deps.dns ?? createTxtLookup({ servers: config.email.dnsServers, timeoutMs: config.email.dnsTimeoutMs }) });
   const emailReplies = new EmailReplyChannel({
     db, config, events, conversations: conversationRepo, tracking: emailTracking, domains: emailDomains, log: deps.log,
     sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),

@@ -17,6 +17,7 @@ import { createOpenApiRegistry } from '../http/openapi';
 import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from './routes';
 import { registerSystemRoutes, type ReadinessCheck } from '../http/system.routes';
 import { publicBaseUrlWarning } from '../domain/public-links';
+import { securityHeaders } from '../http/middleware/security-headers';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +34,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', deps.config.http.trustProxy);
   app.use(requestId);
+  // One place for the framing / sniffing / referrer headers of every page and response (issue 28 #15).
+  app.use(securityHeaders);
   app.use((req, res, next) => {
     const end = deps.metrics.httpDuration.startTimer();
     res.on('finish', () => {

@@ -39,8 +39,9 @@ export interface ExampleAgent {
 /**
  * The example knowledge base and live example agent of the development account (test mode, like its
  * key), created on the first
- * start and found by name afterwards (a second start creates nothing). Waits up to `readyTimeoutMs` for
- * the help center to be indexed so the first question after the banner gets a grounded answer.
+ * start and found by name afterwards (a second start creates nothing). Waits up to `readyTimeoutMs` (90 s)
+ * for the help center to be indexed, and embedded when embeddings are on, so the first question after the
+ * banner is answered like the tenth.
  */
 export async function ensureExampleAgent(input: { services: Services; accountId: string; log: Logger; readyTimeoutMs?: number }): Promise<ExampleAgent> {
   const { services, accountId, log } = input;
@@ -49,7 +50,7 @@ export async function ensureExampleAgent(input: { services: Services; accountId:
     const config = (await services.agents.getAgent({ accountId, livemode: false, agentId: existing.id })).knowledge_sources;
     return { agentId: existing.id, knowledgeBaseId: config[0] ?? '', created: false };
   }
-  const knowledgeBaseId = (await findExampleBase(services, accountId)) ?? (await createExampleBase(services, accountId, log, input.readyTimeoutMs ?? 20_000));
+  const knowledgeBaseId = (await findExampleBase(services, accountId)) ?? (await createExampleBase(services, accountId, log, input.readyTimeoutMs ?? 90_000));
   const agent = await services.agents.createAgent({ accountId, livemode: false, config: exampleAgentConfig(knowledgeBaseId) });
   await services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
   log.info({ agentId: agent.id, knowledgeBaseId }, 'Example agent created');
@@ -79,10 +80,14 @@ async function createExampleBase(services: Services, accountId: string, log: Log
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     const s = await services.knowledgeSources.getSource({ accountId, livemode: false, knowledgeBaseId: base.id, sourceId: source.id });
-    if (s.status !== 'indexing') {
-      if (s.status === 'failed') log.warn({ sourceId: source.id }, 'The example help center failed to index');
+    // With embeddings on, also until its vectors are in: else the first questions after the banner would
+    // be matched by their words only, unlike the later ones.
+    const embedded = services.knowledgeRetrieval.mode !== 'hybrid' || s.embedded_passages >= s.passage_count;
+    if (s.status === 'failed') {
+      log.warn({ sourceId: source.id }, 'The example help center failed to index');
       break;
     }
+    if (s.status !== 'indexing' && embedded) break;
     if (Date.now() > deadline) {
       log.warn({ sourceId: source.id }, 'The example help center is still indexing');
       break;

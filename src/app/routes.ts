@@ -33,7 +33,7 @@ import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
-export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/message_batches'];
+export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
 
 /**
  * Every /v1 resource. Each area adds its register function here; each names the services it uses, and gets

@@ -19,6 +19,9 @@ import { createServices, type Services } from './container';
 import { connectTemporal, WorkflowGateway } from '../temporal/workflow-gateway';
 import { createWorker } from '../temporal/worker';
 
+/** Questions embedded at start (each within the query timeout) before giving the warm-up up to /readyz. */
+export const WARM_UP_ATTEMPTS = 60;
+
 /** How long shutdown waits for requests, first webhook attempts and activities in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -61,6 +64,9 @@ export async function createRuntime(input: {
   let closing = false;
   /** Other processes' run moves wake this one's waiters (with a Postgres server; they poll meanwhile). */
   const listenForRuns = () => services.runNotifier.listen().catch((err) => log.warn({ err }, 'Run notification listener failed; waiters poll'));
+  /** The query embedding model warmed in the background (main.ts waits for it before its banner). */
+  const warmEmbeddings = () =>
+    void services.knowledgeRetrieval.warmUp({ attempts: WARM_UP_ATTEMPTS }).catch((err) => log.warn({ err: (err as Error).message }, 'The embedding model did not warm up; /readyz reports it until it does'));
 
   return {
     services,
@@ -76,9 +82,13 @@ export async function createRuntime(input: {
         readiness: [
           { name: 'postgres', check: async () => void (await sql`select 1`.execute(db)) },
           { name: 'temporal', check: async () => void (await temporal.connection.workflowService.getSystemInfo({})) },
+          // Not ready until the query embedding model has answered a question in time (else the first
+          // questions would be answered lexically): one more try per check while it warms.
+          ...(config.embeddings.enabled ? [{ name: 'embeddings', check: () => services.knowledgeRetrieval.warmUp() }] : []),
         ],
       });
       stopIdempotencySweep = startIdempotencySweep(db, log);
+      warmEmbeddings();
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(port, host, () => resolve(s));
       });
@@ -93,6 +103,7 @@ export async function createRuntime(input: {
       return server;
     },
     async startWorker() {
+      warmEmbeddings();
       // Carriers live in the worker: receipts and inbound SMS reach the messaging service from here.
       await services.inboundSms.startCarriers();
       worker = await createWorker({

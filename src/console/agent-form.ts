@@ -21,6 +21,7 @@ export interface AgentForm {
   knowledge_bases: { id: string; filter: string }[];
   locale_filter_key: string;
   retrieval_required: boolean;
+  locale_fallback: boolean;
   tools: ToolForm[];
   restricted_topics: string;
   restricted_topic_action: string;
@@ -44,6 +45,7 @@ export function configToForm(c: AgentConfig): AgentForm {
     knowledge_bases: c.knowledge_bases.map((k) => ({ id: k.id, filter: k.filter ? JSON.stringify(k.filter) : '' })),
     locale_filter_key: c.locale_filter_key ?? '',
     retrieval_required: c.retrieval_required,
+    locale_fallback: c.locale_fallback !== false,
     tools: c.tools.map((t) => ({
       name: t.name,
       description: t.description,
@@ -95,6 +97,7 @@ export function readAgentForm(body: Record<string, unknown>): AgentForm {
     knowledge_bases: kbIds.map((id) => ({ id, filter: str(body[`kb_filter.${id}`]) })),
     locale_filter_key: str(body.locale_filter_key).trim(),
     retrieval_required: on(body.retrieval_required),
+    locale_fallback: on(body.locale_fallback),
     tools,
     restricted_topics: str(body.restricted_topics),
     restricted_topic_action: str(body.restricted_topic_action) || 'handoff',
@@ -132,6 +135,7 @@ export function formToConfig(form: AgentForm): { config?: AgentConfigInput; erro
     knowledge_bases: form.knowledge_bases.map((k) => ({ id: k.id, ...(json(`kb_filter.${k.id}`, k.filter) !== undefined ? { filter: json(`kb_filter.${k.id}`, k.filter) } : {}) })),
     locale_filter_key: form.locale_filter_key || null,
     retrieval_required: form.retrieval_required,
+    locale_fallback: form.locale_fallback,
     tools: form.tools.map((t, i) => ({
       name: t.name,
       description: t.description,

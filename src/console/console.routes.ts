@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
@@ -48,20 +48,6 @@ function refuseCrossSite(req: Request, opts: { allowNull: boolean }) {
   if (originHost(origin) !== req.headers.host) throw refused();
 }
 
-/**
- * Headers of every console response: never framed (clickjacking), no content sniffing, and the referrer
- * stays on this origin (sign-in link tokens and ids never leak to the sites pages link to).
- */
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "frame-ancestors 'none'",
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-  });
-  next();
-};
-
 const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const ASSETS = path.join(__dirname, 'assets');
@@ -81,7 +67,7 @@ export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps:
   const { services } = deps;
   const router = express.Router();
 
-  router.use(securityHeaders);
+  // Framing, sniffing and referrer headers: set for every response by the app (http/middleware/security-headers.ts).
   router.use('/assets', express.static(ASSETS, { maxAge: '1h', fallthrough: false }));
   router.use(express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 5000 }));
   router.use(express.json({ limit: '2mb' }));

@@ -53,6 +53,8 @@ export interface PostMessageInput {
   content: string;
   attachments?: string[];
   trigger_run?: boolean;
+  /** The evaluation runner posting a scripted turn: the only writer of an evaluation's test conversation. */
+  byEvaluation?: boolean;
   /** The channel the message came in on (a channel adapter's inbound); defaults to the conversation's. */
   channel?: ConversationChannel;
   /**
@@ -217,6 +219,11 @@ export class ConversationsService {
     if (input.testChatOfAgent !== undefined && (!conversation.test || conversation.agent_id !== input.testChatOfAgent)) {
       throw notFound('conversation', input.conversationId);
     }
+    // An evaluation's test conversation (pinned to the version under test) is readable, but only its
+    // evaluation writes to it: a desk reply there would go out over SMS or email to the case's customer.
+    if (conversation.pinned_agent_version !== null && !input.byEvaluation) {
+      throw new AppError('resource_conflict', `Conversation ${conversation.id} is an evaluation's test conversation: only its evaluation posts messages to it`, { param: 'id' });
+    }
     return this.post(conversation, input);
   }
 
@@ -265,7 +272,8 @@ export class ConversationsService {
     const emitted = this.deps.events.emit({ ...scopeOf(input), type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, message.id, 'conversation.message') });
     if (!startsRun || !live || !runId) {
       await emitted;
-      if (inserted && input.role === 'human' && channel !== 'chat') await this.deliverHumanReply(conversation, object);
+      // Nothing is ever delivered from an evaluation's conversation.
+      if (inserted && input.role === 'human' && channel !== 'chat' && conversation.pinned_agent_version === null) await this.deliverHumanReply(conversation, object);
       return object;
     }
     // The run starts while its message's event is stored: neither waits for the other.

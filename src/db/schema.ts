@@ -8,7 +8,7 @@ import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } fr
 import type { CallTable } from './tables/calls';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
-import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
+import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -35,6 +35,7 @@ export interface DB {
   knowledge_files: KnowledgeFileTable;
   knowledge_sources: KnowledgeSourceTable;
   knowledge_passages: KnowledgePassageTable;
+  knowledge_records: KnowledgeRecordTable;
   knowledge_terms: KnowledgeTermTable;
   agents: AgentTable;
   agent_versions: AgentVersionTable;

@@ -54,6 +54,8 @@ export const errorPolicy = {
   /** An email domain whose ownership record was not found, or an address on a domain not proven (live mode). */
   domain_not_verified: { status: 422, type: 'unprocessable_error', retryable: false },
   url_not_allowed: { status: 422, type: 'unprocessable_error', retryable: false },
+  /** Records are read and edited one by one only in record sources (a url, document or api source has none). */
+  source_not_record: { status: 422, type: 'unprocessable_error', retryable: false },
   /** The value matches the published schema but breaks a rule the schema cannot state (a number not in its plan). */
   parameter_unprocessable: { status: 422, type: 'unprocessable_error', retryable: false },
   account_limit_reached: { status: 422, type: 'unprocessable_error', retryable: false },

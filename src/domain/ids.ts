@@ -11,6 +11,7 @@ export const IdPrefix = {
   run: 'run',
   knowledgeBase: 'kb',
   source: 'src',
+  record: 'rec',
   file: 'file',
   event: 'evt',
   toolCall: 'call',

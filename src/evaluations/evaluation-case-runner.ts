@@ -82,6 +82,7 @@ export class EvaluationCaseRunner {
         content: script.customer,
         channel,
         messageId: turnMessageId(evaluation.id, testCase.id, turn),
+        byEvaluation: true,
         waitMs: 0,
       });
       const runId = posted.run?.id ?? posted.run_id;

@@ -52,6 +52,18 @@ export function parseDefinition(value: unknown, prefix: (string | number)[] = []
  * An agent's test cases (the conversations its evaluations replay): authored through the API, the
  * console, or the `tests:` of the agent's YAML (`agents apply` keeps them: cases are matched by name).
  */
+const nameTaken = (name: string) => new AppError('resource_conflict', `The agent has a test case named '${name}' already`, { param: 'name' });
+
+/** The same 409 when two requests race past assertNameFree and the unique index (agent, name) refuses the second. */
+async function nameTakenAsConflict<T>(name: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw nameTaken(name);
+    throw err;
+  }
+}
+
 export class TestCasesService {
   private readonly repo = new EvaluationRepo();
 
@@ -61,14 +73,14 @@ export class TestCasesService {
     await this.deps.agents.getAgent({ ...scopeOf(input), agentId: input.agentId });
     const definition = parseDefinition(input.definition);
     await this.assertNameFree(input.agentId, definition.name);
-    const row = await this.repo.insertTestCase(this.deps.db, {
+    const row = await nameTakenAsConflict(definition.name, this.repo.insertTestCase(this.deps.db, {
       id: newId(IdPrefix.testCase),
       account_id: input.accountId,
       livemode: input.livemode,
       agent_id: input.agentId,
       name: definition.name,
       definition: JSON.stringify(definition),
-    });
+    }));
     return toTestCaseObject(row);
   }
 
@@ -76,7 +88,7 @@ export class TestCasesService {
     const current = await this.getRow(input, input.agentId, input.caseId);
     const definition = parseDefinition(input.definition);
     if (definition.name !== current.name) await this.assertNameFree(input.agentId, definition.name);
-    return toTestCaseObject(await this.repo.updateTestCase(this.deps.db, current.id, { name: definition.name, definition: JSON.stringify(definition) }));
+    return toTestCaseObject(await nameTakenAsConflict(definition.name, this.repo.updateTestCase(this.deps.db, current.id, { name: definition.name, definition: JSON.stringify(definition) })));
   }
 
   async deleteTestCase(input: Scope & { agentId: string; caseId: string }) {
@@ -153,10 +165,9 @@ export class TestCasesService {
     };
   }
 
+  /** A name another case of the agent holds is a conflict with existing state (409), not a malformed request. */
   private async assertNameFree(agentId: string, name: string) {
-    if (await this.repo.getTestCaseByName(this.deps.db, agentId, name)) {
-      throw new AppError('parameter_invalid', `The agent has a test case named '${name}' already`, { param: 'name' });
-    }
+    if (await this.repo.getTestCaseByName(this.deps.db, agentId, name)) throw nameTaken(name);
   }
 
   private async getRow(scope: Scope, agentId: string, caseId: string) {

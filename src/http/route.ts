@@ -4,6 +4,7 @@ import { z, type ZodError } from 'zod';
 import { AppError } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import { ErrorResponseSchema } from './schemas';
+import { SSE_EVENT_DOC_SCHEMA } from './sse';
 
 export type { Principal };
 
@@ -140,7 +141,8 @@ export function defineRoute<
               description: spec.eventStream.description,
               content: {
                 ...(spec.eventStream.status === status && spec.response ? { 'application/json': { schema: spec.response } } : {}),
-                'text/event-stream': { schema: { type: 'string', description: 'Server-sent events: `id`, `event` and a JSON `data` line per event' } },
+                // One event's shape (Schemathesis checks each parsed event against it).
+                'text/event-stream': { schema: SSE_EVENT_DOC_SCHEMA },
               },
             },
           }

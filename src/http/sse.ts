@@ -1,3 +1,4 @@
+import type { SchemaObject } from '@asteasolutions/zod-to-openapi/dist/types';
 import type { Request, Response } from 'express';
 
 export interface SseEvent {
@@ -5,6 +6,22 @@ export interface SseEvent {
   event: string;
   data: Record<string, unknown>;
 }
+
+/**
+ * One event of a `text/event-stream` response as the OpenAPI document states it: the per-event schema
+ * (OpenAPI 3.2's `itemSchema`, which 3.1 tools such as Schemathesis read from `schema`): the fields of the
+ * HTML standard's event parser, each a string, `data` one JSON object per event as `writeSse` writes it.
+ */
+export const SSE_EVENT_DOC_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['id', 'event', 'data'],
+  properties: {
+    id: { type: 'string', pattern: '^[0-9]+$', description: 'increasing per stream; send it back as Last-Event-ID to resume after it' },
+    event: { type: 'string', description: 'run.started, tool.called, reply.delta, run.requires_action, run.completed, …' },
+    data: { type: 'string', contentMediaType: 'application/json', description: 'a JSON object: the event\'s payload' },
+    retry: { type: 'integer', minimum: 0 },
+  },
+};
 
 /**
  * Writes server-sent events from `events` until it ends or the client leaves; a comment line every 15 s

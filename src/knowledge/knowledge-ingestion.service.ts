@@ -73,12 +73,8 @@ export class KnowledgeIngestionService {
       input.heartbeat?.({ passages: ordinal });
     };
     for (const doc of docs) {
-      const chunks = chunkDocument(
-        { ...doc, metadata: { ...source.metadata, ...(doc.metadata ?? {}) } },
-        { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
-      );
-      for (const c of chunks) {
-        batch.push({ ...c, ownMetadata: doc.metadata ?? {} });
+      for (const p of this.passagesOf(doc, source.metadata)) {
+        batch.push(p);
         if (batch.length >= INSERT_BATCH) await flush();
       }
     }
@@ -87,10 +83,25 @@ export class KnowledgeIngestionService {
     return { passages: stats.passages, totalLength: stats.totalLength, analyzers: stats.analyzers };
   }
 
+  /** A document's passages: chunked by structure, the source's metadata under the document's own. */
+  passagesOf(doc: ParsedDocument & { recordId?: string }, sourceMetadata: Record<string, string>): PassageInsert[] {
+    const { knowledge } = this.deps;
+    const chunks = chunkDocument(
+      { ...doc, metadata: { ...sourceMetadata, ...(doc.metadata ?? {}) } },
+      { maxChars: knowledge.chunkMaxChars, overlapChars: knowledge.chunkOverlapChars },
+    );
+    return chunks.map((c) => ({ ...c, ownMetadata: doc.metadata ?? {}, ...(doc.recordId ? { recordId: doc.recordId } : {}) }));
+  }
+
+  /** A record as the chunker reads it (the whole sync and the one-record re-index alike). */
+  recordDocument(record: { id: string; title: string; content: string; url: string | null; metadata: Record<string, string> }): ParsedDocument & { recordId: string } {
+    return { title: record.title, url: record.url ?? undefined, blocks: textToBlocks(record.content), metadata: record.metadata, recordId: record.id };
+  }
+
   private async loadDocuments(
     source: NonNullable<Awaited<ReturnType<KnowledgeRepo['getSourceSummary']>>>,
     heartbeat?: (detail: unknown) => void,
-  ): Promise<ParsedDocument[]> {
+  ): Promise<(ParsedDocument & { recordId?: string })[]> {
     const { db, knowledge } = this.deps;
     switch (source.type) {
       case 'url': {
@@ -111,7 +122,7 @@ export class KnowledgeIngestionService {
       }
       case 'record': {
         const records = await this.repo.getSourceRecords(db, source.id);
-        return records.map((r) => ({ title: r.title, url: r.url, blocks: textToBlocks(r.content), metadata: r.metadata }));
+        return records.map((r) => this.recordDocument(r));
       }
       case 'api':
         await this.probeApiSource(source);

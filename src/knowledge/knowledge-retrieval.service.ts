@@ -58,12 +58,25 @@ export interface RetrievedPassage {
   url: string | null;
   /** Calibrated relevance in [0, 1]. */
   score: number;
+  /**
+   * The query's cosine with each of the passage's stored sentence vectors (sentenceEmbeddingTexts order),
+   * when hybrid retrieval read them: what the local planner quotes by. Absent otherwise.
+   */
+  sentenceCosines?: number[];
   origin: 'index' | 'api';
   metadata: Record<string, string>;
 }
 
+/**
+ * How the indexed sources were searched: `hybrid` (BM25 and vectors), `lexical` (embeddings off, or no
+ * vector in scope yet), `lexical_fallback` (embeddings on, but the question's embedding failed or timed out:
+ * the scores are the lexical calibration's, `LEXICAL_MODEL`).
+ */
+export type RetrievalMode = 'hybrid' | 'lexical' | 'lexical_fallback';
+
 export interface RetrieveResult {
   results: RetrievedPassage[];
+  mode: RetrievalMode;
   /** Api sources that did not answer in time or answered badly; their results are missing. */
   apiFailures: { sourceId: string; error: string }[];
   /** With `explain`: the hybrid candidates of the indexed sources, best first. */
@@ -119,11 +132,44 @@ export class KnowledgeRetrievalService {
     return this.deps.embeddings ? 'hybrid' : 'lexical';
   }
 
+  private warm: Promise<void> | undefined;
+  private warmed = false;
+
+  /**
+   * Embeds one question so the query model is loaded and answering before the first customer's question
+   * (a cold model misses the query timeout and the question would be answered lexically). Resolves once
+   * a question was embedded within the query timeout; rejects when none was after `attempts` tries (the
+   * readiness check calls it again). Resolves at once when embeddings are off or it is warm already.
+   */
+  async warmUp(opts: { attempts?: number } = {}): Promise<void> {
+    const { embeddings } = this.deps;
+    if (!embeddings || this.warmed) return;
+    this.warm ??= (async () => {
+      let last: unknown;
+      for (let i = 0; i < (opts.attempts ?? 1); i++) {
+        try {
+          await embeddings.embed({ texts: ['How long does shipping take?'], kind: 'query' });
+          this.warmed = true;
+          return;
+        } catch (err) {
+          last = err;
+        }
+      }
+      throw new AppError('upstream_unavailable', `The embedding model is not answering yet: ${(last as Error)?.message ?? 'unknown error'}`);
+    })().finally(() => (this.warm = undefined));
+    return this.warm;
+  }
+
+  /** Whether warmUp has embedded a question (the readiness check reads it). */
+  get isWarm(): boolean {
+    return !this.deps.embeddings || this.warmed;
+  }
+
   async retrieve(input: RetrieveInput): Promise<RetrieveResult> {
     const { db } = this.deps;
     const topK = Math.min(Math.max(1, input.topK ?? TOP_K_DEFAULT), RETRIEVE_MAX);
     const minScore = input.minScore ?? 0;
-    if (input.knowledgeBaseIds.length === 0) return { results: [], apiFailures: [] };
+    if (input.knowledgeBaseIds.length === 0) return { results: [], apiFailures: [], mode: this.mode };
 
     const all = await this.index.listScopeSources(db, { accountId: input.accountId, knowledgeBaseIds: input.knowledgeBaseIds });
     const live = all.filter((s) => s.active_version !== null);
@@ -141,15 +187,15 @@ export class KnowledgeRetrievalService {
     const avgLen = n > 0 ? Math.max(1, indexed.reduce((a, s) => a + s.total_length, 0) / n) : 1;
 
     const explained: ExplainedCandidate[] | undefined = input.explain ? [] : undefined;
-    const [lexical, external] = await Promise.all([
-      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter, explained) : Promise.resolve([]),
+    const [searched, external] = await Promise.all([
+      indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter, explained) : Promise.resolve({ passages: [], mode: this.mode }),
       apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
-    const results = [...lexical, ...external.results]
+    const results = [...searched.passages, ...external.results]
       .filter((r) => r.score > 0 && r.score >= minScore)
       .sort((a, b) => b.score - a.score)
       .slice(0, topK);
-    return { results, apiFailures: external.failures, ...(explained ? { candidates: explained } : {}) };
+    return { results, apiFailures: external.failures, mode: searched.mode, ...(explained ? { candidates: explained } : {}) };
   }
 
   /**
@@ -161,7 +207,7 @@ export class KnowledgeRetrievalService {
    */
   private async searchIndex(
     input: RetrieveInput, scope: ScopeSource[], n: number, topK: number, passageFilter?: PassageFilter, explained?: ExplainedCandidate[],
-  ): Promise<RetrievedPassage[]> {
+  ): Promise<{ passages: RetrievedPassage[]; mode: RetrievalMode }> {
     const { db, embeddings } = this.deps;
     const sources = new Map(scope.map((s) => [s.id, s]));
     const toPassage = (r: Parameters<KnowledgeRetrievalService['toPassage']>[0], score: number) =>
@@ -169,10 +215,10 @@ export class KnowledgeRetrievalService {
     const strategy = input.strategy ?? 'hybrid';
     const embedded = scope.filter((s) => s.embedded_passages > 0);
     if (!embeddings || strategy === 'lexical' || embedded.length === 0) {
-      if (strategy === 'semantic') return [];
+      if (strategy === 'semantic') return { passages: [], mode: 'hybrid' };
       const rows = await this.index.searchPostings(db, { query: input.query, scope, n, topK: Math.max(topK, LEXICAL_CONTEXT), budget: POSTINGS_BUDGET, passageFilter });
       const scores = lexicalScores(rows.map((r) => lexicalX(r.s, r.sum_idf)));
-      return rows.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
+      return { passages: rows.slice(0, topK).map((r, i) => toPassage(r, scores[i]!)), mode: 'lexical' };
     }
 
     const started = performance.now();
@@ -213,15 +259,16 @@ export class KnowledgeRetrievalService {
     if (q.status === 'rejected' || lexVecs.status === 'rejected' || den.status === 'rejected') {
       const err = [q, lexVecs, den].find((r) => r.status === 'rejected') as PromiseRejectedResult;
       this.deps.log?.warn({ err: (err.reason as Error).message }, 'Dense retrieval failed; answering lexically');
-      if (strategy === 'semantic') return [];
+      if (strategy === 'semantic') return { passages: [], mode: 'lexical_fallback' };
       const scores = lexicalScores(lex.value.map((r) => lexicalX(r.s, r.sum_idf)));
-      return lex.value.slice(0, topK).map((r, i) => toPassage(r, scores[i]!));
+      return { passages: lex.value.slice(0, topK).map((r, i) => toPassage(r, scores[i]!)), mode: 'lexical_fallback' };
     }
 
     const qv = q.value;
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
     type Candidate = {
-      sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
+      sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; sentenceCosines?: number[];
+      lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
     };
     const candidates = new Map<string, Candidate>();
     const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
@@ -267,10 +314,13 @@ export class KnowledgeRetrievalService {
       { strategy, dense: scan ? 'scan' : 'rescore', lexical: lex.value.length, denseCandidates: denseTop.length, ms: Math.round(performance.now() - started), at: ms },
       'Hybrid retrieval',
     );
-    return top.flatMap((c) => {
+    const passages = top.flatMap((c) => {
       const row = c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`);
-      return row ? [toPassage({ ...row, source_id: c.sourceId }, c.score)] : [];
+      if (!row) return [];
+      const passage = toPassage({ ...row, source_id: c.sourceId }, c.score);
+      return [c.sentenceCosines ? { ...passage, sentenceCosines: c.sentenceCosines.map((x) => Math.round(x * 10_000) / 10_000) } : passage];
     });
+    return { passages, mode: 'hybrid' };
   }
 
   /** A passage as returned; its metadata is the source's current metadata overlaid with its record's own. */

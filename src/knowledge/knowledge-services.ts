@@ -10,6 +10,7 @@ import { KnowledgeFilesService } from './knowledge-files.service';
 import { KnowledgeIngestionService } from './knowledge-ingestion.service';
 import { KnowledgeRetrievalService } from './knowledge-retrieval.service';
 import { KnowledgeSourcesService } from './knowledge-sources.service';
+import { KnowledgeRecordsService } from './knowledge-records.service';
 import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
 import { OpenAiEmbeddingsClient, RecentQueryVectors, type EmbeddingsPort } from './index/embeddings.client';
 import { fusionModelOf } from './index/scoring';
@@ -48,5 +49,6 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
   const knowledgeBases = new KnowledgeBasesService({ db, sources: knowledgeSources, retrieval: knowledgeRetrieval });
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
-  return { knowledgeBases, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
+  const knowledgeRecords = new KnowledgeRecordsService({ db, workflows, events, ingestion: knowledgeIngestion, log });
+  return { knowledgeBases, knowledgeRecords, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
 }

@@ -37,8 +37,7 @@ export const KnowledgeSourceSchema = z
 
 export type KnowledgeSourceObject = z.infer<typeof KnowledgeSourceSchema>;
 
-/** A source row; list reads leave the records out, so only a row read whole shows `record_count`. */
-export type KnowledgeSourceRow = Omit<Selectable<KnowledgeSourceTable>, 'records'> & { records?: unknown };
+export type KnowledgeSourceRow = Selectable<KnowledgeSourceTable>;
 
 export const toKnowledgeSourceObject = (row: KnowledgeSourceRow): KnowledgeSourceObject => ({
   id: row.id,
@@ -48,7 +47,7 @@ export const toKnowledgeSourceObject = (row: KnowledgeSourceRow): KnowledgeSourc
   type: row.type,
   url: row.url,
   file_id: row.file_id,
-  ...(row.type === 'record' && Array.isArray(row.records) ? { record_count: row.records.length } : {}),
+  ...(row.type === 'record' && row.record_count !== null ? { record_count: row.record_count } : {}),
   ...(row.type === 'api' ? { timeout_ms: row.timeout_ms } : {}),
   metadata: row.metadata,
   refresh: row.refresh,

@@ -2,6 +2,7 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { KnowledgeRepo } from './knowledge.repo';
+import { KnowledgeRecordRepo } from './knowledge-record.repo';
 import type { PageParams } from '../db/pagination';
 import type { KnowledgeRecordInput, KnowledgeRefresh, KnowledgeSourceType } from '../db/tables/knowledge';
 import { AppError, notFound, referenceMissing } from '../domain/errors';
@@ -50,6 +51,7 @@ export interface UpdateSourceInput {
  */
 export class KnowledgeSourcesService {
   private readonly repo = new KnowledgeRepo();
+  private readonly records = new KnowledgeRecordRepo();
 
   constructor(
     private readonly deps: {
@@ -144,11 +146,14 @@ export class KnowledgeSourcesService {
     if (input.timeout_ms !== undefined && current.type !== 'api') {
       throw new AppError('parameter_unprocessable', 'Invalid timeout_ms: only api sources take a timeout', { param: 'timeout_ms' });
     }
-    await this.repo.updateSource(this.deps.db, current.id, {
-      refresh: input.refresh,
-      metadata: input.metadata,
-      records: input.records,
-      timeout_ms: input.timeout_ms,
+    await this.deps.db.transaction().execute(async (tx) => {
+      await this.repo.updateSource(tx, current.id, { refresh: input.refresh, metadata: input.metadata, timeout_ms: input.timeout_ms });
+      if (input.records !== undefined) {
+        // The whole set replaced under the source's lock (a one-record edit waits for it, then re-syncs).
+        await this.records.lockSource(tx, { ...scopeOf(input.principal), knowledgeBaseId: input.knowledgeBaseId, sourceId: current.id });
+        await this.records.replaceRecords(tx, current.id, input.records);
+        await this.records.setRecordCount(tx, current.id, input.records.length);
+      }
     });
     if (input.refresh && input.refresh !== current.refresh) {
       await this.upsertRefreshSchedule({ sourceId: current.id, refresh: input.refresh, accountId: current.account_id, createdAt: current.created_at });

@@ -5,6 +5,7 @@ import { paginate, type PageParams } from '../db/pagination';
 import { contentHash, passageEmbeddingText } from './index/embedding-text';
 import { analyzerSql, DEFAULT_ANALYZER } from './index/analyzers';
 import { inScope, type Scope } from '../db/scope';
+import { KnowledgeRecordRepo } from './knowledge-record.repo';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -19,6 +20,8 @@ export interface PassageInsert {
   metadata: Record<string, string>;
   /** The document's own metadata (a record's), without the source's. */
   ownMetadata?: Record<string, string>;
+  /** The record the passage was cut from (record sources). */
+  recordId?: string;
 }
 
 export class KnowledgeRepo {
@@ -90,24 +93,27 @@ export class KnowledgeRepo {
       metadata: Record<string, string>; timeout_ms: number | null;
     },
   ) {
-    return db
+    const { records, ...columns } = row;
+    const source = await db
       .insertInto('knowledge_sources')
       .values({
-        ...row,
-        records: row.records ? JSON.stringify(row.records) : null,
+        ...columns,
+        record_count: records ? records.length : null,
         metadata: JSON.stringify(row.metadata),
         status: 'indexing',
         sync_seq: 1,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (records) await new KnowledgeRecordRepo().insertRecords(db, row.id, records);
+    return source;
   }
 
   async getSourceById(db: Db, scope: Scope, id: string) {
     return db.selectFrom('knowledge_sources').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
 
-  /** A source without its records (they can be large). */
+  /** A source's summary (what a sync needs). */
   async getSourceSummary(db: Db, id: string) {
     return db
       .selectFrom('knowledge_sources')
@@ -116,9 +122,9 @@ export class KnowledgeRepo {
       .executeTakeFirst();
   }
 
+  /** Every record of a record source, in their order, with their ids (what a whole sync indexes). */
   async getSourceRecords(db: Db, id: string) {
-    const row = await db.selectFrom('knowledge_sources').select('records').where('id', '=', id).executeTakeFirst();
-    return row?.records ?? [];
+    return new KnowledgeRecordRepo().listAllRecords(db, id);
   }
 
   async listSources(db: Kysely<DB>, scope: Scope, baseId: string, page: PageParams) {
@@ -133,15 +139,14 @@ export class KnowledgeRepo {
   async updateSource(
     db: Db,
     id: string,
-    patch: { refresh?: KnowledgeRefresh; metadata?: Record<string, string>; records?: KnowledgeRecordInput[]; timeout_ms?: number | null },
+    patch: { refresh?: KnowledgeRefresh; metadata?: Record<string, string>; timeout_ms?: number | null },
   ) {
-    const { metadata, records, ...rest } = patch;
+    const { metadata, ...rest } = patch;
     return db
       .updateTable('knowledge_sources')
       .set({
         ...rest,
         ...(metadata ? { metadata: JSON.stringify(metadata) } : {}),
-        ...(records ? { records: JSON.stringify(records) } : {}),
         updated_at: new Date(),
       })
       .where('id', '=', id)
@@ -199,6 +204,7 @@ export class KnowledgeRepo {
           length: 0,
           content_hash: contentHash(passageEmbeddingText(p)),
           own_metadata: JSON.stringify(p.ownMetadata ?? {}),
+          record_id: p.recordId ?? null,
         })),
       )
       .execute();

@@ -7,6 +7,8 @@ import type { RouteDeps } from '../http/route-deps';
 import type { KnowledgeBasesService } from './knowledge-bases.service';
 import type { KnowledgeFilesService } from './knowledge-files.service';
 import type { KnowledgeSourcesService } from './knowledge-sources.service';
+import type { KnowledgeRecordsService } from './knowledge-records.service';
+import { KnowledgeRecordSchema } from './knowledge-record.schemas';
 import { KnowledgeBaseSchema, KnowledgeQueryResultSchema } from './knowledge-base.schemas';
 import { KnowledgeRefreshSchema, KnowledgeSourceSchema, KnowledgeSourceTypeSchema } from './knowledge-source.schemas';
 import { scopeOf } from '../domain/principal';
@@ -70,8 +72,20 @@ const QueryBodySchema = z.strictObject({
 });
 
 const SourceParamsSchema = z.strictObject({ id: z.string().min(1).max(255), src: z.string().min(1).max(255) });
+const RecordParamsSchema = SourceParamsSchema.extend({ record_id: z.string().min(1).max(255) });
 
-export function registerKnowledgeRoutes(deps: RouteDeps<{ knowledgeBases: KnowledgeBasesService; knowledgeSources: KnowledgeSourcesService; knowledgeFiles: KnowledgeFilesService }>) {
+/** A record's fields, each with the limits of a record pushed with its source; those left out are kept. */
+const UpdateRecordBodySchema = z.strictObject({
+  title: RecordSchema.shape.title.optional(),
+  content: RecordSchema.shape.content.optional(),
+  url: HttpUrlSchema.nullable().optional().describe('null removes it'),
+  metadata: MetadataSchema.optional().describe("replaces the record's own metadata"),
+});
+const recordReindexNote = 'Only this record is re-indexed: its passages are replaced in the live version at once (other records\' passages stay as they are) and embedded in the background; the source emits knowledge.source.ready.';
+
+export function registerKnowledgeRoutes(
+  deps: RouteDeps<{ knowledgeBases: KnowledgeBasesService; knowledgeSources: KnowledgeSourcesService; knowledgeFiles: KnowledgeFilesService; knowledgeRecords: KnowledgeRecordsService }>,
+) {
   const { router, registry, services } = deps;
   const tag = 'Knowledge';
   const bases = services.knowledgeBases;
@@ -118,6 +132,34 @@ export function registerKnowledgeRoutes(deps: RouteDeps<{ knowledgeBases: Knowle
     method: 'post', path: '/v1/knowledge_bases/{id}/sources/{src}/reindex', tag, params: SourceParamsSchema, response: KnowledgeSourceSchema, status: 202,
     summary: 'Re-index a source now; the live version keeps answering until the new one is ready',
   }, ({ params, principal }) => sources.reindexSource({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src }));
+
+  const records = services.knowledgeRecords;
+  const withoutReindex = <T extends { reindex: unknown }>({ reindex: _reindex, ...record }: T) => record;
+
+  defineRoute(router, registry, {
+    method: 'get', path: '/v1/knowledge_bases/{id}/sources/{src}/records', tag, params: SourceParamsSchema, query: PageQuerySchema, response: listOf(KnowledgeRecordSchema, 'KnowledgeRecordList'),
+    summary: 'List the records of a record source, in their order', description: '422 source_not_record for a url, document or api source.',
+  }, ({ params, query, principal }) => records.listRecords({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src, page: query }));
+
+  defineRoute(router, registry, {
+    method: 'post', path: '/v1/knowledge_bases/{id}/sources/{src}/records', tag, params: SourceParamsSchema, body: RecordSchema, response: KnowledgeRecordSchema, status: 201,
+    summary: 'Add one record to a record source', description: recordReindexNote,
+  }, async ({ params, body, principal }) => withoutReindex(await records.addRecord({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src, record: body })));
+
+  defineRoute(router, registry, {
+    method: 'get', path: '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', tag, params: RecordParamsSchema, response: KnowledgeRecordSchema,
+    summary: 'Retrieve one record of a record source',
+  }, ({ params, principal }) => records.getRecord({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src, recordId: params.record_id }));
+
+  defineRoute(router, registry, {
+    method: 'post', path: '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', tag, params: RecordParamsSchema, body: UpdateRecordBodySchema, response: KnowledgeRecordSchema,
+    summary: 'Update one record (fields left out are kept)', description: recordReindexNote,
+  }, async ({ params, body, principal }) => withoutReindex(await records.updateRecord({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src, recordId: params.record_id, patch: body })));
+
+  defineRoute(router, registry, {
+    method: 'delete', path: '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', tag, params: RecordParamsSchema, response: DeletedSchema,
+    summary: 'Delete one record; its passages leave the index at once',
+  }, ({ params, principal }) => records.deleteRecord({ ...scopeOf(principal), knowledgeBaseId: params.id, sourceId: params.src, recordId: params.record_id }));
 
   registerFileRoutes(deps);
 }

@@ -6,7 +6,7 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 export class ShortLinkRepo {
   /** Stores a link; a code already stored (a retried step) is left as it is. Returns the stored row. */
-  async insertShortLink(db: Db, row: { code: string; account_id: string; run_id: string | null; conversation_id: string | null; url: string }) {
+  async insertShortLink(db: Db, row: { code: string; account_id: string; livemode: boolean; run_id: string | null; conversation_id: string | null; url: string }) {
     await db.insertInto('short_links').values(row).onConflict((oc) => oc.column('code').doNothing()).execute();
     return db.selectFrom('short_links').selectAll().where('code', '=', row.code).executeTakeFirstOrThrow();
   }
@@ -17,7 +17,7 @@ export class ShortLinkRepo {
       .updateTable('short_links')
       .set({ clicks: sql`clicks + 1`, last_clicked_at: new Date() })
       .where('code', '=', code)
-      .returning(['url', 'clicks'])
+      .returning(['url', 'clicks', 'account_id', 'livemode'])
       .executeTakeFirst();
   }
 

@@ -1,4 +1,4 @@
-import type { HandoffReason, PlannerDecision } from '../agents/planner/port';
+import { SUGGESTED_REPLY_MIN_SCORE, type HandoffReason, type PlannerDecision } from '../agents/planner/port';
 import type { AgentConfig } from '../agents/agent.schemas';
 import type { GuardrailNote, Handoff, StoredRetrievalItem } from './run.schemas';
 
@@ -39,7 +39,8 @@ export function decideRunOutcome(input: {
       reason,
       queue: config.handoff.default_queue,
       summary: summary || summaryOf(why),
-      suggested_reply: suggested || (best ? clip(best.snippet, 480) : ''),
+      // Grounded in a passage that cleared a lower bar, or empty: never an unrelated article.
+      suggested_reply: suggested || (best && best.score >= SUGGESTED_REPLY_MIN_SCORE ? clip(best.snippet, 480) : ''),
     },
     confidence: decision?.type === 'reply' ? clamp(decision.confidence) : best ? best.score : 0,
     notes,

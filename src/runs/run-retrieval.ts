@@ -1,10 +1,11 @@
 import type { AgentConfig } from '../agents/agent.schemas';
-import type { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.service';
+import type { KnowledgeRetrievalService, RetrievalMode, RetrieveResult } from '../knowledge/knowledge-retrieval.service';
 import type { MetadataFilter } from '../knowledge/metadata-filter';
 import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import type { RunRow } from './run.repo';
 import type { RunStepContext } from './run.repo';
 import type { StoredRetrievalItem } from './run.schemas';
+import { followUpQuestion } from '../agents/planner/port';
 
 /** Passages a run retrieves for its planner. */
 const RETRIEVE_TOP_K = 5;
@@ -18,23 +19,43 @@ const THREAD_QUERY_CHARS = 2000;
 
 /**
  * The run's passages from the agent's knowledge bases (their filters, and the customer's locale where
- * asked), best first, at most RETRIEVE_TOP_K. Not yet redacted: the run step redacts what it stores.
+ * asked), best first, at most RETRIEVE_TOP_K, and how they were retrieved (a question that could not be
+ * embedded is `lexical_fallback`). A locale filter that leaves no passage for the customer's locale falls
+ * back to the agent's other locales unless the agent sets `locale_fallback: false` (the planner then
+ * answers in the passage's language with a one-line note). Not yet redacted: the run step redacts what it
+ * stores.
  */
 export async function retrieveRunPassages(
   knowledgeRetrieval: KnowledgeRetrievalService,
-  { run, message, conversation, transcript, config }: Pick<RunStepContext, 'run' | 'message' | 'conversation' | 'transcript'> & { config: AgentConfig },
-): Promise<StoredRetrievalItem[]> {
+  ctx: Pick<RunStepContext, 'run' | 'message' | 'conversation' | 'transcript'> & { config: AgentConfig },
+): Promise<{ items: StoredRetrievalItem[]; mode: RetrievalMode }> {
+  const { config, conversation } = ctx;
   const locale = (conversation.customer as { locale?: string }).locale;
+  const localeFilter = config.locale_filter_key && locale ? { [config.locale_filter_key]: locale as string | { in: string[] } } : undefined;
+  const first = await searchRunPassages(knowledgeRetrieval, ctx, localeFilter);
+  const others = config.locales.filter((l) => l !== locale);
+  if (first.items.length > 0 || !localeFilter || config.locale_fallback === false || others.length === 0) return first;
+  return searchRunPassages(knowledgeRetrieval, ctx, { [config.locale_filter_key!]: { in: others } });
+}
+
+async function searchRunPassages(
+  knowledgeRetrieval: KnowledgeRetrievalService,
+  { run, message, transcript, config }: Pick<RunStepContext, 'run' | 'message' | 'conversation' | 'transcript'> & { config: AgentConfig },
+  localeFilter: MetadataFilter | undefined,
+): Promise<{ items: StoredRetrievalItem[]; mode: RetrievalMode }> {
   // Bases with the same filter are searched together; results merge by calibrated score.
   const groups = new Map<string, { ids: string[]; filter?: MetadataFilter }>();
   for (const kb of config.knowledge_bases) {
-    const filter: MetadataFilter | undefined = config.locale_filter_key && locale ? { ...kb.filter, [config.locale_filter_key]: locale } : kb.filter;
+    const filter: MetadataFilter | undefined = localeFilter ? { ...kb.filter, ...localeFilter } : kb.filter;
     const key = JSON.stringify(filter ?? null);
     const group = groups.get(key) ?? { ids: [], filter };
     group.ids.push(kb.id);
     groups.set(key, group);
   }
-  const queries = [message.content];
+  // A follow-up ("and on Sundays?") is searched together with the previous customer message, as the
+  // planner reads it.
+  const previous = (transcript ?? []).filter((t) => t.role === 'customer').at(-1)?.content;
+  const queries = [followUpQuestion(message.content, previous)];
   if (THREAD_RETRIEVAL_CHANNELS.has(run.channel)) {
     const thread = threadQuery(message.content, transcript ?? []);
     if (thread) queries.push(thread);
@@ -44,8 +65,8 @@ export async function retrieveRunPassages(
       queries.map((query) =>
         knowledgeRetrieval
           .retrieve({ accountId: run.account_id, knowledgeBaseIds: g.ids, query, topK: RETRIEVE_TOP_K, filter: g.filter })
-          .catch((err: { code?: string }) => {
-            if (err.code === 'source_indexing') return { results: [], apiFailures: [] };
+          .catch((err: { code?: string }): RetrieveResult => {
+            if (err.code === 'source_indexing') return { results: [], apiFailures: [], mode: knowledgeRetrieval.mode };
             throw err;
           }),
       ),
@@ -57,10 +78,17 @@ export async function retrieveRunPassages(
     const key = `${p.sourceId}\u0000${p.content}`;
     if ((best.get(key)?.score ?? -1) < p.score) best.set(key, p);
   }
-  return [...best.values()]
+  const items = [...best.values()]
     .sort((a, b) => b.score - a.score)
     .slice(0, RETRIEVE_TOP_K)
-    .map((p) => ({ source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content, section: p.heading }));
+    .map((p) => ({
+      source: p.knowledgeBaseId, source_id: p.sourceId, title: p.title, snippet: p.snippet, url: p.url, score: round(p.score), cited: false, content: p.content, section: p.heading,
+      ...(p.sentenceCosines ? { sentence_cosines: p.sentenceCosines } : {}),
+    }));
+  // One query that could not be embedded makes the run's retrieval a fallback.
+  const modes = new Set(found.map((r) => r.mode));
+  const mode: RetrievalMode = modes.has('lexical_fallback') ? 'lexical_fallback' : modes.has('hybrid') ? 'hybrid' : modes.has('lexical') ? 'lexical' : knowledgeRetrieval.mode;
+  return { items, mode };
 }
 
 /**

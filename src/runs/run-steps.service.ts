@@ -120,9 +120,10 @@ export class RunStepsService {
   async retrieveKnowledge(input: { runId: string }): Promise<{ passages: number; topScore: number }> {
     const { run, message, conversation, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     if (config.knowledge_bases.length === 0) return { passages: 0, topScore: 0 };
-    const items = await retrieveRunPassages(this.deps.knowledgeRetrieval, { run, message, conversation, transcript, config });
+    const { items, mode } = await retrieveRunPassages(this.deps.knowledgeRetrieval, { run, message, conversation, transcript, config });
+    if (mode === 'lexical_fallback') this.deps.log?.warn({ runId: run.id }, 'The question could not be embedded; the run retrieved lexically');
     // Passages and api answers may quote a card or an IBAN: redacted before the run record (and run.completed) holds them.
-    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)) });
+    await this.repo.updateRun(this.deps.db, run.id, { retrieval: JSON.stringify(redactDeep(items)), retrieval_mode: mode });
     return { passages: items.length, topScore: items[0]?.score ?? 0 };
   }
 
@@ -138,10 +139,14 @@ export class RunStepsService {
       context: conversation.context ?? {},
       transcript: transcript ?? [],
       message: message.content,
-      passages: retrieval.map((p, i) => ({ ref: i + 1, sourceId: p.source_id, title: p.title, text: p.content, url: p.url, score: p.score })),
+      passages: retrieval.map((p, i) => ({
+        ref: i + 1, sourceId: p.source_id, title: p.title, text: p.content, url: p.url, score: p.score,
+        ...(p.sentence_cosines ? { sentenceCosines: p.sentence_cosines } : {}),
+      })),
       tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       toolResults: calls.filter((c) => isTerminalToolCall(c.status)).map(toPlannerResult),
       retrievalRequired: config.retrieval_required,
+      confidenceFloor: config.guardrails.confidence_floor,
     });
     const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {

@@ -48,6 +48,10 @@ export const RunSchema = z
     status: RunStatusSchema,
     confidence: z.number().nullable(),
     retrieval: z.array(RunRetrievalItemSchema),
+    retrieval_mode: z
+      .enum(['hybrid', 'lexical', 'lexical_fallback'])
+      .nullable()
+      .describe('how the knowledge was searched: hybrid (words and meaning), lexical (embeddings off or not computed yet), lexical_fallback (the question could not be embedded in time; scores are the lexical calibration\'s); null without knowledge bases'),
     tool_calls: z.array(RunToolCallSchema),
     reply: z.object({ role: z.literal('agent'), content: z.string() }).nullable(),
     handoff: HandoffSchema.nullable(),
@@ -73,6 +77,8 @@ export interface StoredRetrievalItem extends z.infer<typeof RunRetrievalItemSche
   content: string;
   /** The passage's heading (its section of the source), kept for its citation page. */
   section?: string | null;
+  /** The question's cosine with each of the passage's sentence vectors, for the planner (not in the API). */
+  sentence_cosines?: number[];
 }
 
 const RESULT_STATUS: Record<string, string> = { pending_result: 'pending', calling: 'in_progress', ready: 'queued', approved: 'approved' };
@@ -89,7 +95,8 @@ export function toRunObject(run: RunRow, calls: ToolCallRow[], metadata: Record<
     channel: run.channel,
     status: run.status,
     confidence: run.confidence,
-    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, section: _section, ...item }) => item),
+    retrieval: (run.retrieval as StoredRetrievalItem[]).map(({ content: _content, section: _section, sentence_cosines: _cosines, ...item }) => item),
+    retrieval_mode: (run.retrieval_mode ?? null) as RunObject['retrieval_mode'],
     tool_calls: calls.map((c) => ({
       id: c.id,
       tool: c.tool,

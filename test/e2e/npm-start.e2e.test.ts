@@ -73,9 +73,18 @@ after(async () => {
 });
 
 describe('npm start (embedded PGlite and Temporal dev server)', () => {
+  it('answers the first question after the banner like the tenth: the query model was warmed, nothing falls back to words (issue 30)', async () => {
+    const conversation = await call('POST', '/v1/conversations', { agent_id: exampleAgentId });
+    const first = (await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content: 'Can I pay with bitcoin?' })).body.run;
+    assert.equal(first.retrieval_mode, 'hybrid', JSON.stringify(first));
+    assert.equal(first.handoff?.reason, 'no_supporting_source', JSON.stringify(first));
+    assert.ok(first.confidence < 0.5, JSON.stringify(first));
+  });
+
   it('is ready, answers with the dev key, indexes and queries a knowledge base, and delivers an SMS', async () => {
     const ready = await call('GET', '/readyz');
     assert.equal(ready.status, 200);
+    assert.equal(ready.body.checks.embeddings, 'ok', JSON.stringify(ready.body));
     assert.equal((await call('GET', '/v1/account')).status, 200);
 
     const kb = (await call('POST', '/v1/knowledge_bases', { name: 'Help center' })).body;

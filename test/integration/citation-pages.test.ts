@@ -14,7 +14,7 @@ before(async () => {
     await db.insertInto('knowledge_bases').values({ id: `kb_${id}`, account_id: id, livemode: false, name: 'Help', description: null, metadata: '{}' }).execute();
   }
   const source = (id: string, type: 'document' | 'record' | 'url', account = 'acct_cite', url: string | null = null) =>
-    db.insertInto('knowledge_sources').values({ id, account_id: account, knowledge_base_id: `kb_${account}`, type, livemode: false, url, file_id: null, records: null, refresh: 'manual', status: 'ready', metadata: '{}' }).execute();
+    db.insertInto('knowledge_sources').values({ id, account_id: account, knowledge_base_id: `kb_${account}`, type, livemode: false, url, file_id: null, record_count: null, refresh: 'manual', status: 'ready', metadata: '{}' }).execute();
   await source('src_doc', 'document');
   await source('src_rec', 'record');
   await source('src_url', 'url', 'acct_cite', 'https://help.example.test/returns');

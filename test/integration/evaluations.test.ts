@@ -321,6 +321,25 @@ describe('evaluations', () => {
     assert.equal(resultOf(done, 'kept').passed, true);
   });
 
+  it('refuses messages posted to an evaluation\'s test conversation, and sends nothing from it (issue 28 #9)', async () => {
+    const f = await seed({ channels: ['chat', 'sms'] });
+    await addCase(f, { name: 'sms case', channel: 'sms', customer: { phone: '+14155550199' }, turns: [{ customer: 'How long does standard shipping take?' }] });
+    const done = await evaluate(f);
+    const conversationId = resultOf(done, 'sms case').conversation_id;
+    const transcript = async () => (await f.call('GET', `/v1/conversations/${conversationId}/messages`)).body.data.map((m: any) => m.id);
+    const before = await transcript();
+    assert.equal((await f.call('GET', `/v1/conversations/${conversationId}`)).status, 200, 'readable, as the evaluation result links it');
+    for (const role of ['human', 'customer']) {
+      const res = await f.call('POST', `/v1/conversations/${conversationId}/messages`, { role, content: 'Click https://phish.example/login now' });
+      assert.equal(res.status, 409, `${role}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 'resource_conflict');
+      assert.match(res.body.error.message, /evaluation's test conversation/);
+    }
+    assert.deepEqual(await transcript(), before, 'nothing stored');
+    const sms = await ctx.stack.database.db.selectFrom('messages').select('id').where('account_id', '=', f.accountId).execute();
+    assert.deepEqual(sms, [], 'no SMS was queued from the evaluation\'s conversation');
+  });
+
   it('refuses bad test cases and evaluations with the API error format, changing nothing', async () => {
     const f = await seed();
     const bad = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'x', turns: [{ customer: 'hi', expect: { reply: { max_sms_segments: 0 } } }] });
@@ -337,8 +356,16 @@ describe('evaluations', () => {
     const none = await f.call('POST', '/v1/evaluations', { agent_id: f.agentId });
     assert.equal(none.status, 422);
     const id = await addCase(f, { name: 'ok', turns: [{ customer: 'hi' }] });
+    // A schema-valid case whose name the agent already has: a conflict (409), not a bad request (issue 28 #16, ST202).
     const dup = await f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'ok', turns: [{ customer: 'hi' }] });
-    assert.equal(dup.status, 400);
+    assert.equal(dup.status, 409, JSON.stringify(dup.body));
+    assert.equal(dup.body.error.code, 'resource_conflict');
+    assert.equal(dup.body.error.param, 'name');
+    const raced = await Promise.all([1, 2].map(() => f.call('POST', `/v1/agents/${f.agentId}/test_cases`, { name: 'raced', turns: [{ customer: 'hi' }] })));
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409], 'two at once: one created, one conflict (never 500)');
+    const renamedOnto = await f.call('POST', `/v1/agents/${f.agentId}/test_cases/${raced.find((r) => r.status === 201)!.body.id}`, { name: 'ok', turns: [{ customer: 'hi' }] });
+    assert.equal(renamedOnto.status, 409);
+    await f.call('DELETE', `/v1/agents/${f.agentId}/test_cases/${raced.find((r) => r.status === 201)!.body.id}`);
     const missingCase = await f.call('POST', '/v1/evaluations', { agent_id: f.agentId, case_ids: ['tcase_nope'] });
     assert.equal(missingCase.status, 404);
     assert.equal(missingCase.body.error.param, 'case_ids');

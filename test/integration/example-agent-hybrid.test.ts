@@ -79,6 +79,47 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
     assert.match(offTopic.handoff.summary, /Best passage: ".+" \(score \d+ %\)/);
   });
 
+  it("issue 30's questions: answered with the right citation in the customer's own words, or handed off below the floor", async () => {
+    const { agentId, call } = await exampleAgent();
+    const ask = async (content: string, conversationId?: string) => {
+      const id = conversationId ?? (await call('POST', '/v1/conversations', { agent_id: agentId })).body.id;
+      const posted = await call('POST', `/v1/conversations/${id}/messages`, { role: 'customer', content });
+      assert.equal(posted.status, 201, JSON.stringify(posted.body));
+      return { run: posted.body.run, conversationId: id as string };
+    };
+    const misses: string[] = [];
+    for (const [question, title] of [
+      ['Can I still return shoes I bought three weeks ago?', 'Returns'],
+      ['I forgot my login details, how do I get back into my account?', 'Password reset'],
+      ['what number do I ring for customer service?', 'Contact us'],
+      ['Wie kann ich mein Passwort zurücksetzen?', 'Password reset'],
+      ['Combien de temps dure la livraison ?', 'Shipping times and costs'],
+    ]) {
+      const { run } = await ask(question!);
+      const cited = run.retrieval.find((r: { cited: boolean }) => r.cited);
+      const top = run.retrieval[0];
+      const seen = `${question}: ${run.reply ? `cited ${cited?.title}` : `handed off ${run.handoff.reason}`} at ${run.confidence} (top ${top?.title} ${top?.score})`;
+      if (!run.reply || cited?.title !== title) misses.push(seen);
+      // One number: the answer's confidence is the cited passage's calibrated score, at or above the floor.
+      else if (run.confidence !== cited.score || run.confidence < 0.5) misses.push(`${seen}: confidence is not the cited score`);
+    }
+    assert.deepEqual(misses, []);
+    for (const question of ['Can I pay with bitcoin?', 'Do you repair bicycles?']) {
+      const { run } = await ask(question);
+      assert.equal(run.reply, null, `${question}: ${JSON.stringify(run.reply)}`);
+      assert.equal(run.handoff.reason, 'no_supporting_source', question);
+      // A handoff never shows a confidence above the floor, and the run records the number that decided.
+      assert.ok(run.confidence < 0.5, `${question}: ${run.confidence}`);
+      assert.equal(run.confidence, run.retrieval[0]?.score ?? 0, question);
+    }
+    // A follow-up is read with the previous question.
+    const first = await ask('What are your opening hours?');
+    assert.equal(first.run.retrieval.find((r: { cited: boolean }) => r.cited)?.title, 'Store opening hours');
+    const { run: sunday } = await ask('and on Sundays?', first.conversationId);
+    assert.ok(sunday.reply, JSON.stringify(sunday.handoff));
+    assert.match(sunday.reply.content, /Sunday from 10 am to 4 pm/);
+  });
+
   it('ranks the English passage first for a German, French or Spanish question; a locale filter still rules', async () => {
     const { knowledgeBaseId, call } = await exampleAgent();
     for (const [question, title] of [

@@ -145,6 +145,70 @@ describe('hybrid retrieval', () => {
     }
   });
 
+  it('records a run whose question could not be embedded as lexical_fallback (run and its event), and is warm only once the model answered', async () => {
+    const { call, kb, src, accountId } = await addRecords(hybrid);
+    await waitForSource(call, kb, src, 'ready', embedded);
+    const agent = await hybrid.services.agents.createAgent({
+      accountId, livemode: false,
+      config: { name: 'Fallback', channels: ['chat'], locales: ['en'], instructions: 'Answer from the help centre.', knowledge_bases: [{ id: kb }], retrieval_required: true },
+    });
+    await hybrid.services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
+    const ask = async (content: string) => {
+      const conversation = await call('POST', '/v1/conversations', { agent_id: agent.id });
+      const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content });
+      assert.equal(posted.status, 201, JSON.stringify(posted.body));
+      return posted.body.run;
+    };
+    assert.equal((await ask('reimburse purchase')).retrieval_mode, 'hybrid');
+    fake.state.delayMs = 3000;
+    try {
+      // The readiness check's warm-up fails while the model does not answer within the query timeout.
+      await assert.rejects(hybrid.services.knowledgeRetrieval.warmUp(), (err: AppError) => err.code === 'upstream_unavailable');
+      assert.equal(hybrid.services.knowledgeRetrieval.isWarm, false);
+      // Another question than the first (query vectors are kept for reuse).
+      const cold = await ask('can you reimburse my purchase');
+      assert.equal(cold.retrieval_mode, 'lexical_fallback');
+      assert.equal(cold.retrieval[0]?.title, 'Refund policy');
+      const fetched = await call('GET', `/v1/runs/${cold.id}`);
+      assert.equal(fetched.body.retrieval_mode, 'lexical_fallback');
+      const events = await call('GET', '/v1/events?limit=100');
+      const completed = events.body.data.find((e: { type: string; data: { id: string } }) => e.type === 'run.completed' && e.data.id === cold.id);
+      assert.equal(completed?.data.retrieval_mode, 'lexical_fallback', JSON.stringify(events.body.data.map((e: { type: string }) => e.type)));
+    } finally {
+      fake.state.delayMs = 0;
+    }
+    await hybrid.services.knowledgeRetrieval.warmUp();
+    assert.equal(hybrid.services.knowledgeRetrieval.isWarm, true);
+  });
+
+  it("falls back to the agent's other locales when the locale filter leaves nothing, unless locale_fallback is false", async () => {
+    const { call, kb, src, accountId } = await addRecords(hybrid, records, { locale: 'en' });
+    await waitForSource(call, kb, src, 'ready', embedded);
+    const agentWith = async (name: string, localeFallback: boolean) => {
+      const agent = await hybrid.services.agents.createAgent({
+        accountId, livemode: false,
+        config: {
+          name, channels: ['chat'], locales: ['en', 'de'], instructions: 'Answer from the help centre.', knowledge_bases: [{ id: kb }],
+          locale_filter_key: 'locale', locale_fallback: localeFallback, retrieval_required: true,
+        },
+      });
+      await hybrid.services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
+      return agent.id;
+    };
+    const ask = async (agentId: string) => {
+      const conversation = await call('POST', '/v1/conversations', { agent_id: agentId, customer: { locale: 'de' } });
+      assert.equal(conversation.status, 201, JSON.stringify(conversation.body));
+      const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content: 'reimburse purchase refund' });
+      return posted.body.run;
+    };
+    const fallback = await ask(await agentWith('Fallback on', true));
+    assert.equal(fallback.retrieval[0]?.title, 'Refund policy');
+    const strict = await ask(await agentWith('Fallback off', false));
+    assert.deepEqual(strict.retrieval, []);
+    assert.equal(strict.handoff?.reason, 'no_supporting_source');
+    assert.equal((await call('GET', `/v1/agents/${(await agentWith('Shown', false))}`)).body.locale_fallback, false);
+  });
+
   it('stays lexical with EMBEDDINGS=off: no vectors, and the differently worded question finds nothing', async () => {
     assert.equal(lexical.services.knowledgeRetrieval.mode, 'lexical');
     const { call, kb, src } = await addRecords(lexical);

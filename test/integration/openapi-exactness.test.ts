@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import Ajv2020 from 'ajv/dist/2020';
+import express from 'express';
+import { writeSse } from '../../src/http/sse';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 
@@ -69,6 +73,40 @@ describe('the OpenAPI document says what validation enforces', () => {
     assert.ok(post.responses['200'].content['text/event-stream'], 'the run as server-sent events (200)');
     assert.ok(post.parameters.some((p: any) => p.name === 'stream' && p.in === 'query'));
     assert.ok(doc.paths['/v1/runs/{id}/events'].get.responses['200'].content['text/event-stream']);
+  });
+
+  it('describes each server-sent event (id, event, data), and the events written validate against it (issue 28 #16, ST108)', async () => {
+    const doc = (await fetch(`${ctx.stack.baseUrl}/v1/openapi.json`).then((r) => r.json())) as any;
+    const schemas = [
+      doc.paths['/v1/runs/{id}/events'].get.responses['200'].content['text/event-stream'].schema,
+      doc.paths['/v1/conversations/{id}/messages'].post.responses['200'].content['text/event-stream'].schema,
+    ];
+    for (const schema of schemas) {
+      // Not "a string": the per-event schema Schemathesis checks each parsed event against.
+      assert.equal(schema.type, 'object');
+      assert.deepEqual(schema.required, ['id', 'event', 'data']);
+      assert.equal(schema.properties.data.contentMediaType, 'application/json');
+    }
+    // The stream as writeSse writes it, parsed field by field as an SSE client does, fits the schema.
+    const app = express().get('/', (req, res) => writeSse(req, res, async function* () {
+      yield { id: 1, event: 'run.started', data: { run_id: 'run_1' } };
+      yield { id: 2, event: 'reply.delta', data: { text: 'line one\nline two' } };
+    }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const text = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then((r) => r.text());
+      const events = text.split('\n\n').filter((block) => block.trim() && !block.startsWith(':')).map((block) =>
+        Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])));
+      assert.equal(events.length, 2);
+      const validate = new Ajv2020({ strict: false }).compile(schemas[0]);
+      for (const e of events) {
+        assert.ok(validate(e), `${JSON.stringify(e)}: ${JSON.stringify(validate.errors)}`);
+        assert.equal(typeof JSON.parse(e.data), 'object');
+      }
+    } finally {
+      server.close();
+    }
   });
 
   it('answers 405 with Allow for a method a documented path does not have, 404 for an unknown path', async () => {

@@ -117,9 +117,11 @@ describe('an inbound SMS to a number with an agent', () => {
     assert.ok(types.includes('message.received') && types.includes('run.completed'), types.join(','));
 
     const follow = () => fetch(`${stack.baseUrl}/l/${link[2]}`, { redirect: 'manual' });
+    // A test-mode link to another site shows its destination first, never redirects (issue 28 #10).
     const first = await follow();
-    assert.equal(first.status, 302);
-    assert.equal(first.headers.get('location'), 'https://help.example.com/shipping');
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('location'), null);
+    assert.match(await first.text(), /href="https:\/\/help\.example\.com\/shipping"/);
     await follow();
     const stored = await stack.services.shortLinks.getShortLink({ code: link[2]! });
     assert.deepEqual([stored?.clicks, stored?.run_id, stored?.conversation_id], [2, run.id, conversation.id]);

@@ -12,6 +12,12 @@ describe('batch body templates', () => {
   it('names the placeholders without a value instead of rendering them empty', () => {
     assert.deepEqual(renderTemplate('Hi {{name}}, code {{code}}', { name: '' }), { ok: false, missing: ['code'] });
   });
+
+  it('adds up the rendered length before rendering and refuses a body over maxLength with its length (issue 28 #7)', () => {
+    assert.deepEqual(renderTemplate('{{a}}'.repeat(320), { a: 'a'.repeat(1600) }, { maxLength: 1600 }), { ok: false, length: 512_000 });
+    assert.deepEqual(renderTemplate('ab {{x}} {{x}}!', { x: '123' }, { maxLength: 11 }), { ok: true, body: 'ab 123 123!' });
+    assert.deepEqual(renderTemplate('ab {{x}} {{x}}!', { x: '1234' }, { maxLength: 11 }), { ok: false, length: 13 });
+  });
 });
 
 describe('per-account SMS throughput', () => {

@@ -92,14 +92,44 @@ describe('validateToolSchema', () => {
   });
 
   it('names what is wrong otherwise', () => {
-    assert.match(validateToolSchema(null)!, /JSON Schema object/);
-    assert.match(validateToolSchema([])!, /JSON Schema object/);
-    assert.match(validateToolSchema({ type: 'string' })!, /type: 'object'/);
-    assert.match(validateToolSchema({ properties: {} })!, /type: 'object'/);
-    assert.match(validateToolSchema({ type: 'object', properties: [] })!, /properties must be an object/);
-    assert.match(validateToolSchema({ type: 'object', required: 'a' })!, /required must be an array/);
-    assert.match(validateToolSchema({ type: 'object', properties: { a: { type: 'strin' } } })!, /not a valid JSON Schema/);
-    assert.match(validateToolSchema({ type: 'object', properties: { a: { pattern: '(' } } })!, /not a valid JSON Schema/);
-    assert.match(validateToolSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })!, /not a valid JSON Schema/);
+    assert.match(validateToolSchema(null)!.message, /JSON Schema object/);
+    assert.match(validateToolSchema([])!.message, /JSON Schema object/);
+    assert.match(validateToolSchema({ type: 'string' })!.message, /type: 'object'/);
+    assert.match(validateToolSchema({ properties: {} })!.message, /type: 'object'/);
+    assert.match(validateToolSchema({ type: 'object', properties: [] })!.message, /properties must be an object/);
+    assert.match(validateToolSchema({ type: 'object', required: 'a' })!.message, /required must be an array/);
+    assert.match(validateToolSchema({ type: 'object', properties: { a: { type: 'strin' } } })!.message, /not a valid JSON Schema/);
+    assert.match(validateToolSchema({ type: 'object', properties: { a: { pattern: '(' } } })!.message, /pattern cannot run/);
+    assert.match(validateToolSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })!.message, /not a valid JSON Schema/);
+  });
+});
+
+describe('tenant patterns run on a linear-time engine (issue 28 #1)', () => {
+  const hostile = { type: 'object', properties: { code: { type: 'string', pattern: '^(a|a)*b$' } }, patternProperties: { '^(x|x)*y$': { type: 'string' } } };
+
+  it('validates arguments against an exponential-backtracking pattern at once', () => {
+    const started = performance.now();
+    const out = check({ code: `${'a'.repeat(40)}c`, [`${'x'.repeat(40)}z`]: 'v' }, hostile);
+    assert.equal(out.ok, false);
+    assert.match(!out.ok ? out.message : '', /must match pattern/);
+    assert.equal(check({ code: 'aaab' }, hostile).ok, true);
+    // On a backtracking engine 40 'a's take hours; the bound is generous, the point is "not exponential".
+    assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+  });
+
+  it('refuses, naming the place, a pattern the linear engine cannot run (lookaround, backreference, too long)', () => {
+    const at = (pattern: string) => validateToolSchema({ type: 'object', properties: { code: { type: 'string', pattern } } });
+    assert.deepEqual(at('^(?<=a)b$')?.path, ['properties', 'code', 'pattern']);
+    assert.match(at('^(a)\\1$')!.message, /linear-time engine/);
+    assert.match(at('x'.repeat(1001))!.message, /at most 1000 characters/);
+    // Linear in the text, but also in the program: (.*){1000} took 1.6 s over 8,000 characters.
+    assert.match(at('(.*){1000}')!.message, /compiles to \d+ steps, at most 250/);
+    assert.equal(at('^\\p{L}{2,64}$'), null);
+    assert.deepEqual(validateToolSchema({ type: 'object', patternProperties: { '(?!x)': {} } })?.path, ['patternProperties', '(?!x)']);
+    // ECMAScript escapes the engine spells otherwise are accepted and mean the same.
+    assert.equal(at('^\\u00e9\\u{1F600}\\uD83D\\uDE00$'), null);
+    assert.equal(check({ code: 'é😀😀' }, { type: 'object', properties: { code: { type: 'string', pattern: '^\\u00e9\\u{1F600}\\uD83D\\uDE00$' } } }).ok, true);
+    // A `pattern` key inside an instance value (const, enum, examples, default) is data, not a regex.
+    assert.equal(validateToolSchema({ type: 'object', examples: [{ pattern: '(' }] }), null);
   });
 });

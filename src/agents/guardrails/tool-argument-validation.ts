@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { TENANT_PATTERN_MAX_LENGTH, tenantPatternEngine, tenantPatternProblem } from '../../platform/tenant-pattern';
 
 /**
  * JSON-Schema checks for tools (SPEC "Tool endpoint contract" 1: arguments are validated against the
@@ -13,6 +14,10 @@ import addFormats from 'ajv-formats';
  * keywords Ajv does not know (`examples`, vendor `x-…`) are ignored rather than rejected, as tool authors
  * write them. Validation never coerces or fills defaults: the arguments the planner produced are the ones
  * sent. Compiled validators are cached by the schema's JSON (bounded).
+ *
+ * `pattern` and `patternProperties` are the tenant's regular expressions: Ajv runs them on the linear-time
+ * engine (`code.regExp`, src/platform/tenant-pattern.ts), never on V8's backtracking one, and a schema whose
+ * pattern that engine cannot run is refused when the agent is saved, naming the pattern's place.
  */
 
 export interface ValidateToolArgumentsInput {
@@ -29,6 +34,7 @@ const options = {
   // Two tools may reuse one $id; schemas are compiled standalone, never registered by id.
   addUsedSchema: false,
   validateFormats: true,
+  code: { regExp: tenantPatternEngine },
 } as const;
 
 const ajv2020 = addFormats(new Ajv2020(options));
@@ -63,17 +69,64 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Keywords whose values are instances, not schemas: a `pattern` key inside them is data. */
+const VALUE_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** Where a schema holds a regular expression the linear-time engine refuses, and why (depth-first, first found). */
+function findRefusedPattern(node: unknown, path: string[] = []): { path: string[]; message: string } | null {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) {
+      const found = findRefusedPattern(item, [...path, String(i)]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (!isPlainObject(node)) return null;
+  for (const [key, value] of Object.entries(node)) {
+    if (VALUE_KEYWORDS.has(key)) continue;
+    const at = [...path, key];
+    if (key === 'pattern' && typeof value === 'string') {
+      const problem = tenantPatternProblem(value);
+      if (problem) return { path: at, message: `the pattern cannot run on the linear-time engine (${problem}); lookaround, backreferences, large counted repeats and patterns over ${TENANT_PATTERN_MAX_LENGTH} characters are not supported` };
+    }
+    if (key === 'patternProperties' && isPlainObject(value)) {
+      for (const name of Object.keys(value)) {
+        const problem = tenantPatternProblem(name);
+        if (problem) return { path: [...at, name], message: `the pattern cannot run on the linear-time engine (${problem})` };
+      }
+    }
+    const found = findRefusedPattern(value, at);
+    if (found) return found;
+  }
+  return null;
+}
+
+export interface ToolSchemaProblem {
+  /** Where inside `parameters` (empty for the schema itself). */
+  path: string[];
+  message: string;
+}
+
 /**
  * Checks a tool's `parameters` when an agent config is applied: a JSON object schema (`type: 'object'`)
- * that compiles. Returns null when usable, else a message naming what is wrong.
+ * whose patterns run on the linear-time engine and that compiles. Returns null when usable, else where
+ * and what is wrong.
  */
-export function validateToolSchema(schema: unknown): string | null {
+export function validateToolSchema(schema: unknown): ToolSchemaProblem | null {
+  const problem = toolSchemaProblem(schema);
+  if (typeof problem === 'string') return { path: [], message: problem };
+  return problem;
+}
+
+function toolSchemaProblem(schema: unknown): string | ToolSchemaProblem | null {
   if (!isPlainObject(schema)) return 'parameters must be a JSON Schema object';
   if (schema.type !== 'object') return "parameters must be a JSON Schema with type: 'object'";
   if (schema.properties !== undefined && !isPlainObject(schema.properties)) return 'parameters.properties must be an object';
   if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === 'string'))) {
     return 'parameters.required must be an array of property names';
   }
+  const refused = findRefusedPattern(schema);
+  if (refused) return refused;
   try {
     compile(schema);
     return null;

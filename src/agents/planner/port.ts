@@ -8,6 +8,7 @@
  */
 
 import type { ConversationChannel } from '../../domain/channels';
+import { contentTerms } from '../../platform/text';
 
 export type Channel = ConversationChannel;
 
@@ -30,7 +31,20 @@ export interface PlannerPassage {
   url: string | null;
   /** Calibrated relevance in [0, 1] (same scale as the knowledge query API's `score`). */
   score: number;
+  /**
+   * The question's cosine with each of the passage's stored sentence vectors, in the order of
+   * `sentenceEmbeddingTexts` (the passage's sentences of three characters or more, the first 16); absent when
+   * the passage has none (one sentence, lexical retrieval, or not embedded yet).
+   */
+  sentenceCosines?: number[];
 }
+
+/**
+ * A handoff's suggested reply (for the person taking over) quotes a passage only from this calibrated
+ * score up: below it the passage is more likely unrelated than not a partial answer, and the suggestion is
+ * left empty rather than show an unrelated article.
+ */
+export const SUGGESTED_REPLY_MIN_SCORE = 0.25;
 
 export interface PlannerTurn {
   role: 'customer' | 'agent' | 'human';
@@ -68,6 +82,11 @@ export interface PlannerInput {
   toolResults: PlannerToolResult[];
   /** Whether the agent may only answer knowledge questions from passages. */
   retrievalRequired: boolean;
+  /**
+   * The agent's `guardrails.confidence_floor` (default 0.5): a passage answers only when its calibrated
+   * score reaches it, the one number that decides whether the agent answers from knowledge.
+   */
+  confidenceFloor?: number;
 }
 
 export interface PlannerUsage {
@@ -118,4 +137,18 @@ export type PlannerDecision =
 export interface Planner {
   readonly provider: 'local' | 'openai' | 'anthropic';
   plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision>;
+}
+
+/** Words that open a follow-up ("and on Sundays?", "what about express?", "und sonntags?", "et le dimanche ?"). */
+const FOLLOW_UP_OPENERS = /^\s*(?:and|or|also|what about|how about|und|oder|et|ou|y|o|e)\b/i;
+
+/**
+ * The question a message asks, read as a customer means it: a follow-up (opened by "and", "what about"…,
+ * or of one content word) is read together with the previous customer message; anything else stands on
+ * its own. Retrieval searches it and the planner quotes by it, so both read the same question.
+ */
+export function followUpQuestion(message: string, previous: string | undefined): string {
+  if (!previous?.trim()) return message;
+  const followUp = FOLLOW_UP_OPENERS.test(message) || contentTerms(message).length <= 1;
+  return followUp ? `${previous.trim()} ${message.trim()}` : message;
 }

@@ -46,7 +46,7 @@ export class SmsReplyChannel implements ReplyChannel {
         links.push(url);
         continue;
       }
-      const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, runId: input.runId, conversationId: input.conversation.id, url });
+      const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, livemode: input.conversation.livemode, runId: input.runId, conversationId: input.conversation.id, url });
       links.push(link.shortUrl);
     }
     if (!shorten && urls.size > 0) {

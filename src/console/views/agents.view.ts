@@ -65,6 +65,7 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   ${err(errors, 'knowledge_bases')}
   <label class="check"><input type="checkbox" name="retrieval_required" value="1" ${form.retrieval_required ? 'checked' : ''}> Retrieval required <span class="hint">never answer a knowledge question without a source (hand off instead)</span></label>
   <label>Locale filter key <span class="hint">optional: filter sources on this metadata key with the customer's locale</span><input name="locale_filter_key" value="${form.locale_filter_key}" class="short">${err(errors, 'locale_filter_key')}</label>
+  <label class="check"><input type="checkbox" name="locale_fallback" value="1" ${form.locale_fallback ? 'checked' : ''}> Locale fallback <span class="hint">when the locale filter leaves no source for the customer's locale, answer from the agent's other locales (saying so)</span></label>
   </section>
   <section><h2>Tools</h2>${err(errors, 'tools')}
   <div data-tools>${form.tools.map((t, i) => toolFieldset(t, i, errors))}</div>

@@ -19,6 +19,7 @@ export function runDetails(run: RunObject, ui: { uiUrl: string; namespace: strin
   return html`<div class="run" data-run-id="${run.id}" data-run-status="${run.status}">
   <div class="run-head">${statusBadge(run.status)}
     <span class="confidence" title="The estimated chance that the passage the reply quotes answers the question">confidence <b>${scorePercent(run.confidence)}</b></span>
+    ${run.retrieval_mode === 'lexical_fallback' ? html`<span class="tag" data-retrieval-mode="lexical_fallback" title="The question could not be embedded in time: passages were found by their words only, and scored by the lexical calibration">retrieval: lexical fallback</span>` : ''}
     <span class="muted">${run.agent_version > 0 ? `version ${run.agent_version}` : 'draft'}</span>
     <a class="muted" href="${temporalRunUrl(ui, run.id)}" target="_blank" rel="noopener" title="This run's workflow history in the Temporal Web UI">history ↗</a></div>
   ${run.retrieval.length

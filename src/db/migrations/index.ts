@@ -12,6 +12,7 @@ import * as createSenders from './20261124T110000-create-senders';
 import * as addWebhookSecretRotation from './20261125T095000-add-webhook-secret-rotation';
 import * as addMessageChannels from './20261125T090000-add-message-channels';
 import * as createShortLinks from './20261125T100000-create-short-links';
+import * as addShortLinkMode from './20261127T120000-add-short-link-mode';
 import * as createConsoleSessions from './20261125T130000-create-console-sessions';
 import * as createCalls from './20261125T120000-create-calls';
 import * as createEmail from './20261125T110000-create-email';
@@ -25,6 +26,8 @@ import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
+import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
+import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -56,5 +59,8 @@ export const migrations: Record<string, Migration> = {
   '20261126T150000-create-evaluations': createEvaluations,
   '20261126T160000-add-sentence-vectors': addSentenceVectors,
   '20261126T170000-index-missing-sentence-vectors': indexMissingSentenceVectors,
+  '20261127T100000-add-run-retrieval-mode': addRunRetrievalMode,
+  '20261127T120000-add-short-link-mode': addShortLinkMode,
   '20261127T143000-create-email-domains': createEmailDomains,
+  '20261127T150000-create-knowledge-records': createKnowledgeRecords,
 };

@@ -85,6 +85,8 @@ export interface RunTable {
   status: RunStatus;
   confidence: number | null;
   retrieval: Json<unknown[]>;
+  /** hybrid | lexical | lexical_fallback (the question could not be embedded); null: no retrieval recorded. */
+  retrieval_mode: ColumnType<string | null, string | null | undefined, string | null>;
   /** The planner's last decision (internal; materialised into reply/handoff when the run finishes). */
   decision: Json<Record<string, unknown>> | null;
   reply: Json<{ role: 'agent'; content: string }> | null;

@@ -50,8 +50,8 @@ export interface KnowledgeSourceTable {
   livemode: boolean;
   url: string | null;
   file_id: string | null;
-  /** Rows of a record source as last pushed (read by the sync, never by queries). */
-  records: Json<KnowledgeRecordInput[]> | null;
+  /** Records of a record source (knowledge_records rows); null for other types. */
+  record_count: number | null;
   refresh: KnowledgeRefresh;
   metadata: Json<Record<string, string>>;
   timeout_ms: number | null;
@@ -90,6 +90,20 @@ export interface KnowledgePassageTable {
   content_hash: Buffer | null;
   /** The record's own metadata (record sources), overlaid on the source's by filters and results. */
   own_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  /** The record the passage was cut from (record sources); null for other types and for passages indexed before records had ids. */
+  record_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** One record of a record source (`rec_…`): what the sync and a one-record re-index read. */
+export interface KnowledgeRecordTable {
+  id: string;
+  source_id: string;
+  title: string;
+  content: string;
+  url: string | null;
+  metadata: Json<Record<string, string>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /**

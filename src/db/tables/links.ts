@@ -9,6 +9,8 @@ import type { NullableTimestamp, Timestamp } from './accounts';
 export interface ShortLinkTable {
   code: string;
   account_id: string;
+  /** The mode of the run that made the link: a test-mode link never redirects without showing its destination. */
+  livemode: boolean;
   /** The run whose reply cited the url (null for links made outside a run). */
   run_id: string | null;
   conversation_id: string | null;

@@ -22,23 +22,32 @@ function unstorable(s: string): string | undefined {
  * Returns the error for the first offender, naming its parameter.
  */
 export function checkJsonValue(root: unknown, location: 'body' | 'query'): AppError | undefined {
-  const stack: { value: unknown; path: string[] }[] = [{ value: root, path: [] }];
+  // Each entry links to its parent, so a path is built only for the offender (a 10 MB body has many nodes).
+  type Entry = { value: unknown; key: string | undefined; parent: Entry | undefined; depth: number };
+  const pathOf = (e: Entry) => {
+    const keys: string[] = [];
+    for (let at: Entry | undefined = e; at && at.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys.reverse().join('.') || undefined;
+  };
+  const stack: Entry[] = [{ value: root, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length) {
-    const { value, path } = stack.pop()!;
-    const param = path.join('.') || undefined;
+    const entry = stack.pop()!;
+    const { value } = entry;
     if (typeof value === 'string') {
       const bad = unstorable(value);
-      if (bad) return new AppError('parameter_unprocessable', `Invalid ${param ?? `request ${location}`}: strings may not contain ${bad}`, { param });
-      continue;
+      if (!bad) continue;
+      const param = pathOf(entry);
+      return new AppError('parameter_unprocessable', `Invalid ${param ?? `request ${location}`}: strings may not contain ${bad}`, { param });
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (path.length >= MAX_BODY_DEPTH) {
+    if (entry.depth >= MAX_BODY_DEPTH) {
+      const param = pathOf(entry);
       return new AppError('parameter_invalid', `Invalid ${param}: the request ${location} is nested more than ${MAX_BODY_DEPTH} levels deep`, { param });
     }
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
       const bad = unstorable(k);
       if (bad) return new AppError('parameter_unprocessable', `Invalid request ${location}: keys may not contain ${bad}`);
-      stack.push({ value: v, path: [...path, k] });
+      stack.push({ value: (value as Record<string, unknown>)[k], key: k, parent: entry, depth: entry.depth + 1 });
     }
   }
   return undefined;

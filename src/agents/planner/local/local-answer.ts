@@ -1,46 +1,30 @@
 import type { PlannerPassage } from '../port';
 import { contentTerms, endSentence, splitSentences, termMatch, truncate } from '../../../platform/text';
-import {
-  CROSS_LINGUAL_FACTOR,
-  FRAGMENT_SHAPE,
-  FULL_COVERAGE,
-  JOIN_MIN_GAIN,
-  JOIN_MIN_SHARE,
-  JOIN_NEIGHBOUR_SHARE,
-  LONG_SENTENCE_SHAPE,
-  LONG_SENTENCE_WORDS,
-  MIN_COVERAGE,
-  PASSAGE_SCORE_FLOOR,
-  PASSAGE_SCORE_SPAN,
-  TITLE_BONUS,
-  WEAK_TERM_WEIGHT,
-} from './local-tuning';
+import { FRAGMENT_WORDS, JOIN_COSINE_MARGIN, MAX_QUOTED_SENTENCES, OVERLAP_TIE_WEIGHT, WEAK_TERM_WEIGHT } from './local-tuning';
 
-export { MIN_COVERAGE };
-
-/** An extractive answer: sentences copied from the passages, the refs they come from, and how good it is. */
+/** An extractive answer: sentences copied from one passage, the passage it cites, and how sure it is. */
 export interface GroundedAnswer {
   content: string;
+  /** The quoted passage's ref (one: the citation is the passage quoted). */
   citations: number[];
-  /** Share of the question's (weighted) terms the chosen sentences cover, 0..1. */
-  coverage: number;
-  /** Max calibrated score among the cited passages. */
-  retrieval: number;
-  /** The cited passage's calibrated score (P(it answers)), discounted below half coverage; see composeAnswer. */
+  /** The quoted passage's calibrated score (P(it answers the question)): the run's confidence. */
   confidence: number;
 }
 
 export interface ComposeAnswerInput {
+  /** The question as retrieval read it (a follow-up together with the previous question). */
   question: string;
-  passages: PlannerPassage[];
-  /** Character budget of the reply (channel-dependent). */
+  /** The passage to quote: one whose calibrated score cleared the agent's floor. */
+  passage: PlannerPassage;
+  /** Character budget of the reply (channel-dependent), including `note`. */
   maxChars: number;
-  maxSentences?: number;
+  /** A line said after the quote (the cross-lingual note), in the customer's language. */
+  note?: string;
 }
 
 /**
  * Words that frame a question rather than name its subject ("how long does it take", "wie lange dauert",
- * "combien de temps", "cuánto tarda"): they weigh 0.2 against 1 for other content words.
+ * "combien de temps", "cuánto tarda"): they weigh less in the word-overlap tie-breaker.
  */
 const WEAK_TERMS = new Set(
   `long much many take takes make get go work happen able possible way thing anything something still already
@@ -50,137 +34,86 @@ const WEAK_TERMS = new Set(
     .flatMap((w) => contentTerms(w)),
 );
 
-interface Candidate {
-  passageIndex: number;
-  sentenceIndex: number;
-  ref: number;
+interface Sentence {
+  index: number;
   text: string;
-  matches: number[];
-  coverage: number;
-  score: number;
+  /** Cosine of the question with this sentence's stored vector (undefined: none stored). */
+  cos?: number;
+  /** Weighted share of the question's words the sentence holds: the tie-breaker. */
+  overlap: number;
   fragment: boolean;
 }
 
 /**
- * Picks up to three sentences that best answer `question`. Each content word of the question counts (weak
- * question-framing words less); words no sentence contains still count, so a question about something
- * the passages do not mention cannot reach full coverage. A sentence scores its coverage
- * (plus a little for a matching passage title), scaled by the passage's calibrated score; headings and
- * fragments are discounted. The best sentence leads; others join when they cover terms the answer lacks,
- * or continue a chosen sentence, while the character budget allows.
- *
- * Confidence = the max calibrated score of the cited passages, which is already P(the passage answers the
- * question) (docs/decisions/knowledge-calibrated-score.md), discounted in proportion only when the chosen
- * sentences cover less than FULL_COVERAGE of the question's words (a short paraphrase such as "what's your
- * return window" keeps its score; a question half about something the passage never mentions does not).
- * Null when no sentence covers at least MIN_COVERAGE of the question.
+ * What to say, once retrieval's calibrated score has decided the passage answers (whether to answer is
+ * never decided here). A passage that fits the channel's budget (an FAQ answer, a short record) is quoted
+ * whole. A longer one gives its best one to MAX_QUOTED_SENTENCES sentences, in document order: best by
+ * meaning, the question's cosine with the sentence vectors the index stores (`sentenceCosines`), with word
+ * overlap only as a tie-breaker; without stored sentence vectors (lexical retrieval) by word overlap, then
+ * position. Confidence is the passage's calibrated score, undiscounted. Null only when the passage has no
+ * text to quote.
  */
 export function composeAnswer(input: ComposeAnswerInput): GroundedAnswer | null {
-  const qTerms = [...new Set(contentTerms(input.question))];
-  if (qTerms.length === 0 || input.passages.length === 0) return null;
+  const { passage } = input;
+  const budget = input.maxChars - (input.note ? input.note.length + 1 : 0);
+  const sentences = analyse(input.question, passage);
+  if (sentences.length === 0 || budget <= 0) return null;
+  const full = sentences.filter((s) => !s.fragment);
+  const quotable = full.length > 0 ? full : sentences;
 
-  const analysed = input.passages.map((p) => analyse(p));
-  const sentencesByPassage = analysed.map((a) => a.sentences);
-  const termSets = analysed.map((a) => a.termSets);
-  const titleSets = analysed.map((a) => a.titleTerms);
-  const n = termSets.reduce((a, ss) => a + ss.length, 0);
-  if (n === 0) return null;
+  const whole = quotable.map((s) => endSentence(s.text)).join(' ');
+  let content: string;
+  if (whole.length <= budget) content = whole;
+  else {
+    const ranked = [...quotable].sort(
+      (a, b) => rankOf(b) - rankOf(a) || b.overlap - a.overlap || a.index - b.index,
+    );
+    const best = ranked[0]!;
+    const chosen = [best];
+    let chars = endSentence(best.text).length;
+    for (const s of ranked.slice(1)) {
+      if (chosen.length >= MAX_QUOTED_SENTENCES) break;
+      if (!joins(best, s)) continue;
+      const len = endSentence(s.text).length;
+      if (chars + 1 + len > budget) continue;
+      chosen.push(s);
+      chars += 1 + len;
+    }
+    content = truncate(chosen.sort((a, b) => a.index - b.index).map((s) => endSentence(s.text)).join(' '), budget);
+  }
+  if (input.note) content = `${content} ${input.note}`;
+  return { content, citations: [passage.ref], confidence: clamp01(passage.score) };
+}
 
+/** Meaning first: the sentence's cosine, the overlap a tie-breaker; without vectors the overlap alone. */
+const rankOf = (s: Sentence) => (s.cos !== undefined ? s.cos + OVERLAP_TIE_WEIGHT * s.overlap : s.overlap);
+
+/** A further sentence joins the best when it is about as near the question (by cosine, or by words without vectors). */
+function joins(best: Sentence, s: Sentence): boolean {
+  if (best.cos !== undefined && s.cos !== undefined) return s.cos >= best.cos - JOIN_COSINE_MARGIN;
+  return s.overlap > 0 && s.overlap >= best.overlap / 2;
+}
+
+/**
+ * The passage's sentences with their cosines and word overlap. Cosines are read only when the passage's
+ * stored sentence vectors line up with its sentences (the same split, `sentenceEmbeddingTexts`: sentences
+ * of three characters or more, the first 16); otherwise none (the text changed, e.g. by redaction).
+ */
+function analyse(question: string, p: PlannerPassage): Sentence[] {
+  const texts = splitSentences(p.text).filter((s) => s.length > 2);
+  const cosines = p.sentenceCosines && p.sentenceCosines.length === Math.min(texts.length, 16) ? p.sentenceCosines : undefined;
+  const qTerms = [...new Set(contentTerms(question))];
   const weights = qTerms.map((t) => (WEAK_TERMS.has(t) ? WEAK_TERM_WEIGHT : 1));
-  const totalWeight = weights.reduce((a, b) => a + b, 0);
-
-  const candidates: Candidate[] = [];
-  input.passages.forEach((p, pi) => {
-    const titleMatches = qTerms.map((t) => termMatch(t, titleSets[pi]!));
-    const titleCoverage = titleMatches.reduce((a, m, i) => a + m * weights[i]!, 0) / totalWeight;
-    const passageScore = Number.isFinite(p.score) ? Math.min(1, Math.max(0, p.score)) : 0;
-    sentencesByPassage[pi]!.forEach((text, si) => {
-      const matches = qTerms.map((t) => termMatch(t, termSets[pi]![si]!));
-      const coverage = matches.reduce((a, m, i) => a + m * weights[i]!, 0) / totalWeight;
-      if (coverage === 0) return;
-      const words = text.split(' ').length;
-      const fragment = words < 4 || (!/[.!?…]$/.test(text) && words < 7);
-      const shape = fragment ? FRAGMENT_SHAPE : words > LONG_SENTENCE_WORDS ? LONG_SENTENCE_SHAPE : 1;
-      const score = (coverage + TITLE_BONUS * titleCoverage) * (PASSAGE_SCORE_FLOOR + PASSAGE_SCORE_SPAN * passageScore) * shape;
-      candidates.push({ passageIndex: pi, sentenceIndex: si, ref: p.ref, text, matches, coverage, score, fragment });
-    });
+  const total = weights.reduce((a, b) => a + b, 0);
+  return texts.map((text, index) => {
+    const terms = new Set(contentTerms(text));
+    const overlap = total > 0 ? qTerms.reduce((a, t, i) => a + termMatch(t, terms) * weights[i]!, 0) / total : 0;
+    const words = text.split(' ').length;
+    // With vectors, a sentence past the 16th has none and ranks below every sentence that has one.
+    const cos = cosines ? (cosines[index] ?? -1) : undefined;
+    return { index, text, cos, overlap, fragment: words < 4 || (!/[.!?…]$/.test(text) && words < FRAGMENT_WORDS) };
   });
-  if (candidates.length === 0) return null;
-  candidates.sort((a, b) => b.score - a.score || a.passageIndex - b.passageIndex || a.sentenceIndex - b.sentenceIndex);
-  const best = candidates[0]!;
-  if (best.coverage < MIN_COVERAGE) return null;
-
-  const maxSentences = input.maxSentences ?? 3;
-  const chosen: Candidate[] = [best];
-  const covered = [...best.matches];
-  let chars = best.text.length;
-  const isNextTo = (c: Candidate) =>
-    chosen.some((x) => x.passageIndex === c.passageIndex && Math.abs(x.sentenceIndex - c.sentenceIndex) === 1);
-  for (const c of candidates.slice(1)) {
-    if (chosen.length >= maxSentences) break;
-    if (c.fragment || chosen.some((x) => x.text.toLowerCase() === c.text.toLowerCase()) || c.score < JOIN_MIN_SHARE * best.score || chars + 1 + c.text.length > input.maxChars) continue;
-    const gain = c.matches.reduce((a, m, i) => a + Math.max(0, m - covered[i]!) * weights[i]!, 0) / totalWeight;
-    if (gain < JOIN_MIN_GAIN && !(isNextTo(c) && c.coverage >= JOIN_NEIGHBOUR_SHARE * best.coverage)) continue;
-    chosen.push(c);
-    c.matches.forEach((m, i) => (covered[i] = Math.max(covered[i]!, m)));
-    chars += 1 + c.text.length;
-  }
-
-  // The best sentence's passage first, then others in the order chosen; document order within a passage.
-  const groupOrder = [...new Set(chosen.map((c) => c.passageIndex))];
-  chosen.sort(
-    (a, b) => groupOrder.indexOf(a.passageIndex) - groupOrder.indexOf(b.passageIndex) || a.sentenceIndex - b.sentenceIndex,
-  );
-  const content = truncate(chosen.map((c) => endSentence(c.text)).join(' '), input.maxChars);
-  const citations = [...new Set(chosen.map((c) => c.ref))].sort((a, b) => a - b);
-  const coverage = covered.reduce((a, m, i) => a + m * weights[i]!, 0) / totalWeight;
-  const cited = input.passages.filter((p) => citations.includes(p.ref));
-  const retrieval = Math.max(...cited.map((p) => (Number.isFinite(p.score) ? Math.min(1, Math.max(0, p.score)) : 0)));
-  const confidence = round3(retrieval * Math.min(1, coverage / FULL_COVERAGE));
-  return { content, citations, coverage: round3(coverage), retrieval, confidence };
 }
 
-interface AnalysedPassage {
-  sentences: string[];
-  termSets: Array<Set<string>>;
-  titleTerms: Set<string>;
-}
-
-/**
- * Sentences and their terms per passage text, kept for the most recent passages: a run plans again with the
- * same passages after each tool call, and popular articles recur across conversations.
- */
-const analysisCache = new Map<string, AnalysedPassage>();
-const ANALYSIS_CACHE_SIZE = 512;
-
-function analyse(p: PlannerPassage): AnalysedPassage {
-  const key = `${p.title}\u0000${p.text}`;
-  const hit = analysisCache.get(key);
-  if (hit) return hit;
-  const sentences = splitSentences(p.text);
-  const analysed = { sentences, termSets: sentences.map((s) => new Set(contentTerms(s))), titleTerms: new Set(contentTerms(p.title)) };
-  if (analysisCache.size >= ANALYSIS_CACHE_SIZE) analysisCache.delete(analysisCache.keys().next().value!);
-  analysisCache.set(key, analysed);
-  return analysed;
-}
-
-/**
- * A passage written in another language than the question: the question's words cannot be matched with its
- * sentences, so the answer is the passage's leading sentences (headings and fragments skipped), in the
- * passage's language, up to three within `maxChars`. Retrieval found the passage by meaning (the embedding
- * model is multilingual); confidence = its calibrated score × CROSS_LINGUAL_FACTOR, since coverage of the
- * question cannot be checked word by word. Null when the passage has no full sentence.
- */
-export function leadAnswer(passage: PlannerPassage, maxChars: number): GroundedAnswer | null {
-  const sentences = analyse(passage).sentences.filter((t) => t.split(' ').length >= 4 && /[.!?…]$/.test(t));
-  const chosen: string[] = [];
-  for (const t of sentences) {
-    if (chosen.length >= 3 || [...chosen, t].join(' ').length > maxChars) break;
-    chosen.push(t);
-  }
-  if (chosen.length === 0) return null;
-  const retrieval = Number.isFinite(passage.score) ? Math.min(1, Math.max(0, passage.score)) : 0;
-  return { content: chosen.join(' '), citations: [passage.ref], coverage: 0, retrieval, confidence: round3(retrieval * CROSS_LINGUAL_FACTOR) };
-}
-
+const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 export const round3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -28,10 +28,6 @@ export const NO_INFORMATION_CONFIDENCE = 0.1;
 export const REASK_ARGUMENTS_CONFIDENCE = 0.6;
 /** Factor on confidence when part of the work failed (one tool of several, or an answer after a failure). */
 export const PARTIAL_FAILURE_FACTOR = 0.8;
-/** Factor on an answer found only by reading a short follow-up with the previous question: a guess at what "it" means. */
-export const FOLLOW_UP_FACTOR = 0.8;
-/** A follow-up with more content words than this stands on its own (it is not read with the previous turn). */
-export const FOLLOW_UP_MAX_TERMS = 3;
 
 // ── Tool step ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -62,36 +58,19 @@ export const GENERIC_DESCRIPTION_WORD_WEIGHT = 0.15;
 /** One distinctive name word or two distinctive description words choose a tool; generic words alone never. */
 export const LEXICAL_TOOL_THRESHOLD = 0.9;
 
-// ── Extractive answers ──────────────────────────────────────────────────────────────────────────────────
+// ── Extractive answers (what to say; whether to answer is the calibrated score against the floor) ──────
 
-/** Below this coverage of the question, a sentence is not taken as answering it. */
-export const MIN_COVERAGE = 0.3;
-/** Weight of a question-framing word ("how long does it take") against 1 for a subject word. */
+/** A passage longer than the channel's budget gives at most this many sentences (a paragraph's answer is one to three). */
+export const MAX_QUOTED_SENTENCES = 3;
+/**
+ * A further sentence joins the best one when its cosine with the question is at most this much lower: e5's
+ * cosines of a question with the sentences of one paragraph spread over about 0.05–0.10, and the sentences
+ * within 0.02 of the best are those a reader takes as part of the same answer.
+ */
+export const JOIN_COSINE_MARGIN = 0.02;
+/** Word overlap breaks ties only: a question holding every word of a sentence adds this much to its cosine. */
+export const OVERLAP_TIE_WEIGHT = 0.01;
+/** Weight of a question-framing word ("how long does it take") against 1 for a subject word, in the overlap. */
 export const WEAK_TERM_WEIGHT = 0.2;
-/** Bonus per unit of title coverage: a matching title says the passage is on topic, not that this sentence answers. */
-export const TITLE_BONUS = 0.15;
-/** A sentence's score keeps this share even from a passage retrieval scored 0 (coverage still counts)… */
-export const PASSAGE_SCORE_FLOOR = 0.35;
-/** …and the rest scales with retrieval's calibrated score. */
-export const PASSAGE_SCORE_SPAN = 0.65;
-/** Headings and fragments answer poorly: their score is discounted to this share. */
-export const FRAGMENT_SHAPE = 0.4;
-/** Very long sentences (walls of text) read poorly in a reply. */
-export const LONG_SENTENCE_SHAPE = 0.8;
-/** Words above which a sentence counts as very long. */
-export const LONG_SENTENCE_WORDS = 60;
-/** A further sentence joins only when it scores at least this share of the best one. */
-export const JOIN_MIN_SHARE = 0.4;
-/** …and covers at least this much of the question the answer lacks… */
-export const JOIN_MIN_GAIN = 0.15;
-/** …or continues a chosen sentence while covering at least this share of what the best one covers. */
-export const JOIN_NEIGHBOUR_SHARE = 0.5;
-/** From this coverage of the question up, the answer's confidence is its passage's calibrated score, undiscounted (below it, scaled down linearly): a short paraphrase covers few words yet is answered. */
-export const FULL_COVERAGE = 0.5;
-
-// ── Cross-lingual answers ───────────────────────────────────────────────────────────────────────────────
-
-/** Confidence of an answer quoted from a passage in another language: retrieval's score, less for coverage unchecked. */
-export const CROSS_LINGUAL_FACTOR = 0.8;
-/** A passage in another language is quoted only from this calibrated score up (retrieval is more likely right than not). */
-export const CROSS_LINGUAL_MIN_SCORE = 0.5;
+/** A line without end punctuation and fewer words than this is a heading or fragment: quoted only when nothing else is there. */
+export const FRAGMENT_WORDS = 7;

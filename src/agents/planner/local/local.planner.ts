@@ -1,8 +1,9 @@
-import { composeAnswer, leadAnswer, round3, type GroundedAnswer } from './local-answer';
+import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
 import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
-import type { HandoffReason, JsonSchema, Planner, PlannerDecision, PlannerInput, PlannerPassage, PlannerTool, PlannerToolResult, PlannerUsage } from '../port';
-import { approxTokens, contentTerms, detectLanguage, identifierWords, truncate, type Lang } from '../../../platform/text';
+import { followUpQuestion, SUGGESTED_REPLY_MIN_SCORE, type HandoffReason, type JsonSchema, type Planner, type PlannerDecision, type PlannerInput, type PlannerPassage, type PlannerTool, type PlannerToolResult, type PlannerUsage } from '../port';
+import { DEFAULT_CONFIDENCE_FLOOR } from '../../agent.schemas';
+import { approxTokens, detectLanguage, identifierWords, truncate, type Lang } from '../../../platform/text';
 import { extractArguments } from './tool-argument-extraction';
 import { matchTool } from './lexical-tool-match';
 import {
@@ -10,10 +11,7 @@ import {
   ASK_CONFIDENCE_BASE,
   ASK_CONFIDENCE_MAX,
   ASK_CONFIDENCE_PER_MATCH,
-  CROSS_LINGUAL_MIN_SCORE,
   EMPTY_TOOL_REPLY_CONFIDENCE,
-  FOLLOW_UP_FACTOR,
-  FOLLOW_UP_MAX_TERMS,
   LONG_REPLY_CHARS,
   LONG_TOOL_SUMMARY_FIELDS,
   NO_INFORMATION_CONFIDENCE,
@@ -57,9 +55,12 @@ export interface LocalPlannerOptions {
  *    by meaning (ToolRouter: calibrated probability; called at callThreshold, a missing argument asked for
  *    only at askThreshold); without them, or when they fail, by keywords;
  * 4. greetings and thanks get a short courtesy reply;
- * 5. extractive answer from the passages with citations and an honest confidence (see composeAnswer);
- * 6. nothing supports an answer → handoff no_supporting_source when retrieval is required, else a
- *    low-confidence reply offering a person.
+ * 5. when the best passage's calibrated score reaches the agent's confidence floor, an answer quoted from
+ *    it (what to say is chosen by meaning: composeAnswer), its confidence that score;
+ * 6. no passage reaches the floor → handoff no_supporting_source when retrieval is required, else the best
+ *    passage's answer at its (low) score, which the run hands off or answers per on_low_confidence, or a
+ *    reply offering a person when nothing was retrieved. Whether the agent answers is decided by that
+ *    one calibrated number, never by the wording of the question.
  */
 export class LocalPlanner implements Planner {
   readonly provider = 'local' as const;
@@ -97,6 +98,9 @@ class LocalStep {
   private readonly maxChars: number;
   private readonly inputTokens: number;
   private readonly customerTurns: string[];
+  /** The question retrieval read: the message, or a follow-up together with the previous question. */
+  private readonly question: string;
+  private readonly floor: number;
 
   constructor(
     private readonly input: PlannerInput,
@@ -108,6 +112,8 @@ class LocalStep {
     const short = input.channel === 'sms' || input.channel === 'voice';
     this.maxChars = short ? (options.shortReplyChars ?? SHORT_REPLY_CHARS) : (options.longReplyChars ?? LONG_REPLY_CHARS);
     this.customerTurns = input.transcript.filter((t) => t.role === 'customer').map((t) => t.content).reverse();
+    this.question = followUpQuestion(input.message, this.customerTurns[0]);
+    this.floor = input.confidenceFloor ?? DEFAULT_CONFIDENCE_FLOOR;
     this.inputTokens =
       approxTokens(input.instructions) +
       approxTokens(input.message) +
@@ -132,29 +138,34 @@ class LocalStep {
     const answer = this.answer();
     if (answer) return this.reply(answer.content, answer.citations, false, answer.confidence);
     if (input.retrievalRequired && hasSubstance(input.message)) {
-      return this.handoff('no_supporting_source', 'No knowledge passage supports an answer to this question.');
+      const top = this.topPassage();
+      const why = top
+        ? `No knowledge passage reached the confidence floor ${this.floor} (best score ${round3(top.score)}).`
+        : 'No knowledge passage was retrieved for this question.';
+      return this.handoff('no_supporting_source', why);
     }
+    // Retrieval not required: the best passage's answer at its own score (the run applies the floor).
+    const below = this.answer(this.maxChars, 0);
+    if (below) return this.reply(below.content, below.citations, false, below.confidence);
     return this.reply(`${this.phrases.noInformation} ${this.phrases.offerPerson}`, [], false, NO_INFORMATION_CONFIDENCE);
   }
 
+  private topPassage(): PlannerPassage | null {
+    return this.input.passages.reduce<PlannerPassage | null>((a, p) => (!a || p.score > a.score ? p : a), null);
+  }
+
   /**
-   * The extractive answer to the message, or to a short follow-up read with the previous question. When
-   * the passage it would quote is in another language than the customer's, it answers from the passage in
-   * the passage's language and says so in one short line (in the customer's language).
+   * The answer quoted from the best passage when its calibrated score reaches `floor` (the agent's
+   * confidence floor): the one decision. A follow-up is read with the previous question (retrieval did the
+   * same). When the passage is in another language than the customer's, it is quoted in its own language
+   * with one short line in the customer's saying so.
    */
-  private answer(maxChars = this.maxChars): GroundedAnswer | null {
-    const { message, passages } = this.input;
-    const top = passages.reduce<PlannerPassage | null>((a, p) => (!a || p.score > a.score ? p : a), null);
-    const topLanguage = top && writtenIn(`${top.title} ${top.text}`);
-    if (top && topLanguage && topLanguage !== this.language && top.score >= CROSS_LINGUAL_MIN_SCORE) {
-      const note = this.phrases.answerFrom(topLanguage);
-      const lead = leadAnswer(top, maxChars - note.length - 1);
-      if (lead) return { ...lead, content: `${lead.content} ${note}` };
-    }
-    const direct = composeAnswer({ question: message, passages, maxChars });
-    if (direct || !this.customerTurns[0] || contentTerms(message).length > FOLLOW_UP_MAX_TERMS) return direct;
-    const followUp = composeAnswer({ question: `${this.customerTurns[0]} ${message}`, passages, maxChars });
-    return followUp && { ...followUp, confidence: round3(followUp.confidence * FOLLOW_UP_FACTOR) };
+  private answer(maxChars = this.maxChars, floor = this.floor): GroundedAnswer | null {
+    const top = this.topPassage();
+    if (!top || !(top.score >= floor) || top.score <= 0) return null;
+    const topLanguage = writtenIn(`${top.title} ${top.text}`);
+    const note = topLanguage && topLanguage !== this.language ? this.phrases.answerFrom(topLanguage) : undefined;
+    return composeAnswer({ question: this.question, passage: top, maxChars, note });
   }
 
   /**
@@ -270,8 +281,9 @@ class LocalStep {
   }
 
   private handoff(reason: HandoffReason, why: string): PlannerDecision {
-    const answer = this.answer() ?? (this.customerTurns[0] ? composeAnswer({ question: this.customerTurns[0], passages: this.input.passages, maxChars: this.maxChars }) : null);
-    const suggestedReply = answer?.content ?? (reason === 'customer_requested' ? this.phrases.connectingOnRequest : this.phrases.connecting);
+    // The suggestion for the person taking over: a passage that cleared a lower bar, or nothing.
+    const answer = this.answer(this.maxChars, SUGGESTED_REPLY_MIN_SCORE);
+    const suggestedReply = answer?.content ?? (reason === 'customer_requested' ? this.phrases.connectingOnRequest : '');
     const summary = this.summary(why);
     return { type: 'handoff', reason, summary, suggestedReply, usage: this.usage(summary + suggestedReply) };
   }

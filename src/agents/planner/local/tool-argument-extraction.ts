@@ -1,6 +1,7 @@
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import type { JsonSchema } from '../port';
 import { extractDate, extractFormat, noiseSpans, overlaps, type Span } from './tool-argument-formats';
+import { tenantPatternMatchAll, tenantPatternMatches } from '../../../platform/tenant-pattern';
 import { canonicalTerm, foldSameLength, identifierWords, normalise, stem, STOP_WORDS, tokenSpans } from '../../../platform/text';
 
 /**
@@ -63,31 +64,10 @@ export function acceptable(value: unknown, schema: Record<string, unknown>): boo
   if (typeof value === 'string') {
     if (typeof schema.minLength === 'number' && [...value].length < schema.minLength) return false;
     if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength) return false;
-    if (typeof schema.pattern === 'string') {
-      const re = compile(schema.pattern, '');
-      if (re && !re.test(value)) return false;
-    }
+    // The tenant's pattern runs on the linear-time engine only (src/platform/tenant-pattern.ts).
+    if (typeof schema.pattern === 'string' && !tenantPatternMatches(schema.pattern, value)) return false;
   }
   return !['array', 'object', 'null'].includes(type);
-}
-
-const regexCache = new Map<string, RegExp | null>();
-function compile(pattern: string, flags: string): RegExp | null {
-  const key = `${flags}/${pattern}`;
-  if (!regexCache.has(key)) {
-    let re: RegExp | null = null;
-    for (const f of [`${flags}u`, flags]) {
-      try {
-        re = new RegExp(pattern, f);
-        break;
-      } catch {
-        /* try without the u flag */
-      }
-    }
-    if (regexCache.size > 500) regexCache.clear();
-    regexCache.set(key, re);
-  }
-  return regexCache.get(key)!;
 }
 
 /** Coerces a textual value to the property's type, or undefined. */
@@ -134,22 +114,20 @@ function findEnum(prop: Prop, scan: TextScan): { value: unknown; span: Span } | 
  * "mother" for ^[A-Z0-9]{6}$), then ignoring case (a customer types "ab1234" for ^[A-Z]{2}[0-9]{4}$).
  */
 function findPattern(prop: Prop, scan: TextScan): { value: unknown; span: Span } | undefined {
-  return findPatternWith(prop, scan, 'g') ?? findPatternWith(prop, scan, 'gi');
+  return findPatternWith(prop, scan, false) ?? findPatternWith(prop, scan, true);
 }
 
-function findPatternWith(prop: Prop, scan: TextScan, flags: string): { value: unknown; span: Span } | undefined {
+function findPatternWith(prop: Prop, scan: TextScan, ignoreCase: boolean): { value: unknown; span: Span } | undefined {
   const pattern = prop.schema.pattern as string;
-  const loose = compile(pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, ''), flags);
-  if (!loose) return undefined;
-  loose.lastIndex = 0;
-  for (const m of scan.text.matchAll(loose)) {
-    if (!m[0]) continue;
-    const span: Span = [m.index!, m.index! + m[0].length];
+  const loose = pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, '');
+  for (const m of tenantPatternMatchAll(loose, scan.text, { ignoreCase })) {
+    if (!m.text) continue;
+    const span: Span = [m.index, m.index + m.text.length];
     const before = scan.text[span[0] - 1] ?? ' ';
     const after = scan.text[span[1]] ?? ' ';
-    if (/[\p{L}\p{N}]/u.test(before + after) && /[\p{L}\p{N}]/u.test(m[0][0]! + m[0].at(-1)!)) continue;
+    if (/[\p{L}\p{N}]/u.test(before + after) && /[\p{L}\p{N}]/u.test(m.text[0]! + m.text.at(-1)!)) continue;
     if (!scan.free(span)) continue;
-    for (const candidate of [m[0], m[0].toUpperCase(), m[0].toLowerCase()]) {
+    for (const candidate of [m.text, m.text.toUpperCase(), m.text.toLowerCase()]) {
       const value = coerce(candidate, prop);
       if (value !== undefined && acceptable(value, prop.schema)) return { value, span };
     }
