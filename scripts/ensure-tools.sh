@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] installing npm packages"
-  # `npm install` rather than `npm ci`: the lockfile leaves out optional platform binaries the registry
-  # here does not carry, which `npm ci` treats as a lockfile out of sync. The lockfile is still honoured.
-  npm install --no-audit --no-fund
+  # `npm install` rather than `npm ci`: the lockfile leaves out optional platform binaries (other
+  # platforms' @swc/core builds), which `npm ci` treats as a lockfile out of sync. `--no-save`: the
+  # lockfile is honoured but never written, so setup leaves the clone as it was (`git status` clean).
+  npm install --no-save --no-audit --no-fund
 fi
 
 VENV=.tools/venv

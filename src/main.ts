@@ -8,6 +8,9 @@ import { createRuntime, WARM_UP_ATTEMPTS } from './app/runtime';
 import { installTemporalLogging } from './temporal/runtime-logging';
 import { startTemporalDevServer, type DevServer } from './temporal/dev-server';
 import { startEmbeddingsServer, type EmbeddingsServer } from './knowledge/index/embeddings-server';
+import { startOperatorServer } from './cli/operator-server';
+import { DataDirInUseError } from './db/data-dir-lock';
+import { publicBaseUrlWarning } from './domain/public-links';
 
 /** Sender ID registered to the development account on first start. */
 const DEV_SENDER = 'Acme';
@@ -58,6 +61,8 @@ async function main() {
   const runtime = await createRuntime({ config, db: database.db, listen: database.listen, log, temporalAddress });
   await runtime.startWorker();
   await runtime.startApi();
+  // The embedded database is this process's alone: `npm run cli` sends its commands here (DESIGN §2).
+  const operator = database.dataDirLock ? await startOperatorServer({ services: runtime.services, lock: database.dataDirLock, log }) : undefined;
   const dev = await ensureDevAccount(runtime.services.accounts, config.dataDir);
   // Senders belong to accounts: the development account may send as DEV_SENDER out of the box.
   if ((await runtime.services.senders.findSenderOwner({ sender: DEV_SENDER })) === undefined) {
@@ -73,6 +78,8 @@ async function main() {
   }
 
   const base = config.http.publicBaseUrl;
+  const linksWarning = await publicBaseUrlWarning(config.http, () => runtime.services.accounts.liveKeysExist());
+  if (linksWarning) log.warn({ code: linksWarning.code }, linksWarning.message);
   // A one-time sign-in link for this start (opens nothing by itself: whoever holds it signs in, once).
   const signInLink = config.console.devSignIn
     ? `${base}/console/sign-in/${(await runtime.services.consoleSessions.createSignInLink({ secret: dev.apiKey })).token}`
@@ -86,8 +93,9 @@ async function main() {
     ...(signInLink ? [`  Sign in      ${signInLink}   (one-time link, valid 1 h: signs a browser in to the development account)`] : []),
     `  Temporal UI  ${temporalUi}`,
     `  Retrieval    ${config.embeddings.enabled ? `hybrid (embeddings: ${config.embeddings.model} at ${config.embeddings.url})` : 'lexical (EMBEDDINGS=off)'}`,
-    `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir}` : 'DATABASE_URL'}`,
+    `  Database     ${database.kind === 'pglite' ? `embedded PGlite in ${config.database.pgliteDir} (npm run cli goes through this process)` : 'DATABASE_URL'}`,
     `  Test API key ${dev.apiKey}   (account ${dev.accountId})`,
+    ...(linksWarning ? [`  Warning      ${linksWarning.message}`] : []),
     ...(example ? [`  Example agent ${example.agentId}   (answers from "Example: Acme help center"; README "First minutes")`] : []),
     '',
     `  curl ${base}/v1/account -H "Authorization: Bearer ${dev.apiKey}"`,
@@ -108,6 +116,7 @@ async function main() {
     // Runtime close drains API, dispatcher and worker, each bounded by its grace period.
     const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
+    await operator?.close();
     await runtime.close().catch((err) => log.error({ err }, 'Runtime close failed'));
     await database.close().catch(() => undefined);
     await devServer?.stop();
@@ -133,6 +142,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // Another process holds the embedded database: say who, not a stack trace.
+  console.error(err instanceof DataDirInUseError ? `${err.message}: stop it first (two processes on one embedded database lose each other's writes).` : err);
   process.exit(1);
 });

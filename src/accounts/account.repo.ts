@@ -72,6 +72,22 @@ export class AccountRepo {
       .executeTakeFirst();
   }
 
+  /** Sets a key's last_used_at (never moved back). */
+  async touchApiKey(db: Db, id: string, at: Date): Promise<void> {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
+
+  /** Whether any account has an unrevoked live key. */
+  async hasActiveLiveKey(db: Db): Promise<boolean> {
+    const row = await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').where('revoked_at', 'is', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The account's keys, of one mode when `mode` is given. */
   async listApiKeys(db: Db, accountId: string, mode?: 'test' | 'live') {
     let q = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);

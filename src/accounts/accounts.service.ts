@@ -6,10 +6,14 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { activeSigningSecrets, MAX_SIGNING_SECRET_GRACE_SECONDS, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
+import type { Logger } from '../observability/logger';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 /** Longest grace period of a rotated signing secret (Stripe's figure for webhook secrets). */
+
+/** A key's `last_used_at` is written at most this often (per key, per process). */
+export const KEY_USE_WRITE_INTERVAL_MS = 60_000;
 
 /** Cache lifetime of an authenticated key when revocations are not announced to this process. */
 const UNANNOUNCED_CACHE_TTL_MS = 1000;
@@ -26,8 +30,27 @@ export class AccountsService {
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
   private revocationFeedLive = false;
   private readonly revocationListeners = new Set<(keyId: string) => void>();
+  /** Key id → when this process last wrote its last_used_at (ms). */
+  private readonly keyUseWritten = new Map<string, number>();
 
-  constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; cacheTtlMs?: number; log?: Logger }) {}
+
+  /**
+   * Notes that a request used this key: writes `last_used_at` at most once a minute per key (the console's
+   * "Last used"), off the request's path: the update is not awaited, and its failure is logged, never the
+   * request's. Several processes each write at most once a minute.
+   */
+  recordKeyUse(keyId: string): void {
+    const now = Date.now();
+    const written = this.keyUseWritten.get(keyId);
+    if (written !== undefined && now - written < KEY_USE_WRITE_INTERVAL_MS) return;
+    this.keyUseWritten.set(keyId, now);
+    this.repo.touchApiKey(this.deps.db, keyId, new Date(now)).catch((err: unknown) => {
+      // Try again on the key's next request rather than in a minute.
+      if (this.keyUseWritten.get(keyId) === now) this.keyUseWritten.delete(keyId);
+      this.deps.log?.warn({ err, keyId }, 'Recording an API key\'s last use failed');
+    });
+  }
 
   async createAccount(input: { name: string }) {
     return this.repo.insertAccount(this.deps.db, {
@@ -104,6 +127,11 @@ export class AccountsService {
     if (!row) throw notFound('api key', input.keyId);
     this.forgetApiKey({ keyId: row.id });
     return row;
+  }
+
+  /** Whether live traffic is possible at all: some account holds an unrevoked live key. */
+  async liveKeysExist(): Promise<boolean> {
+    return this.repo.hasActiveLiveKey(this.deps.db);
   }
 
   /** Drops a key from this process's cache (a revocation here or announced by another process), and tells the listeners. */

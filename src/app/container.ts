@@ -73,7 +73,7 @@ export interface ServiceDeps {
  */
 export function createServices(deps: ServiceDeps) {
   const { config, db, workflows, metrics } = deps;
-  const accounts = new AccountsService({ db });
+  const accounts = new AccountsService({ db, log: deps.log });
   const events = new EventsService({ db, metrics });
   const webhookEndpoints = new WebhookEndpointsService({
     db,
@@ -112,8 +112,9 @@ export function createServices(deps: ServiceDeps) {
   const emailDomains = new EmailDomainsService({ db, serverSecret: config.secrets.server, dns: deps.dns ?? createTxtLookup({ servers: config.email.dnsServers, timeoutMs: config.email.dnsTimeoutMs }) });
   // A live short link to one of the account's verified email domains redirects at once (docs/decisions/links-interstitial.md).
   const verifiedDomains = { verifiedDomains: (accountId: string, mode: 'test' | 'live') => emailDomains.verifiedDomains({ accountId, livemode: mode === 'live' }) };
-  const shortLinks = new ShortLinksService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server, verifiedDomains });
-  const citationPages = new CitationPagesService({ db, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const publicLinks = { publicBaseUrl: config.http.publicBaseUrl, publicBaseUrlIsLoopback: config.http.publicBaseUrlIsLoopback };
+  const shortLinks = new ShortLinksService({ db, ...publicLinks, serverSecret: config.secrets.server, verifiedDomains });
+  const citationPages = new CitationPagesService({ db, ...publicLinks, serverSecret: config.secrets.server });
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });

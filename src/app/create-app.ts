@@ -17,6 +17,7 @@ import { requestId } from '../http/middleware/request-id';
 import { createOpenApiRegistry } from '../http/openapi';
 import { largeBodyRoutes, registerApiRoutes, registerChannelRoutes, registerConsoleRoutes } from './routes';
 import { registerSystemRoutes, type ReadinessCheck } from '../http/system.routes';
+import { publicBaseUrlWarning } from '../domain/public-links';
 import { securityHeaders } from '../http/middleware/security-headers';
 
 export interface AppDeps {
@@ -64,6 +65,10 @@ export function createApp(deps: AppDeps): Express {
     registry,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    warnings: async () => {
+      const warning = await publicBaseUrlWarning(deps.config.http, () => deps.services.accounts.liveKeysExist());
+      return warning ? [warning] : [];
+    },
     publicBaseUrl: deps.config.http.publicBaseUrl,
     metricsAccess: deps.config.metrics,
   });

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { bool } from './env-values';
 
+/** localhost, 127.0.0.0/8, ::1 and 0.0.0.0: hosts a customer's phone or mail client cannot reach. */
+function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || h === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 /** /metrics: its own listener (port), or behind a token, or loopback callers only. */
 export interface MetricsConfig {
   port?: number;
@@ -43,6 +49,11 @@ export const httpConfig = z
       host: e.HOST,
       port: e.PORT,
       publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`,
+      /**
+       * Links at publicBaseUrl open on this machine only (PUBLIC_BASE_URL unset, or naming a loopback host):
+       * live mode hands customers none of them (src/domain/public-links.ts).
+       */
+      publicBaseUrlIsLoopback: e.PUBLIC_BASE_URL === undefined || isLoopbackHost(new URL(e.PUBLIC_BASE_URL).hostname),
       jsonLimitBytes: e.HTTP_JSON_LIMIT_BYTES,
       jsonLargeLimitBytes: e.HTTP_JSON_LARGE_LIMIT_BYTES,
       trustProxy: e.TRUST_PROXY,

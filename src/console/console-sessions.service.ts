@@ -60,6 +60,7 @@ export class ConsoleSessionsService {
     } catch {
       throw invalidSignIn();
     }
+    this.deps.accounts.recordKeyUse(principal.keyId);
     return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null, keyId: principal.keyId });
   }
 

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { pgListen } from '../platform/pg-listen';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import type { DB } from './schema';
 
 // INT8 (count(*), bigint columns) as JS numbers: every value we store fits in 2^53.
@@ -17,6 +18,8 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
   listen: ListenFn;
+  /** PGlite: this process's lock on the data folder (released by close). */
+  dataDirLock?: DataDirLock;
 }
 
 export interface PostgresOptions {
@@ -75,15 +78,33 @@ async function listenPostgres(opts: PostgresOptions, channel: string, onNotify: 
   return () => listener.close();
 }
 
-/** Embedded PostgreSQL (PGlite, WebAssembly) persisted in a folder: `npm start` with no DATABASE_URL. */
-export async function connectPglite(dataDir: string): Promise<Database> {
+/**
+ * Embedded PostgreSQL (PGlite, WebAssembly) persisted in a folder: `npm start` with no DATABASE_URL. One
+ * process at a time: it takes the folder's lock first (DataDirInUseError while a live process holds it),
+ * and close releases it. `holder` says what holds it (`npm start`, `npm run cli`) to whoever finds it held.
+ */
+export async function connectPglite(dataDir: string, opts: { holder: string }): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const dataDirLock = acquireDataDirLock(dataDir, { holder: opts.holder });
+  let client: InstanceType<typeof PGlite>;
+  try {
+    client = await PGlite.create(dataDir);
+  } catch (err) {
+    dataDirLock.release();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   const listen: ListenFn = async (channel, onNotify) => {
     const unlisten = await client.listen(channel, () => onNotify());
     return () => unlisten();
   };
-  return { db, kind: 'pglite', close: () => db.destroy(), listen };
+  const close = async () => {
+    try {
+      await db.destroy();
+    } finally {
+      dataDirLock.release();
+    }
+  };
+  return { db, kind: 'pglite', close, listen, dataDirLock };
 }

@@ -33,6 +33,9 @@ export const errorPolicy = {
   /** A visitor JWT that is malformed, not HS256, names an unknown `kid`, fails its signature, or has bad times. */
   identity_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
   identity_token_expired: { status: 401, type: 'authentication_error', retryable: false },
+  /** The CLI's operator endpoint (embedded database) called without, or with a wrong, operator token. */
+  operator_token_missing: { status: 401, type: 'authentication_error', retryable: false },
+  operator_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
   /** A publishable key used on an operation outside its scope (anything but its agent's visitor chat). */
   publishable_key_not_allowed: { status: 403, type: 'permission_error', retryable: false },

@@ -11,6 +11,12 @@ export interface ReadinessCheck {
   check: () => Promise<void>;
 }
 
+/** Something an operator should fix that does not make the service unready (PUBLIC_BASE_URL unset while live keys exist). */
+export interface ReadinessWarning {
+  code: string;
+  message: string;
+}
+
 const docsPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Converse API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
@@ -22,7 +28,15 @@ const docsPage = `<!doctype html>
 /** Unauthenticated operational routes: health, readiness, metrics (restricted: metrics-access.ts), OpenAPI and its browsable docs. */
 export function registerSystemRoutes(
   app: Express,
-  deps: { registry: OpenAPIRegistry; metrics: Metrics; readiness: ReadinessCheck[]; publicBaseUrl: string; metricsAccess: Config['metrics'] },
+  deps: {
+    registry: OpenAPIRegistry;
+    metrics: Metrics;
+    readiness: ReadinessCheck[];
+    /** Warnings /readyz lists while still answering ready (a failing look-up adds none: the checks report the database). */
+    warnings?: () => Promise<ReadinessWarning[]>;
+    publicBaseUrl: string;
+    metricsAccess: Config['metrics'];
+  },
 ) {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -42,7 +56,8 @@ export function registerSystemRoutes(
         }
       }),
     );
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
+    const warnings = (await deps.warnings?.().catch(() => [])) ?? [];
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks, warnings });
   });
 
   app.get('/metrics', metricsHandler(deps.metrics, deps.metricsAccess));

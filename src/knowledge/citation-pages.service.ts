@@ -3,6 +3,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { CitationPageTable } from '../db/tables/links';
 import { notFound } from '../domain/errors';
+import { customerLinksServed, type PublicLinksPolicy } from '../domain/public-links';
 import { deriveKey } from '../domain/secret-box';
 import type { Scope } from '../domain/principal';
 import { redactText } from '../privacy/redaction';
@@ -40,16 +41,18 @@ export class CitationPagesService {
   private readonly repo = new CitationPageRepo();
   private readonly key: Buffer;
 
-  constructor(private readonly deps: { db: Kysely<DB>; publicBaseUrl: string; serverSecret: string }) {
+  constructor(private readonly deps: PublicLinksPolicy & { db: Kysely<DB>; serverSecret: string }) {
     this.key = deriveKey(deps.serverSecret, 'citation-page-token');
   }
 
   /**
    * The page urls of a reply's cited passages, in their order: null for a passage whose source has a url
    * of its own (or is not the scope's). One read of the sources and one insert of the pages, whatever
-   * the number of passages.
+   * the number of passages. In live mode while PUBLIC_BASE_URL is unset or loopback, none (a customer
+   * could not open the page; src/domain/public-links.ts) and nothing is stored.
    */
   async linkPassages(input: Scope & { runId: string | null; passages: readonly CitedPassage[] }): Promise<(string | null)[]> {
+    if (!customerLinksServed(this.deps, input.livemode)) return input.passages.map(() => null);
     const sourceIds = [...new Set(input.passages.map((p) => p.sourceId))];
     const sources = await this.repo.listSourcesOfScope(this.deps.db, input, sourceIds);
     const paged = new Set(sources.filter((s) => PAGED_SOURCE_TYPES.has(s.type)).map((s) => s.id));

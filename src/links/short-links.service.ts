@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
+import { customerLinksServed, type PublicLinksPolicy } from '../domain/public-links';
 import { deriveKey } from '../domain/secret-box';
 import { decideLinkLanding, NO_VERIFIED_DOMAINS, type LinkLanding, type VerifiedDomainsPort } from './link-landing';
 import { ShortLinkRepo } from './short-link.repo';
@@ -25,9 +26,17 @@ export class ShortLinksService {
 
   private readonly ownHost: string;
 
-  constructor(private readonly deps: { db: Kysely<DB>; publicBaseUrl: string; serverSecret: string; verifiedDomains?: VerifiedDomainsPort }) {
+  constructor(private readonly deps: PublicLinksPolicy & { db: Kysely<DB>; serverSecret: string; verifiedDomains?: VerifiedDomainsPort }) {
     this.key = deriveKey(deps.serverSecret, 'short-link-code');
     this.ownHost = new URL(deps.publicBaseUrl).hostname;
+  }
+
+  /**
+   * Whether a reply in this mode may carry short links: not in live mode while PUBLIC_BASE_URL is unset or
+   * loopback (the link would open on the service's machine only; src/domain/public-links.ts).
+   */
+  servesCustomerLinks(livemode: boolean): boolean {
+    return customerLinksServed(this.deps, livemode);
   }
 
   codeFor(input: { accountId: string; livemode: boolean; runId: string | null; url: string }): string {

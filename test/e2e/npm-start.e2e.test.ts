@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ let dataDir: string;
 let child: ChildProcess;
 let output = '';
 let call: ApiClient;
+let baseUrl: string;
 let exampleAgentId: string;
 
 
@@ -58,7 +59,8 @@ before(async () => {
   exampleAgentId = /Example agent (agt_\w+)/.exec(output)?.[1] ?? '';
   assert.ok(exampleAgentId, 'the banner prints the example agent id');
   assert.match(output, new RegExp(`Retrieval    hybrid \\(embeddings: .* at http://127.0.0.1:${embeddings}/v1\\)`));
-  call = apiClient(`http://127.0.0.1:${port}`, key);
+  baseUrl = `http://127.0.0.1:${port}`;
+  call = apiClient(baseUrl, key);
 });
 
 after(async () => {
@@ -131,6 +133,23 @@ describe('npm start (embedded PGlite and Temporal dev server)', () => {
     const cited = run.retrieval.filter((r: { cited: boolean }) => r.cited);
     assert.equal(cited[0]?.title, 'Password reset', JSON.stringify(run.retrieval));
     assert.equal(cited[0]?.url, 'https://help.acme.example/password');
+  });
+
+  it('runs npm run cli through the service while it holds the embedded database: a live key it makes works at once, and /readyz warns (PUBLIC_BASE_URL unset)', async () => {
+    const accountId = /\(account (acct_\w+)\)/.exec(output)?.[1];
+    assert.ok(accountId);
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' };
+    const made = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), 'keys', 'create', '--account', accountId, '--mode', 'live'], { cwd: repo, env, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(made.code, 0, made.stderr);
+    const live = apiClient(baseUrl, JSON.parse(made.stdout).secret);
+    assert.equal((await live('GET', '/v1/account')).status, 200, 'the key the CLI made authenticates at once');
+    const ready = await call('GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body.warnings.map((w: { code: string }) => w.code), ['public_base_url_loopback']);
   });
 
   it('prints a one-time console sign-in link; nothing signs a browser in by itself (README "Console")', async () => {

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { buildAgentsCommandServices, runAgentsCommand, type AgentsCommandServices } from '../../src/agents/agents.commands';
+import { runAgentsCommand } from '../../src/cli/agents.commands';
+import { buildCliServices, type StandaloneCliServices } from '../../src/cli/cli-services';
 import { AppError } from '../../src/domain/errors';
 import { exampleAgentConfig } from '../../src/app/dev-examples';
 import { buildTestConfig, TEST_DATABASE_URL } from '../support/config';
@@ -18,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 const repo = path.resolve(__dirname, '../..');
 const example = readFileSync(path.join(repo, 'examples/agents/support-agent.yaml'), 'utf8');
 let database: TestDatabase;
-let services: AgentsCommandServices;
+let services: StandaloneCliServices;
 let accountId: string;
 let kbId: string;
 let dir: string;
@@ -43,7 +44,7 @@ async function rejects(file: string, message: RegExp) {
 
 before(async () => {
   database = await createTestDatabase(__filename);
-  services = buildAgentsCommandServices({ config: buildTestConfig(), db: database.db });
+  services = buildCliServices({ config: buildTestConfig(), db: database.db });
   accountId = (await services.accounts.createAccount({ name: 'Acme' })).id;
   kbId = (await services.knowledgeBases.createBase({ accountId, livemode: false, name: 'Help center' })).id;
   dir = mkdtempSync(path.join(os.tmpdir(), 'agents-apply-'));
@@ -72,7 +73,7 @@ describe('agents apply', () => {
     const testFile = exampleFile('http-tool-test.yaml', (t) => toTest(t).replace('https://api.acme.example/agent-tools/lookup-order', 'http://api.acme.example/agent-tools/lookup-order'));
     assert.equal(JSON.parse((await runAgentsCommand(services, { action: 'apply', account: testAccount, file: testFile }))!).status, 'live');
     // Private and loopback addresses only where ALLOW_PRIVATE_NETWORK is on (tests turn it on).
-    const strict = buildAgentsCommandServices({ config: { ...buildTestConfig(), network: { allowPrivate: false } }, db: database.db });
+    const strict = buildCliServices({ config: { ...buildTestConfig(), network: { allowPrivate: false } }, db: database.db });
     const loopback = exampleFile('loopback-tool.yaml', (t) => toTest(t).replace('https://api.acme.example/agent-tools/lookup-order', 'https://127.0.0.1:8443/lookup-order'));
     await assert.rejects(runAgentsCommand(strict, { action: 'apply', account: testAccount, file: loopback }), (err: unknown) => err instanceof AppError && err.code === 'url_not_allowed' && err.param === 'tools.0.endpoint');
     assert.equal(JSON.parse((await runAgentsCommand(services, { action: 'apply', account: testAccount, file: loopback }))!).status, 'live');

@@ -27,7 +27,7 @@ after(async () => {
 describe('citation pages', () => {
   it('links a reply\'s cited passages with one read and one insert, in their order, whatever their number', async () => {
     const counter = new StatementCounter();
-    const pages = new CitationPagesService({ db: database.db.withPlugin(counter), publicBaseUrl: PUBLIC_BASE_URL, serverSecret: 'citation-test-secret' });
+    const pages = new CitationPagesService({ db: database.db.withPlugin(counter), publicBaseUrl: PUBLIC_BASE_URL, publicBaseUrlIsLoopback: false, serverSecret: 'citation-test-secret' });
     const passages = [
       { sourceId: 'src_doc', title: 'Returns', section: 'Damaged items', content: 'A damaged item is replaced free of charge.' },
       { sourceId: 'src_url', title: 'Returns page', section: null, content: 'See our returns page.' },
@@ -59,5 +59,15 @@ describe('citation pages', () => {
     counter.reset();
     assert.deepEqual(await pages.linkPassages({ ...scope, passages: [] }), []);
     assert.equal(counter.count, 0, 'no statement for no passage');
+  });
+
+  it('hands live mode no page while PUBLIC_BASE_URL is unset or loopback (a customer could not open it), and stores none; test mode still gets one', async () => {
+    const counter = new StatementCounter();
+    const pages = new CitationPagesService({ db: database.db.withPlugin(counter), publicBaseUrl: 'http://127.0.0.1:3000', publicBaseUrlIsLoopback: true, serverSecret: 'citation-test-secret' });
+    const passages = [{ sourceId: 'src_doc', title: 'Returns', section: null, content: 'Live customers never see a loopback page.' }];
+    assert.deepEqual(await pages.linkPassages({ accountId: 'acct_cite', livemode: true, runId: 'run_live', passages }), [null]);
+    assert.equal(counter.count, 0, 'nothing read or stored');
+    const [testUrl] = await pages.linkPassages({ accountId: 'acct_cite', livemode: false, runId: 'run_test', passages });
+    assert.match(testUrl ?? '', /^http:\/\/127\.0\.0\.1:3000\/c\/[A-Za-z0-9_-]{32}$/);
   });
 });

@@ -11,14 +11,14 @@ describe('embedded PostgreSQL (PGlite) for npm start without DATABASE_URL', () =
   it('runs every migration and keeps data across restarts', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'converse-pglite-'));
     try {
-      const first = await connectPglite(dir);
+      const first = await connectPglite(dir, { holder: 'test' });
       await migrateToLatestOrThrow(first.db);
       const accounts = new AccountsService({ db: first.db });
       const account = await accounts.createAccount({ name: 'Persisted' });
       const { secret } = await accounts.createApiKey({ accountId: account.id, mode: 'test' });
       await first.close();
 
-      const second = await connectPglite(dir);
+      const second = await connectPglite(dir, { holder: 'test' });
       await migrateToLatestOrThrow(second.db);
       const principal = await new AccountsService({ db: second.db }).authenticate(secret);
       assert.equal(principal.accountId, account.id);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { runAgentsTestCommand } from '../../src/agents/agents.commands';
+import { runAgentsTestCommand } from '../../src/cli/agents.commands';
 import { waitForSource } from './knowledge-helpers';
 import { TEST_DATABASE_URL } from '../support/config';
 import { apiClient } from '../support/http';

@@ -6,6 +6,7 @@ import { segmentSms } from '../../src/sms/segmenter';
 import { SMS_REPLY_MAX_SEGMENTS } from '../../src/channels/sms/sms-reply-shaping';
 import { smsOfConversationMessage } from '../../src/channels/sms/sms-reply.channel';
 import { HELP_CENTER, ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
+import { buildTestConfig } from '../support/config';
 import { pollUntil } from '../support/poll';
 import { SmscSimulator } from '../support/smsc-simulator';
 import { startStackOverSmsc, type TestStack } from '../support/stack';
@@ -22,9 +23,14 @@ const smsc = new SmscSimulator();
 
 before(async () => {
   env = await createDevServerEnv();
-  stack = await startStackOverSmsc({ label: __filename, env, smsc, carriersFor: (port) => [
-    { name: 'smsc', type: 'smpp', host: '127.0.0.1', port, system_id: 'test', password: 'secret', prefixes: ['+'], priority: 1, max_mps: 1000, window: 20 },
-  ] });
+  stack = await startStackOverSmsc({
+    label: __filename, env, smsc,
+    carriersFor: (port) => [
+      { name: 'smsc', type: 'smpp', host: '127.0.0.1', port, system_id: 'test', password: 'secret', prefixes: ['+'], priority: 1, max_mps: 1000, window: 20 },
+    ],
+    // Live replies carry short links only from a public address (without one they cite sources' own urls: public-links.test.ts).
+    config: { http: { ...buildTestConfig().http, publicBaseUrl: 'https://sms.converse.example', publicBaseUrlIsLoopback: false } },
+  });
 });
 after(async () => {
   await stack?.close();

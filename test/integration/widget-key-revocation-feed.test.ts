@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { startApiKeyRevocationFeed } from '../../src/accounts/api-key-revocation-feed';
-import { buildAgentsCommandServices } from '../../src/agents/agents.commands';
+import { buildCliServices } from '../../src/cli/cli-services';
 import type { AgentsService } from '../../src/agents/agents.service';
 import { PublishableKeysService } from '../../src/widget/publishable-keys.service';
 import { VisitorIdentityService } from '../../src/widget/visitor-identity.service';
@@ -26,7 +26,7 @@ function widgetProcess(agents: AgentsService) {
 
 describe('publishable key revocation across processes', () => {
   it("ends another process's open streams of the key through the API keys' revocation feed", async () => {
-    const services = buildAgentsCommandServices({ config: buildTestConfig(), db: database.db });
+    const services = buildCliServices({ config: buildTestConfig(), db: database.db });
     const { agents } = services;
     const api = widgetProcess(agents);
     const cli = widgetProcess(agents);

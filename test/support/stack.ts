@@ -17,6 +17,9 @@ import { buildTestConfig } from './config';
 import { pollUntil } from './poll';
 import type { SmscSimulator } from './smsc-simulator';
 import { createTestDatabase, type TestDatabase } from './db';
+import { connectPglite } from '../../src/db/database';
+import { migrateToLatestOrThrow } from '../../src/db/migrate';
+import { startOperatorServer } from '../../src/cli/operator-server';
 import { createDevServerEnv, createTimeSkippingEnv, workflowBundle } from './temporal';
 
 export interface TestStack {
@@ -46,9 +49,14 @@ export async function startTestStack(opts: {
   smsCarriers?: SmsCarriers;
   /** The service log (default: silent). */
   log?: Logger;
+  /**
+   * The embedded database (PGlite) in this folder instead of a Postgres schema, held as `npm start` holds
+   * it: its lock taken and the CLI's operator endpoint served (src/main.ts does the same).
+   */
+  pgliteDir?: string;
 }): Promise<TestStack> {
   const config = buildTestConfig(opts.config);
-  const database = await createTestDatabase(opts.label);
+  const database = opts.pgliteDir ? await openEmbeddedDatabase(opts.pgliteDir) : await createTestDatabase(opts.label);
   const log = opts.log ?? silentLogger();
   const metrics = createMetrics();
   const gateway = new WorkflowGateway(opts.env.client, config.temporal.taskQueue);
@@ -58,6 +66,7 @@ export async function startTestStack(opts: {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const operator = database.dataDirLock ? await startOperatorServer({ services, lock: database.dataDirLock, log }) : undefined;
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -89,6 +98,7 @@ export async function startTestStack(opts: {
       return { accountId: account.id, apiKey: secret };
     },
     async close() {
+      await operator?.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       if (worker) {
@@ -101,6 +111,13 @@ export async function startTestStack(opts: {
       await database.destroy();
     },
   };
+}
+
+/** PGlite in `dir`, migrated, as a TestDatabase (its schema the default one; destroy closes it and releases the folder). */
+async function openEmbeddedDatabase(dir: string): Promise<TestDatabase> {
+  const database = await connectPglite(dir, { holder: 'npm start' });
+  await migrateToLatestOrThrow(database.db);
+  return { ...database, schema: 'public', destroy: () => database.close() };
 }
 
 /**
@@ -131,9 +148,10 @@ export async function startStackOverSmsc(opts: {
   env: TestWorkflowEnvironment;
   smsc: SmscSimulator;
   carriersFor: (smscPort: number) => unknown[];
+  config?: Partial<Config>;
 }): Promise<TestStack> {
   const port = await opts.smsc.start();
-  const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined) });
+  const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined), ...opts.config });
   const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
   await pollUntil('the SMPP carrier to bind to the simulator', () => opts.smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
   return stack;

@@ -32,11 +32,25 @@ export class SmsReplyChannel implements ReplyChannel {
     },
   ) {}
 
+  /**
+   * Cited sources become short links served by the service; in live mode while PUBLIC_BASE_URL is unset
+   * or loopback (a short link would open on the service's machine only), the sources' own urls instead
+   * (no click count), and the reply still goes.
+   */
   async shapeReply(input: ReplyToShape): Promise<string> {
     const links: string[] = [];
-    for (const url of new Set(input.sources.map((s) => s.url).filter((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)))) {
+    const shorten = this.deps.shortLinks.servesCustomerLinks(input.conversation.livemode);
+    const urls = new Set(input.sources.map((s) => s.url).filter((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u)));
+    for (const url of urls) {
+      if (!shorten) {
+        links.push(url);
+        continue;
+      }
       const link = await this.deps.shortLinks.createShortLink({ accountId: input.accountId, livemode: input.conversation.livemode, runId: input.runId, conversationId: input.conversation.id, url });
       links.push(link.shortUrl);
+    }
+    if (!shorten && urls.size > 0) {
+      this.deps.log.warn({ runId: input.runId, conversationId: input.conversation.id }, 'SMS reply cites sources by their own urls: PUBLIC_BASE_URL is unset or loopback, so live replies carry no short links');
     }
     return shapeSmsReply({ text: input.text, links }).body;
   }

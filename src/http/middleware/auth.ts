@@ -5,6 +5,8 @@ import type { Principal } from '../../domain/principal';
 /** What authentication needs of the accounts area (AccountsService): a key's secret → its principal, or an AppError. */
 export interface ApiKeyAuthenticator {
   authenticate(secret: string): Promise<Principal>;
+  /** Notes the key's use (its last_used_at), off the request's path. */
+  recordKeyUse(keyId: string): void;
 }
 
 /**
@@ -20,6 +22,7 @@ export function authenticate(accounts: ApiKeyAuthenticator, opts: { chargeFailur
       const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
       if (!match) throw new AppError('api_key_invalid', 'Malformed Authorization header: expected "Bearer <API key>"');
       req.principal = await accounts.authenticate(match[1]!);
+      accounts.recordKeyUse(req.principal.keyId);
       next();
     } catch (err) {
       next(opts.chargeFailure?.(req) ?? err);

@@ -1,47 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { Client, Connection } from '@temporalio/client';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config/env';
-import type { DB } from '../db/schema';
 import { AppError } from '../domain/errors';
-import { AccountsService } from '../accounts/accounts.service';
-import { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
-import { KnowledgeRetrievalService } from '../knowledge/knowledge-retrieval.service';
-import { KnowledgeSourcesService } from '../knowledge/knowledge-sources.service';
-import { WorkflowGateway } from '../temporal/workflow-gateway';
-import { AgentsService } from './agents.service';
-import { EventsService } from '../webhooks/events.service';
-import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
-import { EvaluationsService } from '../evaluations/evaluations.service';
-import { TestCasesService } from '../evaluations/test-cases.service';
 import { formatEvaluationTable } from '../evaluations/evaluation-table';
-
-/**
- * The services `npm run cli -- agents …` needs, built on the database alone. Agent commands only read
- * knowledge bases (to check the ids a config names); the knowledge services still take a Temporal
- * gateway, so it gets a lazy connection that never dials because nothing here starts a workflow.
- */
-export function buildAgentsCommandServices(input: { config: Config; db: Kysely<DB> }) {
-  const { config, db } = input;
-  const accounts = new AccountsService({ db });
-  const connection = Connection.lazy({ address: config.temporal.address ?? `127.0.0.1:${config.temporal.grpcPort}` });
-  const workflows = new WorkflowGateway(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
-  const allowPrivateNetwork = config.network.allowPrivate;
-  const retrieval = new KnowledgeRetrievalService({ db, accounts, allowPrivateNetwork, apiTimeoutMs: config.knowledge.apiTimeoutMs });
-  const sources = new KnowledgeSourcesService({ db, workflows, allowPrivateNetwork });
-  const knowledgeBases = new KnowledgeBasesService({ db, sources, retrieval });
-  const agents = new AgentsService({ db, knowledgeBases, allowPrivateNetwork });
-  agents.setPublishGate(new EvaluationPublishGate({ db, agents }));
-  // `agents test` starts an evaluation on the running service's Temporal (its worker runs the cases).
-  const evaluations = new EvaluationsService({ db, agents, events: new EventsService({ db }), workflows, concurrency: config.evaluations.concurrency });
-  return {
-    accounts, knowledgeBases, agents, testCases: new TestCasesService({ db, agents }), evaluations,
-    /** Closes the Temporal connection if a command dialled it. */
-    close: () => connection.close().catch(() => undefined),
-  };
-}
-
-export type AgentsCommandServices = ReturnType<typeof buildAgentsCommandServices>;
+import { readCommandFile, type ReadCliFile } from './cli-files';
+import type { CliServices } from './cli-services';
 
 export interface AgentsCommandInput {
   action: string | undefined;
@@ -51,6 +11,7 @@ export interface AgentsCommandInput {
   agent?: string;
   /** `apply`: the YAML (or JSON) file. */
   file?: string;
+  readFile?: ReadCliFile;
 }
 
 /**
@@ -58,14 +19,14 @@ export interface AgentsCommandInput {
  * command (the caller prints usage). Invalid configs throw the AgentsService's AppError, whose message
  * names the path at fault (`Invalid agent config at tools.0.parameters: …`); nothing is written then.
  */
-export async function runAgentsCommand(services: AgentsCommandServices, input: AgentsCommandInput): Promise<string | null> {
+export async function runAgentsCommand(services: Pick<CliServices, 'accounts' | 'agents' | 'testCases'>, input: AgentsCommandInput): Promise<string | null> {
   const { accounts, agents } = services;
   if (!input.account) return null;
   const accountId = input.account;
   const livemode = input.livemode ?? false;
   if (input.action === 'apply' && input.file) {
     await accounts.getAccount({ accountId });
-    const text = await readAgentFile(input.file);
+    const text = await readCommandFile(input.file, input.readFile);
     const { agent, created } = await agents.applyAgentFile({ accountId, livemode, text, tests: services.testCases.agentFileTests });
     return JSON.stringify({ id: agent.id, name: agent.name, status: agent.status, version: agent.version, created }, null, 2);
   }
@@ -91,26 +52,18 @@ export async function runAgentsCommand(services: AgentsCommandServices, input: A
   return null;
 }
 
-async function readAgentFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    throw new AppError('parameter_invalid', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
-
 /**
  * `agents test FILE`: applies the file's agent as a draft (never publishes) with its `tests:`, evaluates
  * the draft on the running service (its worker runs the cases), waits for the result and answers the
  * table to print and whether every case passed (the CLI exits 1 otherwise).
  */
 export async function runAgentsTestCommand(
-  services: Pick<AgentsCommandServices, 'accounts' | 'agents' | 'testCases' | 'evaluations'>,
-  input: { account: string; livemode?: boolean; file: string; timeoutMs?: number; pollMs?: number },
+  services: Pick<CliServices, 'accounts' | 'agents' | 'testCases' | 'evaluations'>,
+  input: { account: string; livemode?: boolean; file: string; timeoutMs?: number; pollMs?: number; readFile?: ReadCliFile },
 ): Promise<{ output: string; passed: boolean }> {
   const scope = { accountId: input.account, livemode: input.livemode ?? false };
   await services.accounts.getAccount({ accountId: scope.accountId });
-  const text = await readAgentFile(input.file);
+  const text = await readCommandFile(input.file, input.readFile);
   const { agent } = await services.agents.applyAgentFile({ ...scope, text, tests: services.testCases.agentFileTests, draftOnly: true });
   const started = await services.evaluations.createEvaluation({ ...scope, agentId: agent.id, version: 'draft' });
   const deadline = Date.now() + (input.timeoutMs ?? 10 * 60_000);
