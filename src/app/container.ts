@@ -10,6 +10,7 @@ import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../conversations/reply-channels';
+import { QueuesService } from '../conversations/queues.service';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
@@ -59,6 +60,8 @@ export interface ServiceDeps {
   smsCarriers?: SmsCarriers;
   /** Sends email replies; by default nodemailer over the configured SMTP server (none: replies are not sent). */
   smtpSender?: SmtpSenderPort;
+  /** The clock business hours are read at (tests fix it; default: the system's). */
+  clock?: () => Date;
 }
 
 /**
@@ -117,7 +120,8 @@ export function createServices(deps: ServiceDeps) {
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
   const runs = new RunsService({ db, workflows, notifier: runNotifier });
-  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
+  const queues = new QueuesService({ db });
+  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
@@ -156,7 +160,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

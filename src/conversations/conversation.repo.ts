@@ -49,7 +49,7 @@ export class ConversationRepo {
   }
 
   /** Sets the status (and handoff) unless the conversation is closed; undefined when it is. */
-  async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date } = {}) {
+  async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date; unread?: boolean } = {}) {
     return db
       .updateTable('conversations')
       .set({ status, ...set, updated_at: new Date() })
@@ -57,6 +57,11 @@ export class ConversationRepo {
       .where('status', '!=', 'closed')
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Sets the inbox's unread marker; the conversation's updated_at moves when it becomes unread (a new message). */
+  async setUnread(db: Db, id: string, unread: boolean) {
+    await db.updateTable('conversations').set(unread ? { unread, updated_at: new Date() } : { unread }).where('id', '=', id).execute();
   }
 
   async setChannel(db: Db, id: string, channel: ConversationRow['channel']) {

@@ -26,6 +26,7 @@ import {
   type ConversationObject,
 } from './conversation.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
+import type { QueuesService } from './queues.service';
 
 export interface CreateConversationInput {
   accountId: string;
@@ -115,10 +116,14 @@ export class ConversationsService {
       config: Config;
       /** Sends a human's desk reply on the conversation's channel (sms, email); chat only stores it. */
       channels: ReplyChannels;
+      /** Queues' business hours (the handoff notice's after-hours text). */
+      queues: Pick<QueuesService, 'hoursOf'>;
+      /** The clock business hours are read at (default: the system's). */
+      clock?: () => Date;
       log: Logger;
     },
   ) {
-    this.runOutcomes = new ConversationRunOutcomes(deps);
+    this.runOutcomes = new ConversationRunOutcomes({ ...deps, clock: deps.clock ?? (() => new Date()) });
   }
 
   get conversationRepo() {
@@ -245,9 +250,12 @@ export class ConversationsService {
       ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel })
       : undefined;
     // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
+    // A customer writing while a person holds the conversation: the inbox flags it unread until a teammate opens it.
+    const flagsUnread = input.role === 'customer' && conversation.status === 'handed_off';
     const write = async (tx: Kysely<DB> | Transaction<DB>) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
+      if (flagsUnread) await this.repo.setUnread(tx, conversation.id, true);
       const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
       if (!m?.message) return undefined;
@@ -256,7 +264,7 @@ export class ConversationsService {
       if (input.recordWithMessage) await input.recordWithMessage(tx as Transaction<DB>, { conversationId: conversation.id, messageId });
       return m.message;
     };
-    const alone = !input.recordWithMessage && !(input.role === 'customer' && channel !== conversation.channel);
+    const alone = !input.recordWithMessage && !flagsUnread && !(input.role === 'customer' && channel !== conversation.channel);
     const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
@@ -377,6 +385,12 @@ export class ConversationsService {
     const row = written ?? (await this.repo.getMessage(this.deps.db, input.messageId));
     if (!row) throw notFound('message', input.messageId);
     return toConversationMessageObject(row, conversation.metadata);
+  }
+
+  /** A teammate opened the conversation: it is no longer unread (per-teammate unread comes with teammates). */
+  async markRead(input: Scope & { conversationId: string }): Promise<void> {
+    const row = await this.getRow(scopeOf(input), input.conversationId);
+    if (row.unread) await this.repo.setUnread(this.deps.db, row.id, false);
   }
 
   async listMessages(input: Scope & { conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {

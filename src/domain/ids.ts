@@ -24,6 +24,7 @@ export const IdPrefix = {
   email: 'em',
   testCase: 'tcase',
   evaluation: 'eval',
+  queue: 'que',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -46,13 +46,15 @@ export async function startTestStack(opts: {
   smsCarriers?: SmsCarriers;
   /** The service log (default: silent). */
   log?: Logger;
+  /** The clock business hours are read at (default: the system's). */
+  clock?: () => Date;
 }): Promise<TestStack> {
   const config = buildTestConfig(opts.config);
   const database = await createTestDatabase(opts.label);
   const log = opts.log ?? silentLogger();
   const metrics = createMetrics();
   const gateway = new WorkflowGateway(opts.env.client, config.temporal.taskQueue);
-  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers });
+  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers, clock: opts.clock });
   const app = createApp({ config, db: database.db, services, log, metrics, readiness: [] });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -131,10 +133,11 @@ export async function startStackOverSmsc(opts: {
   env: TestWorkflowEnvironment;
   smsc: SmscSimulator;
   carriersFor: (smscPort: number) => unknown[];
+  clock?: () => Date;
 }): Promise<TestStack> {
   const port = await opts.smsc.start();
   const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined) });
-  const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
+  const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()), clock: opts.clock });
   await pollUntil('the SMPP carrier to bind to the simulator', () => opts.smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
   return stack;
 }

@@ -49,9 +49,32 @@ export interface ConversationTable {
   test: ColumnType<boolean, boolean | undefined, boolean>;
   /** The agent version every run of the conversation uses (an evaluation's test conversation); null: the live one. */
   pinned_agent_version: ColumnType<number | null, number | null | undefined, number | null>;
+  /** A customer wrote while a person holds the conversation (or it was just handed off); cleared when a teammate opens it. */
+  unread: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
-export type ConversationRole = 'customer' | 'agent' | 'human';
+/**
+ * A handoff queue of the account (the name an agent's `handoff.default_queue` gives) and its business
+ * hours: `weekly_hours` null means always open.
+ */
+export interface QueueTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  name: string;
+  /** IANA time zone the hours and holidays are in. */
+  time_zone: string;
+  weekly_hours: Json<Partial<Record<Weekday, string[]>>> | null;
+  /** Local dates (YYYY-MM-DD) the queue is closed all day. */
+  holidays: Json<string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+/** `system`: a message the service sends itself (the handoff notice); never an agent's answer. */
+export type ConversationRole = 'customer' | 'agent' | 'human' | 'system';
 
 export interface ConversationMessageTable {
   id: string;
