@@ -15,6 +15,8 @@ const FilterSchema = z.object({
   agent_id: z.string().startsWith('agt_').optional().catch(undefined),
   tag: z.string().min(1).max(100).optional().catch(undefined),
   starting_after: z.string().optional().catch(undefined),
+  /** 1: the console's test chats (and evaluations' test conversations) instead of customers' conversations. */
+  test: z.enum(['1']).optional().catch(undefined),
 });
 const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply first').max(4000) });
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
@@ -33,7 +35,7 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const list = await services.conversations.listConversations({
       ...scopeOf(session),
       page: { limit: 50, starting_after: f.starting_after },
-      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag,
+      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1',
     });
     sendPage(res, {
       title: 'Inbox',
@@ -47,6 +49,8 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
     const c = await services.conversations.getConversation({ accountId, livemode, conversationId: idOf(req) });
+    // Opened by a teammate: read (it shows as unread below only this once).
+    if (c.unread) await services.conversations.markRead({ accountId, livemode, conversationId: c.id });
     const messages = [];
     let startingAfter: string | undefined;
     for (let i = 0; i < 10; i++) {

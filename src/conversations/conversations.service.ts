@@ -387,6 +387,14 @@ export class ConversationsService {
     return toConversationMessageObject(row, conversation.metadata);
   }
 
+  /** One message of the account's conversations, by id (undefined when there is none in this scope). */
+  async findMessage(input: Scope & { messageId: string }): Promise<ConversationMessageObject | undefined> {
+    const row = await this.repo.getMessage(this.deps.db, input.messageId);
+    if (!row || row.account_id !== input.accountId || row.livemode !== input.livemode) return undefined;
+    const conversation = await this.repo.getConversation(this.deps.db, row.conversation_id);
+    return toConversationMessageObject(row, conversation?.metadata ?? {});
+  }
+
   /** A teammate opened the conversation: it is no longer unread (per-teammate unread comes with teammates). */
   async markRead(input: Scope & { conversationId: string }): Promise<void> {
     const row = await this.getRow(scopeOf(input), input.conversationId);

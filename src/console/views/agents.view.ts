@@ -171,5 +171,8 @@ export function diffConfigs(a: unknown, b: unknown): { path: string; a: string; 
 }
 
 /** What a finished run did, as the fragment the test chat places under the reply (or instead of one). */
-export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }): Html =>
-  html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`;
+export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }, notice?: { content: string; conversationId: string }): Html =>
+  html`${notice ? html`<div class="bubble system" data-handoff-notice><span class="hint">The customer is told</span><br>${notice.content}</div>` : ''}${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}
+  ${run.handoff && notice ? html`<div class="chat-after-handoff" data-after-handoff><button type="button" class="button" data-continue-as-customer>Continue as the customer</button>
+    <button type="button" class="button" data-new-chat-after>New chat</button> <a href="/console/inbox/${notice.conversationId}" target="_blank" rel="noopener">Open in the inbox</a>
+    <p class="hint">Your next messages go to the person who takes over (the inbox's test view), not to the agent.</p></div>` : ''}${runDetails(run, ui)}`;
