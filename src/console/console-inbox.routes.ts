@@ -61,7 +61,8 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     }
     const runs = new Map<string, RunObject>();
     for (const m of messages) if (m.role === 'customer' && m.run_id) runs.set(m.run_id, await services.runs.getRun({ accountId, livemode, runId: m.run_id }));
-    const agent = await services.agents.getAgent({ accountId, livemode, agentId: c.agent_id });
+    // No agent: a number with none attached; the team answers.
+    const agent = c.agent_id === null ? null : await services.agents.getAgent({ accountId, livemode, agentId: c.agent_id });
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
     const notice = req.query.done === 'reply' ? 'Reply sent.' : req.query.done === 'handoff' ? 'Handoff closed: the agent answers again.' : req.query.done === 'closed' ? 'Conversation closed.' : undefined;
     sendPage(res, {

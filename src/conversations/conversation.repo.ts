@@ -69,7 +69,7 @@ export class ConversationRepo {
   }
 
   /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
-  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
+  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string | null, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
     const keys: ReturnType<typeof sql<boolean>>[] = [];
     if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
     if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
@@ -80,7 +80,7 @@ export class ConversationRepo {
       .selectAll()
       .select(AGENT_LIVE_VERSION)
       .where(inScope(scope))
-      .where('agent_id', '=', agentId)
+      .where((eb) => (agentId === null ? eb('agent_id', 'is', null) : eb('agent_id', '=', agentId)))
       .where('test', '=', false)
       .where('status', '!=', 'closed')
       .where(sql<boolean>`(${sql.join(keys, sql` or `)})`)

@@ -19,7 +19,7 @@ export const ConversationSchema = z
     id: z.string().describe('cnv_ prefix'),
     object: z.literal('conversation'),
     livemode: z.boolean().describe('true in live mode, false in test mode'),
-    agent_id: z.string(),
+    agent_id: z.string().nullable().describe('null: a conversation of a number with no agent attached (the team answers it)'),
     channel: ChannelSchema,
     status: ConversationStatusSchema,
     customer: CustomerSchema,

@@ -164,8 +164,31 @@ export class ConversationsService {
     return { row: { ...row, agent_live_version: row.test ? null : live.version }, live };
   }
 
+  /**
+   * A conversation with no agent (a customer wrote to a number that has none attached): the team's from the
+   * start, so it waits in the inbox's handoff queue, unread, with no handoff object (nothing was escalated).
+   */
+  private async openTeamConversation(input: Scope & { channel: ConversationChannel; customer: Record<string, string | undefined>; metadata?: Record<string, string> }): Promise<ConversationToPost> {
+    const row = await this.repo.insertConversation(this.deps.db, {
+      id: newId(IdPrefix.conversation),
+      account_id: input.accountId,
+      livemode: input.livemode,
+      agent_id: null,
+      channel: input.channel,
+      status: 'handed_off',
+      customer: JSON.stringify(redactDeep(input.customer)),
+      context: JSON.stringify({}),
+      tags: JSON.stringify([]),
+      metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
+      handoff: null,
+      closed_at: null,
+      unread: true,
+    });
+    return { ...row, agent_live_version: null };
+  }
+
   /** The version a run of the conversation uses, from the live version read with it when it has one. */
-  private runVersionOf(conversation: ConversationToPost, scope: Scope): Promise<AgentVersion> {
+  private runVersionOf(conversation: ConversationToPost & { agent_id: string }, scope: Scope): Promise<AgentVersion> {
     if (conversation.pinned_agent_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.pinned_agent_version });
     if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
     return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
@@ -201,6 +224,7 @@ export class ConversationsService {
     const current = await this.getRow(scopeOf(input), input.conversationId);
     if (current.status === 'closed') throw closedError(current.id);
     if (current.status !== 'handed_off') throw new AppError('resource_conflict', `Conversation ${current.id} has no open handoff`, { param: 'id' });
+    if (current.agent_id === null) throw new AppError('resource_conflict', `Conversation ${current.id} has no agent to return to: the team answers it (close the conversation when done)`, { param: 'id' });
     const row = (await this.repo.setStatus(this.deps.db, current.id, 'active', { handoff: null }))!;
     await this.deps.events.emit({
       accountId: row.account_id, livemode: row.livemode,
@@ -229,8 +253,10 @@ export class ConversationsService {
   private async post(conversation: ConversationToPost, input: PostMessageInput & { waitMs?: number }, version?: AgentVersion): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
     if (conversation.status === 'closed') throw closedError(conversation.id);
-    const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? (version ?? (await this.runVersionOf(conversation, scopeOf(input)))) : undefined;
+    const agentId = conversation.agent_id;
+    // No agent (a number without one): the team answers every message; nothing runs.
+    const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active' && agentId !== null;
+    const live = triggers && agentId !== null ? (version ?? (await this.runVersionOf({ ...conversation, agent_id: agentId }, scopeOf(input)))) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
@@ -246,8 +272,8 @@ export class ConversationsService {
       attachments: JSON.stringify(input.attachments ?? []),
       run_id: runId,
     };
-    const runRow = live && runId
-      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel })
+    const runRow = live && runId && agentId !== null
+      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId, agentVersion: live.version, channel })
       : undefined;
     // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
     // A customer writing while a person holds the conversation: the inbox flags it unread until a teammate opens it.
@@ -321,7 +347,8 @@ export class ConversationsService {
   async receiveCustomerMessage(input: {
     accountId: string;
     livemode: boolean;
-    agentId: string;
+    /** null: an address or number with no agent attached; the conversation is the team's (handed_off, no run). */
+    agentId: string | null;
     channel: ConversationChannel;
     customer: CustomerMatch & { name?: string; locale?: string };
     content: string;
@@ -339,16 +366,13 @@ export class ConversationsService {
     const known = input.conversationId
       ? await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId)
       : await this.repo.findOpenConversationOfCustomer(this.deps.db, scopeOf(input), input.agentId, match);
+    const customer = Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined));
     const opened =
       known && known.status !== 'closed'
         ? { row: known, live: undefined }
-        : await this.openConversation({
-            ...scopeOf(input),
-            agent_id: input.agentId,
-            channel: input.channel,
-            customer: Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined)),
-            metadata: input.metadata,
-          });
+        : input.agentId === null
+          ? { row: await this.openTeamConversation({ ...scopeOf(input), channel: input.channel, customer, metadata: input.metadata }), live: undefined }
+          : await this.openConversation({ ...scopeOf(input), agent_id: input.agentId, channel: input.channel, customer, metadata: input.metadata });
     const conversation = toConversationObject(opened.row);
     const message = await this.post(opened.row, {
       ...scopeOf(input),

@@ -132,7 +132,7 @@ export class EmailReplyChannel implements ReplyChannel {
   private async fromAddress(conversation: ConversationRow, lastInbound: EmailMessageRow | undefined): Promise<{ address: string; name: string | null }> {
     const { db } = this.deps;
     const own = lastInbound ? await this.repo.findAddress(db, [lastInbound.to_address]) : undefined;
-    const address = own && own.account_id === conversation.account_id && own.livemode === conversation.livemode ? own : await this.repo.findAddressOfAgent(db, { accountId: conversation.account_id, livemode: conversation.livemode }, conversation.agent_id);
+    const address = own && own.account_id === conversation.account_id && own.livemode === conversation.livemode ? own : conversation.agent_id === null ? undefined : await this.repo.findAddressOfAgent(db, { accountId: conversation.account_id, livemode: conversation.livemode }, conversation.agent_id);
     return address ? { address: address.address, name: address.display_name } : { address: this.deps.config.email.from, name: null };
   }
 

@@ -38,7 +38,7 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
         ${list.data.map((c) => {
           const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? c.customer.id ?? 'Anonymous customer');
           const h = c.handoff as { reason?: string; summary?: string; queue?: string } | null;
-          return html`<tr class="${c.unread ? 'unread' : ''}" data-conversation="${c.id}"><td><a href="/console/inbox/${c.id}">${who}</a> ${c.unread ? html`<span class="badge badge-unread" data-unread>unread</span>` : ''} ${f.test ? testBadge : ''}<div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${names.get(c.agent_id) ?? c.agent_id}</td>
+          return html`<tr class="${c.unread ? 'unread' : ''}" data-conversation="${c.id}"><td><a href="/console/inbox/${c.id}">${who}</a> ${c.unread ? html`<span class="badge badge-unread" data-unread>unread</span>` : ''} ${f.test ? testBadge : ''}<div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${c.agent_id === null ? html`<span class="muted">none (team)</span>` : (names.get(c.agent_id) ?? c.agent_id)}</td>
           ${queue ? html`<td><b>${h?.queue ?? ''}</b> · ${(h?.reason ?? '').replace(/_/g, ' ')}<div class="muted clamp">${h?.summary ?? ''}</div></td>` : html`<td>${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</td>`}
           <td>${timeAgo(c.updated_at)}</td></tr>`;
         })}</tbody></table>
@@ -48,7 +48,8 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
 /** One conversation: its handoff, the transcript with each customer turn's run, the reply and close forms. */
 export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
   c: ConversationObject;
-  agent: AgentObject;
+  /** null: a conversation without an agent (the team's). */
+  agent: AgentObject | null;
   messages: ConversationMessageObject[];
   runs: Map<string, RunObject>;
   who: string;
@@ -58,7 +59,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
   const h = c.handoff as { reason: string; queue: string; summary: string; suggested_reply: string } | null;
   const test = c.metadata.console_test === 'true';
   return html`<div class="page-head"><div><a href="/console/inbox${test ? '?test=1' : ''}" class="muted">Inbox</a> / <h1>${who}</h1> ${statusBadge(c.status)} ${test ? testBadge : ''}
-        <div class="muted">${c.channel} · agent <a href="/console/agents/${agent.id}">${agent.name}</a> · <span class="mono">${c.id}</span> ${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</div></div>
+        <div class="muted">${c.channel} · ${agent ? html`agent <a href="/console/agents/${agent.id}">${agent.name}</a>` : html`<span data-no-agent>no agent: the team answers</span>`} · <span class="mono">${c.id}</span> ${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</div></div>
         ${c.status !== 'closed' ? html`<form method="post" action="/console/inbox/${c.id}/close" class="inline">${csrfField(csrf)}<button class="button danger">Close conversation</button></form>` : ''}</div>
       ${h ? html`<section class="handoff-box"><h2>Handed off to ${h.queue}</h2><p><span class="muted">Why:</span> ${h.reason.replace(/_/g, ' ')}</p>
         <p><span class="muted">Summary:</span> ${h.summary}</p><p><span class="muted">Suggested reply:</span> <span data-suggested>${h.suggested_reply}</span>
@@ -67,7 +68,7 @@ export function conversationPage({ c, agent, messages, runs, who, csrf, ui }: {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
-          ${m.role === 'customer' ? addToTests(c.id, m.id, csrf) : ''}
+          ${m.role === 'customer' && agent ? addToTests(c.id, m.id, csrf) : ''}
           ${run ? html`<details class="run-box"><summary>Run ${run.id} · ${run.status.replace(/_/g, ' ')} · confidence ${scorePercent(run.confidence)}</summary>${runDetails(run, ui)}</details>` : ''}</li>`;
       })}</ol>
       ${c.status !== 'closed'

@@ -34,7 +34,8 @@ export interface ConversationTable {
   account_id: string;
   /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
-  agent_id: string;
+  /** null: a conversation of a number with no agent attached; the team answers it (status handed_off from the start). */
+  agent_id: string | null;
   channel: ConversationChannel;
   status: ConversationStatus;
   customer: Json<Record<string, unknown>>;
