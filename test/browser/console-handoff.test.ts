@@ -79,4 +79,48 @@ describe('console: the test chat after a handoff', () => {
     await page.waitForSelector('.run-panel .run', { timeout: 30_000 });
     assert.match(await page.textContent('.bubble.agent') ?? '', /Settings/);
   });
+
+  test('queues: business hours set in a form (a bad time zone is shown back), and the after-hours notice follows them', async () => {
+    const f = await seedAgent(ctx.stack);
+    const page = await signedIn(f.apiKey);
+    await page.goto(`${ctx.stack.baseUrl}/console/inbox`);
+    await page.click('text=Queues and business hours');
+    await page.fill('[data-queue-form] input[name=time_zone]', 'Mars/Olympus');
+    await page.click('[data-queue-form] button');
+    assert.match(await page.textContent('[data-queue-error]') ?? '', /time_zone: an IANA time zone/);
+    assert.equal(await page.inputValue('[data-queue-form] input[name=time_zone]'), 'Mars/Olympus', 'shown back as typed');
+    await page.fill('[data-queue-form] input[name=time_zone]', 'Europe/Paris');
+    await page.fill('[data-queue-form] input[name=day_wed]', '09:00-12:00, 13:00-17:00');
+    await page.fill('[data-queue-form] textarea[name=holidays]', '2026-12-25');
+    await page.click('[data-queue-form] button');
+    await page.waitForSelector('[data-queue="support"]');
+    assert.match(await page.textContent('[data-queue="support"]') ?? '', /wed 09:00-12:00, 13:00-17:00.*2026-12-25/s);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'queues.png'), fullPage: true });
+    const queues = await f.call('GET', '/v1/queues');
+    assert.deepEqual(queues.body.data.map((q: any) => [q.name, q.time_zone, q.weekly_hours.wed, q.holidays]), [['support', 'Europe/Paris', ['09:00-12:00', '13:00-17:00'], ['2026-12-25']]]);
+  });
+
+  test("a number with no agent: the customer's SMS is in the inbox for the team, and a reply from the console goes out by SMS", async () => {
+    const f = await seedAgent(ctx.stack);
+    const scope = { accountId: f.accountId, livemode: f.livemode };
+    const teamNumber = '+447400990001';
+    await ctx.stack.services.phoneNumbers.provisionPhoneNumber({ ...scope, number: teamNumber });
+    const customer = '+447400990002';
+    await ctx.stack.services.inboundSms.onInbound({ carrier: 'sandbox', carrierMessageId: 'mo-team-1', from: customer, to: teamNumber, body: 'Do you deliver on Sundays?', receivedAt: new Date(), sandbox: true });
+
+    const page = await signedIn(f.apiKey);
+    await page.goto(`${ctx.stack.baseUrl}/console/inbox?status=handed_off`);
+    const row = page.locator('tr[data-conversation]', { hasText: customer });
+    assert.match(await row.textContent() ?? '', /none \(team\)/);
+    assert.equal(await row.locator('[data-unread]').count(), 1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'inbox-team-number.png'), fullPage: true });
+    await row.locator('a').first().click();
+    await page.waitForSelector('[data-no-agent]');
+    await page.fill('textarea[name=content]', 'Yes, Sundays 10:00 to 14:00.');
+    await page.click('text=Send reply');
+    await page.waitForURL(/done=reply/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'inbox-team-reply.png'), fullPage: true });
+    const sent = await f.call('GET', `/v1/messages?direction=outbound&to=${encodeURIComponent(customer)}`);
+    assert.deepEqual(sent.body.data.map((m: any) => [m.from, m.body]), [[teamNumber, 'Yes, Sundays 10:00 to 14:00.']]);
+  });
 });

@@ -24,7 +24,7 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
   const tab = (label: string, status?: string) =>
     html`<a class="tab ${f.status === status && !f.test ? 'active' : ''}" href="/console/inbox${status ? `?status=${status}` : ''}">${label}</a>`;
   const queue = f.status === 'handed_off';
-  return html`<div class="page-head"><h1>Inbox</h1></div>
+  return html`<div class="page-head"><h1>Inbox</h1><div class="head-actions"><a class="button" href="/console/queues">Queues and business hours</a></div></div>
       <div class="tabs">${tab('All')}${tab('Handoff queue', 'handed_off')}${tab('Active', 'active')}${tab('Closed', 'closed')}<a class="tab ${f.test ? 'active' : ''}" href="/console/inbox?test=1" data-tab-tests>Test chats</a></div>
       <form method="get" class="filters row">
         ${f.status ? html`<input type="hidden" name="status" value="${f.status}">` : ''}${f.test ? html`<input type="hidden" name="test" value="1">` : ''}
@@ -39,7 +39,7 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
           const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? c.customer.id ?? 'Anonymous customer');
           const h = c.handoff as { reason?: string; summary?: string; queue?: string } | null;
           return html`<tr class="${c.unread ? 'unread' : ''}" data-conversation="${c.id}"><td><a href="/console/inbox/${c.id}">${who}</a> ${c.unread ? html`<span class="badge badge-unread" data-unread>unread</span>` : ''} ${f.test ? testBadge : ''}<div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${c.agent_id === null ? html`<span class="muted">none (team)</span>` : (names.get(c.agent_id) ?? c.agent_id)}</td>
-          ${queue ? html`<td><b>${h?.queue ?? ''}</b> · ${(h?.reason ?? '').replace(/_/g, ' ')}<div class="muted clamp">${h?.summary ?? ''}</div></td>` : html`<td>${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</td>`}
+          ${queue ? html`<td>${h ? html`<b>${h.queue ?? ''}</b> · ${(h.reason ?? '').replace(/_/g, ' ')}<div class="muted clamp">${h.summary ?? ''}</div>` : html`<span class="muted">${c.agent_id === null ? 'to the team (no agent)' : ''}</span>`}</td>` : html`<td>${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</td>`}
           <td>${timeAgo(c.updated_at)}</td></tr>`;
         })}</tbody></table>
         ${list.has_more ? html`<p><a class="button" href="?${new URLSearchParams({ ...(f.test ? { test: f.test } : {}), ...(f.status ? { status: f.status } : {}), ...(f.channel ? { channel: f.channel } : {}), ...(f.agent_id ? { agent_id: f.agent_id } : {}), ...(f.tag ? { tag: f.tag } : {}), starting_after: list.data.at(-1)!.id }).toString()}">Older</a></p>` : ''}`}`;
