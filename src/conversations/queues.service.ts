@@ -61,12 +61,18 @@ export class QueuesService {
       const other = await this.repo.getByName(db, scope, input.name);
       if (other && other.id !== input.queueId) throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
     }
-    const row = await this.repo.update(db, scope, input.queueId, {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
-      ...(input.weekly_hours !== undefined ? { weekly_hours: weeklyOf(input.weekly_hours) } : {}),
-      ...(input.holidays !== undefined ? { holidays: JSON.stringify([...new Set(input.holidays)].sort()) } : {}),
-    });
+    const row = await this.repo
+      .update(db, scope, input.queueId, {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
+        ...(input.weekly_hours !== undefined ? { weekly_hours: weeklyOf(input.weekly_hours) } : {}),
+        ...(input.holidays !== undefined ? { holidays: JSON.stringify([...new Set(input.holidays)].sort()) } : {}),
+      })
+      .catch((err: unknown) => {
+        // Renamed to a name another request took in between: the unique index says so.
+        if ((err as { code?: string }).code === '23505') throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
+        throw err;
+      });
     if (!row) throw notFound('queue', input.queueId);
     return toQueueObject(row);
   }
