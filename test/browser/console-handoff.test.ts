@@ -80,7 +80,7 @@ describe('console: the test chat after a handoff', () => {
     assert.match(await page.textContent('.bubble.agent') ?? '', /Settings/);
   });
 
-  test('queues: business hours set in a form (a bad time zone is shown back), and the after-hours notice follows them', async () => {
+  test('queues: business hours set in a form (a bad time zone is shown back as typed) are the API\'s queue', async () => {
     const f = await seedAgent(ctx.stack);
     const page = await signedIn(f.apiKey);
     await page.goto(`${ctx.stack.baseUrl}/console/inbox`);
