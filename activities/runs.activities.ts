@@ -23,6 +23,8 @@ export function createRunActivities(deps: { runSteps: RunStepsService }) {
     finishRun: (input: { runId: string; handoffReason?: 'approval_rejected' | 'approval_expired' }) => asActivity(() => steps.finishRun(input)),
     /** Sends the finished run's reply on its channel (sms, email); retried until the channel takes it. */
     deliverReply: (input: { runId: string }) => asActivity(() => steps.deliverReply(input)),
+    /** Sends the handoff notice of a run that handed off on its channel (sms, email); retried until the channel takes it. */
+    deliverHandoffNotice: (input: { runId: string }) => asActivity(() => steps.deliverHandoffNotice(input)),
     /** A required action was not fulfilled in time: expired, no reply. */
     expireRun: (input: { runId: string }) => asActivity(() => steps.expireRun(input)),
     /** An unrecoverable error: failed with its error, no reply. */

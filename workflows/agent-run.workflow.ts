@@ -12,7 +12,7 @@ type RunActivities = ReturnType<typeof createRunActivities>;
 const steps = proxyLocalActivities<RunActivities>(runStepLocalActivity);
 const { planNextStep: planRemotely } = proxyActivities<RunActivities>(remotePlannerActivity);
 const { callTool } = proxyActivities<RunActivities>(toolCallActivity);
-const { deliverReply } = proxyActivities<RunActivities>(replyDeliveryActivity);
+const { deliverReply, deliverHandoffNotice } = proxyActivities<RunActivities>(replyDeliveryActivity);
 
 /** Planner turns per run: each may call tools; the last one must reply or hand off. */
 const MAX_PLANNER_STEPS = 4;
@@ -58,10 +58,14 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
     return steps.collectToolCalls({ runId, toolCallIds, expire: !done });
   }
 
-  /** Completes the run; a reply for a channel (sms, email) is then sent by its own retried activity. */
+  /**
+   * Completes the run; a reply for a channel (sms, email) is then sent by its own retried activity, and so
+   * is the customer's handoff notice (histories recorded before notices have no `notice` and replay as they were).
+   */
   async function finish(args: { handoffReason?: 'approval_rejected' | 'approval_expired' } = {}): Promise<AgentRunResult> {
     const done = await steps.finishRun({ runId, ...args });
     if (done.deliver) await deliverReply({ runId });
+    if (done.notice) await deliverHandoffNotice({ runId });
     return { status: done.status };
   }
 

@@ -28,6 +28,11 @@ export const ToolDefinitionSchema = z.strictObject({
 });
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
 
+/** Handoff notices by locale: at most 20, each 1–500 characters. */
+const HandoffNoticesSchema = z
+  .record(z.string().regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'a locale such as en or fr-CA'), z.string().trim().min(1).max(500))
+  .refine((r) => Object.keys(r).length <= 20, 'at most 20 locales');
+
 /**
  * An agent's configuration as authored in the console or applied from a YAML file (`npm run cli --
  * agents apply`). Publishing freezes it into an immutable version; runs record the version they used.
@@ -61,7 +66,14 @@ export const AgentConfigSchema = z.strictObject({
     })
     .default({ requires_approval: [], restricted_topics: [], restricted_topic_action: 'handoff', confidence_floor: DEFAULT_CONFIDENCE_FLOOR }),
   handoff: z
-    .strictObject({ default_queue: z.string().min(1).max(120).default('support'), on_low_confidence: z.boolean().default(true) })
+    .strictObject({
+      default_queue: z.string().min(1).max(120).default('support'),
+      on_low_confidence: z.boolean().default(true),
+      /** What the customer is told when a run hands off, by locale (`en`, `fr`, `fr-CA`…); none: the service's default. */
+      notice: HandoffNoticesSchema.optional(),
+      /** The same outside the queue's business hours; `{{back_at}}` becomes the next opening ("Monday at 09:00"). */
+      notice_after_hours: HandoffNoticesSchema.optional(),
+    })
     .default({ default_queue: 'support', on_low_confidence: true }),
   /** Publishing refuses a draft whose latest evaluation has a regression or is older than the draft (issue 20). */
   require_passing_evaluation: z.boolean().default(false),
@@ -114,7 +126,12 @@ export const AgentSchema = z
       restricted_topic_action: z.enum(['handoff', 'refuse']),
       confidence_floor: z.number(),
     }),
-    handoff: z.object({ default_queue: z.string(), on_low_confidence: z.boolean() }),
+    handoff: z.object({
+      default_queue: z.string(),
+      on_low_confidence: z.boolean(),
+      notice: z.record(z.string(), z.string()).optional().describe("the customer's notice on a handoff, by locale; absent: the service's default"),
+      notice_after_hours: z.record(z.string(), z.string()).optional().describe('the notice outside the queue\'s business hours ({{back_at}}: the next opening)'),
+    }),
     retrieval_required: z.boolean(),
     timeouts: z.object({ approval_seconds: z.number().int(), tool_result_seconds: z.number().int() }),
     version: z.number().int().describe('the live version; 0 while the agent was never published'),

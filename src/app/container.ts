@@ -12,6 +12,7 @@ import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ReplyChannels } from '../conversations/reply-channels';
+import { QueuesService } from '../conversations/queues.service';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
@@ -65,6 +66,8 @@ export interface ServiceDeps {
   smtpSender?: SmtpSenderPort;
   /** Looks up the TXT records of email domain proofs; by default node's resolver on EMAIL_DNS_SERVERS. */
   dns?: TxtLookup;
+  /** The clock business hours are read at (tests fix it; default: the system's). */
+  clock?: () => Date;
 }
 
 /**
@@ -129,7 +132,8 @@ export function createServices(deps: ServiceDeps) {
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
   const runs = new RunsService({ db, workflows, notifier: runNotifier });
-  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, log: deps.log });
+  const queues = new QueuesService({ db });
+  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
@@ -169,7 +173,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -1,6 +1,7 @@
 import { registerAccountRoutes } from '../accounts/account.routes';
 import { registerAgentRoutes } from '../agents/agents.routes';
 import { registerConversationRoutes } from '../conversations/conversations.routes';
+import { registerQueueRoutes } from '../conversations/queues.routes';
 import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
@@ -54,6 +55,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerAgentRoutes(deps);
   registerWidgetRoutes(deps);
   registerConversationRoutes(deps);
+  registerQueueRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
   registerEmailDomainRoutes(deps);

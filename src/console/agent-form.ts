@@ -28,6 +28,9 @@ export interface AgentForm {
   confidence_floor: string;
   default_queue: string;
   on_low_confidence: boolean;
+  /** Handoff notices, one `locale: text` per line. */
+  handoff_notice: string;
+  handoff_notice_after_hours: string;
   approval_seconds: string;
   tool_result_seconds: string;
   require_passing_evaluation: boolean;
@@ -60,6 +63,8 @@ export function configToForm(c: AgentConfig): AgentForm {
     confidence_floor: String(c.guardrails.confidence_floor),
     default_queue: c.handoff.default_queue,
     on_low_confidence: c.handoff.on_low_confidence,
+    handoff_notice: noticeLines(c.handoff.notice),
+    handoff_notice_after_hours: noticeLines(c.handoff.notice_after_hours),
     approval_seconds: String(c.timeouts.approval_seconds),
     tool_result_seconds: String(c.timeouts.tool_result_seconds),
     require_passing_evaluation: c.require_passing_evaluation,
@@ -104,10 +109,31 @@ export function readAgentForm(body: Record<string, unknown>): AgentForm {
     confidence_floor: str(body.confidence_floor).trim(),
     default_queue: str(body.default_queue).trim(),
     on_low_confidence: on(body.on_low_confidence),
+    handoff_notice: str(body.handoff_notice),
+    handoff_notice_after_hours: str(body.handoff_notice_after_hours),
     approval_seconds: str(body.approval_seconds).trim(),
     tool_result_seconds: str(body.tool_result_seconds).trim(),
     require_passing_evaluation: on(body.require_passing_evaluation),
   };
+}
+
+/** `{en: "…", fr: "…"}` as the editor shows it: one `locale: text` per line. */
+function noticeLines(notices: Record<string, string> | undefined): string {
+  return Object.entries(notices ?? {}).map(([locale, text]) => `${locale}: ${text}`).join('\n');
+}
+
+/** The editor's `locale: text` lines as notices by locale (undefined when empty); a line without a locale is an error. */
+function noticesOf(field: string, text: string, errors: FieldErrors): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)\s*:\s*(.+)$/.exec(line);
+    if (!m) {
+      errors[field] ??= `Write one "locale: text" per line (e.g. "en: Thanks — we'll reply here."); not understood: "${line.slice(0, 60)}"`;
+      continue;
+    }
+    out[m[1]!] = m[2]!;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
@@ -150,7 +176,12 @@ export function formToConfig(form: AgentForm): { config?: AgentConfigInput; erro
       restricted_topic_action: form.restricted_topic_action,
       confidence_floor: num(form.confidence_floor),
     },
-    handoff: { default_queue: form.default_queue || undefined, on_low_confidence: form.on_low_confidence },
+    handoff: {
+      default_queue: form.default_queue || undefined,
+      on_low_confidence: form.on_low_confidence,
+      notice: noticesOf('handoff_notice', form.handoff_notice, errors),
+      notice_after_hours: noticesOf('handoff_notice_after_hours', form.handoff_notice_after_hours, errors),
+    },
     timeouts: { approval_seconds: num(form.approval_seconds), tool_result_seconds: num(form.tool_result_seconds) },
     require_passing_evaluation: form.require_passing_evaluation,
   };
@@ -169,6 +200,8 @@ const FIELD_BY_PATH: Record<string, string> = {
   'guardrails.restricted_topics': 'restricted_topics',
   'guardrails.restricted_topic_action': 'restricted_topic_action',
   'handoff.default_queue': 'default_queue',
+  'handoff.notice': 'handoff_notice',
+  'handoff.notice_after_hours': 'handoff_notice_after_hours',
   'timeouts.approval_seconds': 'approval_seconds',
   'timeouts.tool_result_seconds': 'tool_result_seconds',
 };

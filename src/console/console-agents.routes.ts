@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { handoffNoticeMessageId } from '../runs/run-steps.service';
 import { z } from 'zod';
 import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';
@@ -129,7 +130,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
       (await services.conversations.createConversation({ ...scopeOf(session), agent_id: idOf(req), test: true, metadata: { console_test: 'true' } })).id;
     // Only into this agent's own test conversations: never a real customer's (an SMS would go out).
     const message = await services.conversations.postMessage({ ...scopeOf(session), conversationId, testChatOfAgent: idOf(req), role: 'customer', content: body.content, waitMs: 0 });
-    res.json({ conversation_id: conversationId, message_id: message.id, run_id: message.run?.id ?? null });
+    // No run: a person holds the conversation (handed off); the message waits for them in the inbox's test view.
+    res.json({ conversation_id: conversationId, message_id: message.id, run_id: message.run?.id ?? null, inbox_url: message.run ? null : `/console/inbox/${conversationId}` });
   }));
 
   // A run's server-sent events (run.started, tool.called, reply.delta, run.completed), as the API streams them.
@@ -143,6 +145,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   router.get('/runs/:id/panel', page(async (req, res) => {
     const { session } = sessionOf(res);
     const run = await services.runs.getRun({ ...scopeOf(session), runId: idOf(req) });
-    res.type('html').send(testChatRunPanel(run, ui).value);
+    // A handoff: the notice the customer would have got, and how to go on (continue as the customer, or a new chat).
+    const notice = run.handoff ? await services.conversations.findMessage({ ...scopeOf(session), messageId: handoffNoticeMessageId(run.id) }) : undefined;
+    res.type('html').send(testChatRunPanel(run, ui, notice && { content: notice.content, conversationId: notice.conversation_id }).value);
   }));
 }

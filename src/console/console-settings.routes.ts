@@ -25,7 +25,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services, config
   // Banners come from fixed texts chosen by a code in the query (never the query's own text).
   const NUMBER_NOTICES = new Map([
     ['attached', 'The number is answered by the agent now.'],
-    ['detached', 'The number has no agent now.'],
+    ['detached', 'The number has no agent now: its messages go to the inbox, and your team answers them.'],
     ['call_flow', 'The call flow is saved.'],
   ]);
 

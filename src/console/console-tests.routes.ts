@@ -120,6 +120,8 @@ export function registerConsoleTestRoutes(router: Router, { services, config }: 
     const scope = scopeOf(session);
     const body = AddToTestsSchema.parse(req.body);
     const conversation = await services.conversations.getConversation({ ...scope, conversationId: idOf(req) });
+    const agentId = conversation.agent_id;
+    if (agentId === null) throw new AppError('resource_conflict', 'This conversation has no agent to test: the team answers it', { param: 'id' });
     const messages = (await services.conversations.listMessages({ ...scope, conversationId: conversation.id, page: { limit: 100 } })).data;
     const at = messages.findIndex((m) => m.id === body.message_id && m.role === 'customer');
     if (at < 0) throw new AppError('resource_missing', `No customer message ${body.message_id} in this conversation`, { param: 'message_id' });
@@ -137,8 +139,8 @@ export function registerConsoleTestRoutes(router: Router, { services, config }: 
       ...(typeof conversation.customer.locale === 'string' ? { locale: conversation.customer.locale } : {}),
       turns: customerTurns.map((m, i) => ({ customer: m.content, channel: m.channel, ...(i === customerTurns.length - 1 ? { expect } : {}) })),
     };
-    const created = await services.testCases.createTestCase({ ...scope, agentId: conversation.agent_id, definition });
-    res.redirect(303, `/console/agents/${conversation.agent_id}/tests?edit=${created.id}`);
+    const created = await services.testCases.createTestCase({ ...scope, agentId, definition });
+    res.redirect(303, `/console/agents/${agentId}/tests?edit=${created.id}`);
   }));
 
   /** An agent file or a `tests:` list: each case created, or replaced when the agent has one of that name; none deleted. */

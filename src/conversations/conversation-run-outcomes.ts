@@ -8,6 +8,10 @@ import type { Handoff } from '../runs/run.schemas';
 import type { EventsService } from '../webhooks/events.service';
 import { ConversationRepo, type ConversationRow } from './conversation.repo';
 import { toConversationMessageObject, toConversationObject } from './conversation.schemas';
+import type { AgentConfig } from '../agents/agent.schemas';
+import { redactText } from '../privacy/redaction';
+import { composeHandoffNotice } from './handoff-notice';
+import type { QueuesService } from './queues.service';
 
 /**
  * The conversation side of a run's outcome (RunConversationsPort: its reply shaped and written as the
@@ -23,6 +27,10 @@ export class ConversationRunOutcomes implements RunConversationsPort {
       events: EventsService;
       /** Shapes and sends replies on the conversation's channel (sms, email, voice); chat only stores them. */
       channels: ReplyChannels;
+      /** The business hours of the queue a run hands off to (the notice's after-hours text). */
+      queues: Pick<QueuesService, 'hoursOf'>;
+      /** The clock the notice's business hours are read at. */
+      clock: () => Date;
     },
   ) {}
 
@@ -43,10 +51,16 @@ export class ConversationRunOutcomes implements RunConversationsPort {
     await this.writeAgentMessage(input.conversation, input, tx);
   }
 
-  async handOff(tx: Transaction<DB>, input: { conversation: ConversationRow; runId: string; handoff: Handoff }): Promise<void> {
+  async handOff(
+    tx: Transaction<DB>,
+    input: { conversation: ConversationRow; runId: string; handoff: Handoff; channel: ConversationChannel; noticeMessageId: string; agent: Pick<AgentConfig, 'locales' | 'handoff'> },
+  ): Promise<boolean> {
     const { conversation } = input;
-    const row = await this.repo.setStatus(tx, conversation.id, 'handed_off', { handoff: JSON.stringify(input.handoff) });
-    if (!row) return;
+    const row = await this.repo.setStatus(tx, conversation.id, 'handed_off', { handoff: JSON.stringify(input.handoff), unread: true });
+    if (!row) return false;
+    // Voice speaks its own transfer notice in the call (VoiceCallsService); every other channel gets a written one.
+    const notice = input.channel === 'voice' ? undefined : await this.composeNotice(tx, conversation, input.handoff.queue, input.agent);
+    if (notice !== undefined) await this.writeMessage(conversation, { messageId: input.noticeMessageId, channel: input.channel, content: notice, attachments: [], runId: input.runId, role: 'system' }, tx);
     await this.deps.events.emit(
       {
         accountId: conversation.account_id,
@@ -57,6 +71,21 @@ export class ConversationRunOutcomes implements RunConversationsPort {
       },
       { tx },
     );
+    return notice !== undefined;
+  }
+
+  /** The customer's handoff notice: the agent's (or the default) text for their locale, after hours when the queue is closed now. */
+  private async composeNotice(tx: Transaction<DB>, conversation: ConversationRow, queue: string, agent: Pick<AgentConfig, 'locales' | 'handoff'>): Promise<string> {
+    const hours = await this.deps.queues.hoursOf({ accountId: conversation.account_id, livemode: conversation.livemode }, queue, tx);
+    const locale = (conversation.customer as Record<string, unknown>).locale;
+    const { content } = composeHandoffNotice({
+      agent: agent.handoff,
+      customerLocale: typeof locale === 'string' ? locale : undefined,
+      agentLocales: agent.locales,
+      hours,
+      now: this.deps.clock(),
+    });
+    return redactText(content).text;
   }
 
   async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {
@@ -76,12 +105,21 @@ export class ConversationRunOutcomes implements RunConversationsPort {
     input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null },
     tx?: Transaction<DB>,
   ) {
+    return this.writeMessage(conversation, { ...input, role: 'agent' }, tx);
+  }
+
+  /** An agent turn or a `system` message (the handoff notice), with its conversation.message event. */
+  private async writeMessage(
+    conversation: ConversationRow,
+    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null; role: 'agent' | 'system' },
+    tx?: Transaction<DB>,
+  ) {
     const row = await this.repo.insertMessage(tx ?? this.deps.db, {
       id: input.messageId,
       account_id: conversation.account_id,
       livemode: conversation.livemode,
       conversation_id: conversation.id,
-      role: 'agent',
+      role: input.role,
       channel: input.channel,
       content: input.content,
       attachments: JSON.stringify(input.attachments),

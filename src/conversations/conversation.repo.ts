@@ -73,7 +73,7 @@ export class ConversationRepo {
   }
 
   /** Sets the status (and handoff) unless the conversation is closed; undefined when it is. */
-  async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date } = {}) {
+  async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date; unread?: boolean } = {}) {
     return db
       .updateTable('conversations')
       .set({ status, ...set, updated_at: new Date() })
@@ -83,12 +83,17 @@ export class ConversationRepo {
       .executeTakeFirst();
   }
 
+  /** Sets the inbox's unread marker; the conversation's updated_at moves when it becomes unread (a new message). */
+  async setUnread(db: Db, id: string, unread: boolean) {
+    await db.updateTable('conversations').set(unread ? { unread, updated_at: new Date() } : { unread }).where('id', '=', id).execute();
+  }
+
   async setChannel(db: Db, id: string, channel: ConversationRow['channel']) {
     await db.updateTable('conversations').set({ channel, updated_at: new Date() }).where('id', '=', id).execute();
   }
 
   /** The customer's latest conversation with the agent that is not closed, by phone, email or customer id. */
-  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
+  async findOpenConversationOfCustomer(db: Db, scope: Scope, agentId: string | null, match: { phone?: string; email?: string; id?: string }): Promise<ConversationToPost | undefined> {
     const keys: ReturnType<typeof sql<boolean>>[] = [];
     if (match.phone) keys.push(sql<boolean>`customer->>'phone' = ${match.phone}`);
     if (match.email) keys.push(sql<boolean>`lower(customer->>'email') = ${match.email.toLowerCase()}`);
@@ -99,7 +104,7 @@ export class ConversationRepo {
       .selectAll()
       .select(AGENT_LIVE_VERSION)
       .where(inScope(scope))
-      .where('agent_id', '=', agentId)
+      .where((eb) => (agentId === null ? eb('agent_id', 'is', null) : eb('agent_id', '=', agentId)))
       .where('test', '=', false)
       .where('status', '!=', 'closed')
       .where(sql<boolean>`(${sql.join(keys, sql` or `)})`)

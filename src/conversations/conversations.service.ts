@@ -27,6 +27,7 @@ import {
 } from './conversation.schemas';
 import { scopeOf, type Scope, type VisitorPrincipal } from '../domain/principal';
 import { canVisitorRead } from '../domain/visitor-access';
+import type { QueuesService } from './queues.service';
 
 export interface CreateConversationInput {
   accountId: string;
@@ -120,10 +121,14 @@ export class ConversationsService {
       config: Config;
       /** Sends a human's desk reply on the conversation's channel (sms, email); chat only stores it. */
       channels: ReplyChannels;
+      /** Queues' business hours (the handoff notice's after-hours text). */
+      queues: Pick<QueuesService, 'hoursOf'>;
+      /** The clock business hours are read at (default: the system's). */
+      clock?: () => Date;
       log: Logger;
     },
   ) {
-    this.runOutcomes = new ConversationRunOutcomes(deps);
+    this.runOutcomes = new ConversationRunOutcomes({ ...deps, clock: deps.clock ?? (() => new Date()) });
   }
 
   get conversationRepo() {
@@ -165,8 +170,31 @@ export class ConversationsService {
     return { row: { ...row, agent_live_version: row.test ? null : live.version }, live };
   }
 
+  /**
+   * A conversation with no agent (a customer wrote to a number that has none attached): the team's from the
+   * start, so it waits in the inbox's handoff queue, unread, with no handoff object (nothing was escalated).
+   */
+  private async openTeamConversation(input: Scope & { channel: ConversationChannel; customer: Record<string, string | undefined>; metadata?: Record<string, string> }): Promise<ConversationToPost> {
+    const row = await this.repo.insertConversation(this.deps.db, {
+      id: newId(IdPrefix.conversation),
+      account_id: input.accountId,
+      livemode: input.livemode,
+      agent_id: null,
+      channel: input.channel,
+      status: 'handed_off',
+      customer: JSON.stringify(redactDeep(input.customer)),
+      context: JSON.stringify({}),
+      tags: JSON.stringify([]),
+      metadata: JSON.stringify(redactDeep(input.metadata ?? {})),
+      handoff: null,
+      closed_at: null,
+      unread: true,
+    });
+    return { ...row, agent_live_version: null };
+  }
+
   /** The version a run of the conversation uses, from the live version read with it when it has one. */
-  private runVersionOf(conversation: ConversationToPost, scope: Scope): Promise<AgentVersion> {
+  private runVersionOf(conversation: ConversationToPost & { agent_id: string }, scope: Scope): Promise<AgentVersion> {
     if (conversation.pinned_agent_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.pinned_agent_version });
     if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
     return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
@@ -202,6 +230,7 @@ export class ConversationsService {
     const current = await this.getRow(scopeOf(input), input.conversationId);
     if (current.status === 'closed') throw closedError(current.id);
     if (current.status !== 'handed_off') throw new AppError('resource_conflict', `Conversation ${current.id} has no open handoff`, { param: 'id' });
+    if (current.agent_id === null) throw new AppError('resource_conflict', `Conversation ${current.id} has no agent to return to: the team answers it (close the conversation when done)`, { param: 'id' });
     const row = (await this.repo.setStatus(this.deps.db, current.id, 'active', { handoff: null }))!;
     await this.deps.events.emit({
       accountId: row.account_id, livemode: row.livemode,
@@ -235,8 +264,10 @@ export class ConversationsService {
   private async post(conversation: ConversationToPost, input: PostMessageInput & { waitMs?: number }, version?: AgentVersion): Promise<ConversationMessageObject & { run?: RunObject }> {
     const { db } = this.deps;
     if (conversation.status === 'closed') throw closedError(conversation.id);
-    const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active';
-    const live = triggers ? (version ?? (await this.runVersionOf(conversation, scopeOf(input)))) : undefined;
+    const agentId = conversation.agent_id;
+    // No agent (a number without one): the team answers every message; nothing runs.
+    const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active' && agentId !== null;
+    const live = triggers && agentId !== null ? (version ?? (await this.runVersionOf({ ...conversation, agent_id: agentId }, scopeOf(input)))) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
@@ -252,13 +283,16 @@ export class ConversationsService {
       attachments: JSON.stringify(input.attachments ?? []),
       run_id: runId,
     };
-    const runRow = live && runId
-      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId: conversation.agent_id, agentVersion: live.version, channel })
+    const runRow = live && runId && agentId !== null
+      ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId, agentVersion: live.version, channel })
       : undefined;
     // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
+    // A customer writing while a person holds the conversation: the inbox flags it unread until a teammate opens it.
+    const flagsUnread = input.role === 'customer' && conversation.status === 'handed_off';
     const write = async (tx: Kysely<DB> | Transaction<DB>) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
+      if (flagsUnread) await this.repo.setUnread(tx, conversation.id, true);
       const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
       if (!m?.message) return undefined;
@@ -267,7 +301,7 @@ export class ConversationsService {
       if (input.recordWithMessage) await input.recordWithMessage(tx as Transaction<DB>, { conversationId: conversation.id, messageId });
       return m.message;
     };
-    const alone = !input.recordWithMessage && !(input.role === 'customer' && channel !== conversation.channel);
+    const alone = !input.recordWithMessage && !flagsUnread && !(input.role === 'customer' && channel !== conversation.channel);
     const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
@@ -325,7 +359,8 @@ export class ConversationsService {
   async receiveCustomerMessage(input: {
     accountId: string;
     livemode: boolean;
-    agentId: string;
+    /** null: an address or number with no agent attached; the conversation is the team's (handed_off, no run). */
+    agentId: string | null;
     channel: ConversationChannel;
     customer: CustomerMatch & { name?: string; locale?: string };
     content: string;
@@ -343,16 +378,13 @@ export class ConversationsService {
     const known = input.conversationId
       ? await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId)
       : await this.repo.findOpenConversationOfCustomer(this.deps.db, scopeOf(input), input.agentId, match);
+    const customer = Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined));
     const opened =
       known && known.status !== 'closed'
         ? { row: known, live: undefined }
-        : await this.openConversation({
-            ...scopeOf(input),
-            agent_id: input.agentId,
-            channel: input.channel,
-            customer: Object.fromEntries(Object.entries(input.customer).filter(([, v]) => v !== undefined)),
-            metadata: input.metadata,
-          });
+        : input.agentId === null
+          ? { row: await this.openTeamConversation({ ...scopeOf(input), channel: input.channel, customer, metadata: input.metadata }), live: undefined }
+          : await this.openConversation({ ...scopeOf(input), agent_id: input.agentId, channel: input.channel, customer, metadata: input.metadata });
     const conversation = toConversationObject(opened.row);
     const message = await this.post(opened.row, {
       ...scopeOf(input),
@@ -389,6 +421,20 @@ export class ConversationsService {
     const row = written ?? (await this.repo.getMessage(this.deps.db, input.messageId));
     if (!row) throw notFound('message', input.messageId);
     return toConversationMessageObject(row, conversation.metadata);
+  }
+
+  /** One message of the account's conversations, by id (undefined when there is none in this scope). */
+  async findMessage(input: Scope & { messageId: string }): Promise<ConversationMessageObject | undefined> {
+    const row = await this.repo.getMessage(this.deps.db, input.messageId);
+    if (!row || row.account_id !== input.accountId || row.livemode !== input.livemode) return undefined;
+    const conversation = await this.repo.getConversation(this.deps.db, row.conversation_id);
+    return toConversationMessageObject(row, conversation?.metadata ?? {});
+  }
+
+  /** A teammate opened the conversation: it is no longer unread (per-teammate unread comes with teammates). */
+  async markRead(input: Scope & { conversationId: string }): Promise<void> {
+    const row = await this.getRow(scopeOf(input), input.conversationId);
+    if (row.unread) await this.repo.setUnread(this.deps.db, row.id, false);
   }
 
   async listMessages(input: Scope & { conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {

@@ -29,6 +29,7 @@ export const IdPrefix = {
   publishableKey: 'pkey',
   identitySecret: 'idk',
   visitor: 'vis',
+  queue: 'que',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -4,7 +4,7 @@ import type { VisitorPrincipal } from './principal';
 export interface VisitorReadableConversation {
   account_id: string;
   livemode: boolean;
-  agent_id: string;
+  agent_id: string | null;
   test: boolean;
   visitor_id: string | null;
   customer: Record<string, unknown>;

@@ -18,8 +18,16 @@ export class PhoneNumberRepo {
     return db.selectFrom('phone_numbers').selectAll().where('number', '=', number).executeTakeFirst();
   }
 
-  async listNumbersOfAgent(db: Db, scope: Scope, agentId: string) {
-    return db.selectFrom('phone_numbers').selectAll().where(inScope(scope)).where('agent_id', '=', agentId).orderBy('created_at').orderBy('id').execute();
+  /** The numbers with this agent attached; `agentId` null: the numbers with no agent (the team answers them). */
+  async listNumbersOfAgent(db: Db, scope: Scope, agentId: string | null) {
+    return db
+      .selectFrom('phone_numbers')
+      .selectAll()
+      .where(inScope(scope))
+      .where((eb) => (agentId === null ? eb('agent_id', 'is', null) : eb('agent_id', '=', agentId)))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   /** Sets what is given of the number's agent and call flow in one statement; the row as updated, undefined when not the scope's. */

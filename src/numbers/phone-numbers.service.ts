@@ -75,7 +75,8 @@ export class PhoneNumbersService {
   }
 
   /** The account's numbers answered by `agentId`, oldest first. */
-  async listNumbersOfAgent(input: Scope & { agentId: string }) {
+  /** The numbers with this agent attached (null: those with none). */
+  async listNumbersOfAgent(input: Scope & { agentId: string | null }) {
     return this.repo.listNumbersOfAgent(this.deps.db, scopeOf(input), input.agentId);
   }
 

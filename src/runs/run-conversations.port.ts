@@ -3,6 +3,7 @@ import type { DB } from '../db/schema';
 import type { ConversationChannel } from '../db/tables/agents';
 import type { RunConversationRow } from './run.repo';
 import type { Handoff } from './run.schemas';
+import type { AgentConfig } from '../agents/agent.schemas';
 
 /** A passage the reply cites, in citation order. */
 export interface RunReplySource {
@@ -37,8 +38,16 @@ export interface RunConversationsPort {
     tx: Transaction<DB>,
     input: { conversation: RunConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
   ): Promise<void>;
-  /** Hands the conversation to a human (handed_off, conversation.handoff), unless it was closed meanwhile. */
-  handOff(tx: Transaction<DB>, input: { conversation: RunConversationRow; runId: string; handoff: Handoff }): Promise<void>;
-  /** Sends a finished run's stored reply on its channel (idempotent: each channel keys its send by the message id). */
+  /**
+   * Hands the conversation to a human (handed_off, conversation.handoff, unread), unless it was closed
+   * meanwhile, and writes the customer's handoff notice (a `system` message with id `noticeMessageId`,
+   * never an agent answer) on channels that take one (not voice: its transfer is spoken). True when a
+   * notice was written (or had been): the run then delivers it (deliverRunReply with that id).
+   */
+  handOff(
+    tx: Transaction<DB>,
+    input: { conversation: RunConversationRow; runId: string; handoff: Handoff; channel: ConversationChannel; noticeMessageId: string; agent: Pick<AgentConfig, 'locales' | 'handoff'> },
+  ): Promise<boolean>;
+  /** Sends a finished run's stored reply (or handoff notice) on its channel (idempotent: each channel keys its send by the message id). */
   deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void>;
 }

@@ -46,8 +46,14 @@ const DELTA_CHARS = 48;
  */
 export type StartRunResult = { status: 'queued' } | { status: 'in_progress'; decided?: true } | { status: TerminalRunStatus };
 export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
-/** `deliver`: the run wrote a reply its channel sends after the run (the workflow then calls deliverReply). */
-export type FinishRunResult = { status: TerminalRunStatus; deliver: boolean };
+/**
+ * `deliver`: the run wrote a reply its channel sends after the run (the workflow then calls deliverReply);
+ * `notice`: it handed off with a notice the channel sends after the run (deliverHandoffNotice).
+ */
+export type FinishRunResult = { status: TerminalRunStatus; deliver: boolean; notice?: boolean };
+
+/** The id of a run's handoff notice message (one per run, whatever retries happen). */
+export const handoffNoticeMessageId = (runId: string) => derivedId(IdPrefix.message, runId, 'handoff_notice');
 
 /**
  * The agent run workflow's steps (called by activities), each idempotent: a retried step heals instead of
@@ -247,7 +253,7 @@ export class RunStepsService {
    */
   async finishRun(input: { runId: string; handoffReason?: HandoffReason }): Promise<FinishRunResult> {
     const { run, message, conversation, calls, config } = await this.load(input.runId);
-    if (isTerminalRun(run.status)) return { status: run.status, deliver: this.hasReplyToSend(run) };
+    if (isTerminalRun(run.status)) return { status: run.status, deliver: this.hasReplyToSend(run), notice: this.hasNoticeToSend(run) };
     const found = run.retrieval as StoredRetrievalItem[];
     const outcome = decideRunOutcome({
       config,
@@ -297,16 +303,32 @@ export class RunStepsService {
       if (reply !== null) {
         await this.deps.conversations.appendRunReply(tx, { conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments });
       }
-      if (outcome.handoff) await this.deps.conversations.handOff(tx, { conversation, runId: run.id, handoff: outcome.handoff });
+      if (outcome.handoff) {
+        await this.deps.conversations.handOff(tx, {
+          conversation, runId: run.id, handoff: outcome.handoff, channel: run.channel, noticeMessageId: handoffNoticeMessageId(run.id), agent: config,
+        });
+      }
       await this.emitRunEvent(tx, row, 'run.completed', calls, conversation.metadata);
       return row;
     });
     if (!moved) {
       const now = (await this.repo.getRun(this.deps.db, run.id))!;
-      return { status: now.status as 'completed', deliver: this.hasReplyToSend(now) };
+      return { status: now.status as 'completed', deliver: this.hasReplyToSend(now), notice: this.hasNoticeToSend(now) };
     }
     await this.afterFinish(moved);
-    return { status: 'completed', deliver: this.hasReplyToSend(moved) };
+    return { status: 'completed', deliver: this.hasReplyToSend(moved), notice: this.hasNoticeToSend(moved) };
+  }
+
+  /**
+   * Sends a finished run's handoff notice on its channel (sms, email; idempotent like a reply: the
+   * channel keys its send by the notice's message id). Nothing when the run did not hand off, or the
+   * conversation was closed before the notice was written.
+   */
+  async deliverHandoffNotice(input: { runId: string }): Promise<void> {
+    const run = await this.repo.getRun(this.deps.db, input.runId);
+    if (!run) throw notFound('run', input.runId);
+    if (!this.hasNoticeToSend(run)) return;
+    await this.deps.conversations.deliverRunReply({ conversationId: run.conversation_id, messageId: handoffNoticeMessageId(run.id), runId: run.id, channel: run.channel });
   }
 
   /** Sends a finished run's reply on its channel (sms, email; idempotent: each channel keys its send by the message id). */
@@ -352,6 +374,11 @@ export class RunStepsService {
   }
 
   /** A reply was written and its channel sends it after the run (sms, email; not chat or voice). */
+  /** A run that handed off on a channel that sends after the run (voice speaks its own transfer notice). */
+  private hasNoticeToSend(run: RunRow): boolean {
+    return run.handoff !== null && run.channel !== 'voice' && this.deps.conversations.sendsAfterRun(run.channel);
+  }
+
   private hasReplyToSend(run: RunRow): boolean {
     return run.reply_message_id !== null && this.deps.conversations.sendsAfterRun(run.channel);
   }

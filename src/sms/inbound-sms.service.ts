@@ -25,7 +25,7 @@ import { hasOwnWorkflow, type MessagesService } from './messages.service';
 const RECEIPT_RETRIES = { tries: 4, firstDelayMs: 500 };
 
 /**
- * A customer's inbound SMS to a number with an agent, once the SMS area has stored it, found no consent
+ * A customer's inbound SMS to a number of the account (with an agent, or without one: the team's inbox), once the SMS area has stored it, found no consent
  * keyword in it and looked up the customer's consent: what the sms channel adapter's inbound port
  * (InboundChannelPort, src/domain/channels.ts) receives.
  */
@@ -33,7 +33,8 @@ export interface CustomerSms {
   accountId: string;
   livemode: boolean;
   phoneNumberId: string;
-  agentId: string;
+  /** null: the number has no agent attached; the message goes to the team's inbox. */
+  agentId: string | null;
   message: MessageObject;
   /** The customer opted out of the number (or of the account): posted without a run. */
   customerOptedOut: boolean;
@@ -61,7 +62,7 @@ export class InboundSmsService implements CarrierListener {
       delivery: MessageDeliveryService;
       /** Batch rounds: a receipt for a submit in flight in one of them is folded by its record. */
       rounds?: Pick<MessageRoundSender, 'isInFlight'>;
-      /** The sms channel adapter's inbound port (a customer message of a number with an agent). */
+      /** The sms channel adapter's inbound port (a customer message to a number of the account, with an agent or not). */
       customerSms: InboundChannelPort<CustomerSms>;
       carriers?: SmsCarriers;
       config: Config;
@@ -220,10 +221,11 @@ export class InboundSmsService implements CarrierListener {
       });
     }
 
-    if (!keyword && number?.agent_id) {
-      // Inbound consent, checked once: an opted-out customer is written down, but no run answers.
+    if (!keyword && number) {
+      // Inbound consent, checked once: an opted-out customer is written down, but no run answers. A number
+      // with no agent delivers into the team's inbox (a conversation without an agent).
       const customerOptedOut = await this.repo.isOptedOut(db, owner, sms.to, sms.from);
-      await this.deps.customerSms.receiveInbound({ accountId, livemode, phoneNumberId: number.id, agentId: number.agent_id, message, customerOptedOut });
+      await this.deps.customerSms.receiveInbound({ accountId, livemode, phoneNumberId: number.id, agentId: number.agent_id ?? null, message, customerOptedOut });
     }
   }
 

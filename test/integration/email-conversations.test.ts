@@ -400,19 +400,21 @@ describe('email conversations', () => {
     const first = `h1-${uid()}@customer.test`;
     const res = await postInbound(mime({ from: customer, to: f.address, subject: 'Warranty', messageId: first, text: 'Can I bring my parrot to the shareholder meeting?' }));
     const cnv = res.body.conversation_id;
-    // Nothing in the help center answers: the run hands off and sends nothing.
+    // Nothing in the help center answers: the run hands off and sends only the handoff notice.
     const conversation = await pollUntil('the handoff', async () => {
       const c = await f.call('GET', `/v1/conversations/${cnv}`);
       return c.body.status === 'handed_off' && c.body;
     });
     assert.equal(conversation.handoff.reason, 'no_supporting_source');
+    const notice = await mailTo(customer, (m) => /a member of our team will reply here/.test(m.text ?? ''));
+    assert.equal(notice.subject, 'Re: Warranty');
     const human = await f.call('POST', `/v1/conversations/${cnv}/messages`, { role: 'human', content: 'Hi, this is Sam. Parrots are welcome!' });
     assert.equal(human.status, 201);
 
     const row = await ctx.stack.services.conversations.conversationRepo.getConversation(ctx.stack.database.db, cnv);
     for (let i = 0; i < 2; i++) await ctx.stack.services.replyChannels.deliverReply('email', { conversation: row!, message: human.body, runId: '' });
-    const mail = await mailTo(customer);
-    assert.equal(mailsTo(customer).length, 1, 'delivered once however often it is asked');
+    const mail = await mailTo(customer, (m) => /Parrots are welcome!/.test(m.text ?? ''));
+    assert.equal(mailsTo(customer).length, 2, 'the notice, then the reply delivered once however often it is asked');
     assert.equal(mail.subject, 'Re: Warranty');
     assert.equal(stripBrackets(mail.inReplyTo), first);
     assert.equal(mail.headers.get('auto-submitted'), undefined);

@@ -54,13 +54,15 @@ export async function startTestStack(opts: {
    * it: its lock taken and the CLI's operator endpoint served (src/main.ts does the same).
    */
   pgliteDir?: string;
+  /** The clock business hours are read at (default: the system's). */
+  clock?: () => Date;
 }): Promise<TestStack> {
   const config = buildTestConfig(opts.config);
   const database = opts.pgliteDir ? await openEmbeddedDatabase(opts.pgliteDir) : await createTestDatabase(opts.label);
   const log = opts.log ?? silentLogger();
   const metrics = createMetrics();
   const gateway = new WorkflowGateway(opts.env.client, config.temporal.taskQueue);
-  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers });
+  const services = createServices({ config, db: database.db, workflows: gateway, log, metrics, smsCarriers: opts.smsCarriers, clock: opts.clock });
   const app = createApp({ config, db: database.db, services, log, metrics, readiness: [] });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -149,10 +151,11 @@ export async function startStackOverSmsc(opts: {
   smsc: SmscSimulator;
   carriersFor: (smscPort: number) => unknown[];
   config?: Partial<Config>;
+  clock?: () => Date;
 }): Promise<TestStack> {
   const port = await opts.smsc.start();
   const config = buildTestConfig({ sms: buildSmsCarriersConfig(CarriersConfigSchema.parse(opts.carriersFor(port)), undefined), ...opts.config });
-  const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()) });
+  const stack = await startTestStack({ label: opts.label, env: opts.env, config, smsCarriers: createCarrierRouter(config, silentLogger()), clock: opts.clock });
   await pollUntil('the SMPP carrier to bind to the simulator', () => opts.smsc.boundSessions > 0, { intervalMs: 5, timeoutMs: 5000 });
   return stack;
 }

@@ -172,7 +172,7 @@ export class EmailReplyChannel implements ReplyChannel {
     const { db } = this.deps;
     const scope = { accountId: conversation.account_id, livemode: conversation.livemode };
     const own = lastInbound ? await this.repo.findAddress(db, [lastInbound.to_address], scope) : undefined;
-    const address = own ?? (await this.repo.findAddressOfAgent(db, scope, conversation.agent_id));
+    const address = own ?? (conversation.agent_id === null ? undefined : await this.repo.findAddressOfAgent(db, scope, conversation.agent_id));
     return address ? { address: address.address, name: address.display_name } : { address: this.deps.config.email.from, name: null };
   }
 

@@ -18,7 +18,8 @@ const SETTLED_REFUSALS = new Set(['agent_not_live', 'channel_not_supported', 're
  * whatever channel it was on, or opens an sms conversation, and starts a run; the reply goes out by
  * SmsReplyChannel. The transcript message's id derives from the SMS id, so a redelivered SMS posts once.
  * A customer who opted out of the number (or of the account) is written down without a run: the agent
- * stays silent.
+ * stays silent. A number with no agent attached delivers into the team's inbox: the customer's open
+ * conversation without an agent, or a new one (handed_off, unread), and a teammate's reply goes out by SMS.
  */
 export class SmsInboundAdapter implements InboundChannelPort<CustomerSms> {
   readonly channel = 'sms' as const;

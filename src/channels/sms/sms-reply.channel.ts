@@ -18,7 +18,8 @@ export const smsOfConversationMessage = (conversationMessageId: string) => deriv
  * consent, receipts, pricing and message.updated all apply.
  *
  * Addressing: to the conversation's `customer.phone`, from the account's number the customer last wrote
- * to among the numbers this agent answers (the oldest such number when the customer never wrote).
+ * to among the numbers this agent answers (the oldest such number when the customer never wrote); a
+ * conversation with no agent (the team's) answers from the numbers that have no agent attached.
  */
 export class SmsReplyChannel implements ReplyChannel {
   readonly channel = 'sms' as const;

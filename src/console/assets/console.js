@@ -67,7 +67,16 @@
     var log = chat.querySelector('[data-chat-log]');
     var form = chat.querySelector('[data-chat-form]');
     var conversationId = null;
-    chat.querySelector('[data-new-chat]').addEventListener('click', function () { conversationId = null; log.innerHTML = ''; form.content.focus(); });
+    var newChat = function () { conversationId = null; log.innerHTML = ''; form.content.placeholder = 'Type a customer message…'; form.content.focus(); };
+    chat.querySelector('[data-new-chat]').addEventListener('click', newChat);
+    // After a handoff: go on as the customer (messages reach the inbox, no agent answers) or start over.
+    log.addEventListener('click', function (ev) {
+      if (ev.target.closest('[data-new-chat-after]')) newChat();
+      if (ev.target.closest('[data-continue-as-customer]')) {
+        var after = ev.target.closest('[data-after-handoff]'); if (after) after.querySelectorAll('button').forEach(function (b) { b.remove(); });
+        form.content.placeholder = 'Write as the customer (a person answers in the inbox)…'; form.content.focus();
+      }
+    });
     form.addEventListener('submit', function (ev) {
       ev.preventDefault();
       var content = form.content.value.trim(); if (!content) return;
@@ -81,7 +90,12 @@
         .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error ? b.error.message : 'The test chat failed'); return b; }); })
         .then(function (b) {
           conversationId = b.conversation_id;
-          if (!b.run_id) { status.textContent = 'No run started.'; return; }
+          if (!b.run_id) {
+            // Handed off: no agent run; the message waits in the inbox for the person who took over.
+            reply.remove(); status.textContent = 'Sent to the inbox: a person answers there. ';
+            if (b.inbox_url) { var a = el('a', '', 'Open in the inbox'); a.href = b.inbox_url; a.target = '_blank'; status.appendChild(a); }
+            return;
+          }
           var es = new EventSource('/console/runs/' + b.run_id + '/events');
           es.addEventListener('tool.called', function (e) { var d = JSON.parse(e.data); status.textContent = 'Calling ' + d.tool + '…'; });
           es.addEventListener('reply.delta', function (e) { reply.textContent += JSON.parse(e.data).text; log.scrollTop = log.scrollHeight; });

@@ -80,6 +80,10 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   <label>Handoff queue <input name="default_queue" value="${form.default_queue}" class="${invalid(errors, 'default_queue')}">${err(errors, 'default_queue')}</label>
   </div>
   <label class="check"><input type="checkbox" name="on_low_confidence" value="1" ${form.on_low_confidence ? 'checked' : ''}> Hand off when confidence is below the floor <span class="hint">(otherwise answer with a guardrail note)</span></label>
+  <div class="grid2">
+  <label>Handoff notice <span class="hint">what the customer is told, one <code>locale: text</code> per line; empty: "Thanks — a member of our team will reply here." (en, de, fr, es)</span><textarea name="handoff_notice" rows="3" class="${invalid(errors, 'handoff_notice')}">${form.handoff_notice}</textarea>${err(errors, 'handoff_notice')}</label>
+  <label>After hours <span class="hint">outside the queue's business hours (Settings → Queues); <code>{{back_at}}</code> becomes "Monday at 09:00"</span><textarea name="handoff_notice_after_hours" rows="3" class="${invalid(errors, 'handoff_notice_after_hours')}">${form.handoff_notice_after_hours}</textarea>${err(errors, 'handoff_notice_after_hours')}</label>
+  </div>
   <label class="check"><input type="checkbox" name="require_passing_evaluation" value="1" ${form.require_passing_evaluation ? 'checked' : ''}> Require a passing evaluation to publish <span class="hint">(the draft's latest evaluation must be current and have no regression: see the Tests tab)</span></label>
   <div class="grid2">
   <label>Approval wait (s) <input name="approval_seconds" value="${form.approval_seconds}" type="number" class="short ${invalid(errors, 'approval_seconds')}">${err(errors, 'approval_seconds')}</label>
@@ -169,5 +173,8 @@ export function diffConfigs(a: unknown, b: unknown): { path: string; a: string; 
 }
 
 /** What a finished run did, as the fragment the test chat places under the reply (or instead of one). */
-export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }): Html =>
-  html`${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}${runDetails(run, ui)}`;
+export const testChatRunPanel = (run: RunObject, ui: { uiUrl: string; namespace: string }, notice?: { content: string; conversationId: string }): Html =>
+  html`${notice ? html`<div class="bubble system" data-handoff-notice><span class="hint">The customer is told</span><br>${notice.content}</div>` : ''}${run.reply ? '' : html`<p class="muted">No reply: ${run.handoff ? 'handed off to a person.' : run.status.replace(/_/g, ' ')}</p>`}
+  ${run.handoff && notice ? html`<div class="chat-after-handoff" data-after-handoff><button type="button" class="button" data-continue-as-customer>Continue as the customer</button>
+    <button type="button" class="button" data-new-chat-after>New chat</button> <a href="/console/inbox/${notice.conversationId}" target="_blank" rel="noopener">Open in the inbox</a>
+    <p class="hint">Your next messages go to the person who takes over (the inbox's test view), not to the agent.</p></div>` : ''}${runDetails(run, ui)}`;

@@ -26,6 +26,7 @@ import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
+import * as createQueuesAndUnread from './20261127T090000-create-queues-and-unread';
 import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
 import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
 import * as createPublishableKeys from './20261127T170000-create-publishable-keys';
@@ -60,6 +61,7 @@ export const migrations: Record<string, Migration> = {
   '20261126T150000-create-evaluations': createEvaluations,
   '20261126T160000-add-sentence-vectors': addSentenceVectors,
   '20261126T170000-index-missing-sentence-vectors': indexMissingSentenceVectors,
+  '20261127T090000-create-queues-and-unread': createQueuesAndUnread,
   '20261127T100000-add-run-retrieval-mode': addRunRetrievalMode,
   '20261127T120000-add-short-link-mode': addShortLinkMode,
   '20261127T143000-create-email-domains': createEmailDomains,

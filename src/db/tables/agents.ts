@@ -36,7 +36,8 @@ export interface ConversationTable {
   account_id: string;
   /** Test or live mode (see docs/decisions/modes-test-and-live.md). */
   livemode: boolean;
-  agent_id: string;
+  /** null: a conversation of a number with no agent attached; the team answers it (status handed_off from the start). */
+  agent_id: string | null;
   channel: ConversationChannel;
   status: ConversationStatus;
   customer: Json<Record<string, unknown>>;
@@ -53,9 +54,32 @@ export interface ConversationTable {
   pinned_agent_version: ColumnType<number | null, number | null | undefined, number | null>;
   /** The website visitor (vis_…) who opened it through a publishable key; null for every other conversation. */
   visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A customer wrote while a person holds the conversation (or it was just handed off); cleared when a teammate opens it. */
+  unread: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
-export type ConversationRole = 'customer' | 'agent' | 'human';
+/**
+ * A handoff queue of the account (the name an agent's `handoff.default_queue` gives) and its business
+ * hours: `weekly_hours` null means always open.
+ */
+export interface QueueTable {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  name: string;
+  /** IANA time zone the hours and holidays are in. */
+  time_zone: string;
+  weekly_hours: Json<Partial<Record<Weekday, string[]>>> | null;
+  /** Local dates (YYYY-MM-DD) the queue is closed all day. */
+  holidays: Json<string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+/** `system`: a message the service sends itself (the handoff notice); never an agent's answer. */
+export type ConversationRole = 'customer' | 'agent' | 'human' | 'system';
 
 export interface ConversationMessageTable {
   id: string;
