@@ -129,6 +129,26 @@ describe('local planner: tools only when meant, by keywords (no embedding model)
     assert.ok(asksForArgument(request), JSON.stringify(request));
   });
 
+  it('an off-topic message on voice, chat or sms never gets a tool\'s question, also right after the agent asked for an argument', async () => {
+    const orderById: PlannerTool = {
+      name: 'lookup_order',
+      description: 'Look up the status of an order by its order number',
+      parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['order_id'] },
+    };
+    const transcript = [
+      { role: 'customer' as const, content: 'Where is my order?' },
+      { role: 'agent' as const, content: 'Could you tell me your order ID?' },
+    ];
+    for (const channel of ['voice', 'chat', 'sms'] as const) {
+      for (const message of ["what's the weather like", 'Is the bridge closed for roadworks this week?']) {
+        for (const t of [[], transcript]) {
+          const d = await planner.plan(input(message, { channel, tools: [orderById], transcript: t }));
+          assert.equal(d.type, 'handoff', `${channel} "${message}" after ${t.length} turns: ${JSON.stringify(d)}`);
+        }
+      }
+    }
+  });
+
   it('reads a question put after the customer\'s story as a question about the subject', () => {
     for (const q of ["I bought a jacket that doesn't fit, can I send it back?", 'My bill went up. What is a roaming charge?', 'Thanks. How long do I have to return it?']) assert.equal(asksAboutSubjectAnywhere(q), true, q);
     for (const r of ['where is my order 12345?', 'cancel my order', 'I want a refund for order 12345, it arrived broken']) assert.equal(asksAboutSubjectAnywhere(r), false, r);
