@@ -14,6 +14,10 @@
  *                    the share whose tool is the labelled one;
  *   tool_recall    = of the messages that need a tool, the share where that tool was called or its missing
  *                    argument asked for.
+ * `no_tool_messages` says how often a message that needs no tool still got a tool's question or a call, with
+ * no passages (the planner answers a question about a tool's subject from any passage that reaches the
+ * agent's floor before it asks: `about_subject` counts those messages, `about_subject_tool_question` those
+ * of them that would get a tool's question if no passage reached the floor).
  * `lexical_*` are the same figures for the keyword path the planner falls back to without embeddings;
  * `shipped_in_sample` the shipped calibration (fitted on all nine agents) on all of them.
  *
@@ -28,6 +32,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { PlannerTool } from '../src/agents/planner/port';
+import { asksAboutSubjectAnywhere } from '../src/agents/planner/local/local-intents';
 import { matchTool } from '../src/agents/planner/local/lexical-tool-match';
 import { decideToolAction, type ToolAction } from '../src/agents/planner/local/tool-action';
 import { extractArguments } from '../src/agents/planner/local/tool-argument-extraction';
@@ -164,10 +169,20 @@ function evaluate(scored: Scored[], calibrationOf: (agent: string) => ToolRoutin
   const byLanguage = new Map<string, Counts>();
   const pairs: Array<{ p: number; y: number }> = [];
   const mistakes: Array<{ agent: string; text: string; label: string | null; acted: string | null; p: number }> = [];
+  // What a customer whose message needs no tool gets: a tool's question (asked for an argument) or a call.
+  const noTool = { messages: 0, about_subject: 0, tool_question: 0, tool_call: 0, about_subject_tool_question: 0 };
   for (const s of scored) {
     const c = calibrationOf(s.agent.id);
     const action = decide(s, c);
     const acted = actedTool(action);
+    if (!s.label) {
+      const about = asksAboutSubjectAnywhere(s.text);
+      noTool.messages++;
+      if (about) noTool.about_subject++;
+      if (action.kind === 'ask') noTool.tool_question++;
+      if (action.kind === 'call') noTool.tool_call++;
+      if (about && action.kind === 'ask') noTool.about_subject_tool_question++;
+    }
     add(all, s.label, acted);
     add(countIn(byAgent, s.agent.id), s.label, acted);
     add(countIn(byLanguage, detectLanguage(s.text, null)), s.label, acted);
@@ -178,7 +193,7 @@ function evaluate(scored: Scored[], calibrationOf: (agent: string) => ToolRoutin
       mistakes.push({ agent: s.agent.id, text: s.text, label: s.label, acted, p: round(p, 3) });
     }
   }
-  return { all, byAgent, byLanguage, pairs, mistakes };
+  return { all, byAgent, byLanguage, pairs, mistakes, noTool };
 }
 
 /** Routing time per message: the message embedded, its vector reused from retrieval, an agent's first message. */
@@ -261,6 +276,14 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
       per_agent: split(loao.byAgent),
       per_language: split(loao.byLanguage),
       ece_heldout_pairs: round(ece(loao.pairs), 3),
+      // Messages that need no tool (questions for the knowledge, courtesy, off-topic): how many got a tool's
+      // question or a call, held out, with no passages. `about_subject`: phrased as a question about a subject
+      // (asksAboutSubjectAnywhere), which the planner answers from a passage reaching the floor before asking.
+      no_tool_messages: {
+        ...loao.noTool,
+        tool_question_share: round(loao.noTool.tool_question / Math.max(1, loao.noTool.messages), 3),
+        tool_action_share: round((loao.noTool.tool_question + loao.noTool.tool_call) / Math.max(1, loao.noTool.messages), 3),
+      },
       shipped_in_sample: { precision: inSample.precision, recall: inSample.recall },
       lexical_precision: lex.precision,
       lexical_recall: lex.recall,

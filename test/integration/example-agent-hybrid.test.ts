@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { EXAMPLE_FAQ, ensureExampleAgent } from '../../src/app/dev-examples';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { EXAMPLE_FAQ, ensureExampleAgent, exampleAgentConfig } from '../../src/app/dev-examples';
 import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
 import { silentLogger } from '../../src/observability/logger';
 import { embeddingsConfig, startLocalEmbeddings } from '../support/embeddings';
 import { apiClient } from '../support/http';
 import { pollUntil } from '../support/poll';
 import { startTestStack, type TestStack } from '../support/stack';
+import { json, startToolServer } from '../support/tool-server';
 import { createDevServerEnv } from '../support/temporal';
 
 /**
@@ -118,6 +122,72 @@ describe('the example agent with hybrid retrieval, on the default confidence flo
     const { run: sunday } = await ask('and on Sundays?', first.conversationId);
     assert.ok(sunday.reply, JSON.stringify(sunday.handoff));
     assert.match(sunday.reply.content, /Sunday from 10 am to 4 pm/);
+  });
+
+  it('with the example agent file\'s order tools attached: a question about returns is answered from the returns policy, "where is my order" calls the tool, an off-topic question on chat or voice hands off', async () => {
+    // Phrasings written for this test only, none of them in the tool-routing dev set the router is fitted on.
+    const tools = await startToolServer((req, res) => json(res, 200, { order_number: req.body.arguments.order_number, status: 'shipped' }));
+    try {
+      const { accountId, apiKey } = await stack.newAccount('Development');
+      const { knowledgeBaseId } = await ensureExampleAgent({ services: stack.services, accountId, log: silentLogger(), readyTimeoutMs: 120_000 });
+      const call = apiClient(stack.baseUrl, apiKey);
+      await pollUntil('the example help centre embedded', async () => {
+        const sources = (await call('GET', `/v1/knowledge_bases/${knowledgeBaseId}/sources`)).body.data as { embedded_passages: number; passage_count: number }[];
+        return sources.length > 0 && sources.every((s) => s.embedded_passages === s.passage_count);
+      }, { timeoutMs: 120_000 });
+      const file = parseYaml(readFileSync(path.resolve(__dirname, '../../examples/agents/support-agent.yaml'), 'utf8')) as {
+        tools: Array<Record<string, unknown>>;
+        guardrails: { confidence_floor: number; requires_approval: string[]; restricted_topics: string[] };
+      };
+      // The example agent file's tools and guardrails (its confidence floor too) over the example help centre,
+      // on chat and voice; and the same tools on the default floor for the off-topic question.
+      const agentWith = async (name: string, guardrails: Record<string, unknown>) => {
+        const agent = await stack.services.agents.createAgent({
+          accountId,
+          livemode: false,
+          config: {
+            ...exampleAgentConfig(knowledgeBaseId),
+            name,
+            channels: ['chat', 'voice'],
+            tools: file.tools.map((t) => ({ ...t, endpoint: `${tools.url}/${String(t.name)}` })) as never,
+            guardrails: guardrails as never,
+          },
+        });
+        await stack.services.agents.publishAgent({ accountId, livemode: false, agentId: agent.id });
+        return agent.id;
+      };
+      const fileAgent = await agentWith('Acme support agent (file)', file.guardrails);
+      const defaultFloorAgent = await agentWith('Acme support agent (default floor)', { restricted_topics: file.guardrails.restricted_topics, requires_approval: file.guardrails.requires_approval });
+      const ask = async (agentId: string, content: string, channel: 'chat' | 'voice') => {
+        const conversation = await call('POST', '/v1/conversations', { agent_id: agentId, channel, customer: { phone: '+14155550123' } });
+        assert.equal(conversation.status, 201, JSON.stringify(conversation.body));
+        const posted = await call('POST', `/v1/conversations/${conversation.body.id}/messages`, { role: 'customer', content });
+        assert.equal(posted.status, 201, JSON.stringify(posted.body));
+        return posted.body.run;
+      };
+      const seen = (run: { reply: { content: string } | null; handoff: { reason: string } | null; confidence: number; retrieval: Array<{ title: string; score: number }> }) =>
+        JSON.stringify({ reply: run.reply?.content, handoff: run.handoff?.reason, confidence: run.confidence, top: run.retrieval[0] && [run.retrieval[0].title, run.retrieval[0].score] });
+      const jacketQuestion = "I bought a jacket that doesn't fit, can I send it back?";
+      for (const channel of ['chat', 'voice'] as const) {
+        // The file's floor: Returns clears it, so the customer gets the returns policy, not "your order number?".
+        const jacket = await ask(fileAgent, jacketQuestion, channel);
+        assert.ok(jacket.reply, `${channel}: ${seen(jacket)}`);
+        assert.equal(jacket.retrieval.find((r: { cited: boolean }) => r.cited)?.title, 'Returns', `${channel}: ${seen(jacket)}`);
+        assert.doesNotMatch(jacket.reply.content, /order number/i, channel);
+        assert.equal(jacket.required_action, null, channel);
+
+        const weather = await ask(defaultFloorAgent, "what's the weather like", channel);
+        assert.equal(weather.reply, null, `${channel}: ${seen(weather)}`);
+        assert.equal(weather.handoff.reason, 'no_supporting_source', channel);
+      }
+      const before = tools.requests.length;
+      const order = await ask(fileAgent, 'where is my order A123456?', 'chat');
+      assert.equal(order.status, 'completed', seen(order));
+      assert.deepEqual(tools.requests.slice(before).map((r) => [r.body.tool, r.body.arguments]), [['lookup_order', { order_number: 'A123456' }]]);
+      assert.match(order.reply.content, /shipped/);
+    } finally {
+      await tools.close();
+    }
   });
 
   it('ranks the English passage first for a German, French or Spanish question; a locale filter still rules', async () => {

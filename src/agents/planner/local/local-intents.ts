@@ -71,3 +71,13 @@ const ABOUT_SUBJECT =
 export function asksAboutSubject(message: string): boolean {
   return isHowTo(message) || ABOUT_SUBJECT.test(normalise(message).trim());
 }
+
+/**
+ * The message asks about a subject in one of its clauses ("I bought a jacket that doesn't fit, can I send it
+ * back?", "my bill went up, what is a roaming charge?"): asksAboutSubject on each clause, so a question put
+ * after the customer's story is still read as a question. Used to keep a tool's clarifying question for
+ * requests ("where is my order?", "cancel my order"): a question about the subject is the knowledge's.
+ */
+export function asksAboutSubjectAnywhere(message: string): boolean {
+  return message.split(/[.,;:!?\n]+|\s[-–]\s/).some((clause) => clause.trim() !== '' && asksAboutSubject(clause));
+}

@@ -1,5 +1,5 @@
 import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
-import { asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
+import { asksAboutSubjectAnywhere, asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
 import { followUpQuestion, SUGGESTED_REPLY_MIN_SCORE, type HandoffReason, type JsonSchema, type Planner, type PlannerDecision, type PlannerInput, type PlannerPassage, type PlannerTool, type PlannerToolResult, type PlannerUsage } from '../port';
 import { DEFAULT_CONFIDENCE_FLOOR } from '../../agent.schemas';
@@ -51,7 +51,8 @@ export interface LocalPlannerOptions {
  *    (groundedInTools); failures apologise and answer from passages if they can, else hand off tool_failed;
  * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
  *    read from the text and context, or ask for a missing required argument, unless the passages answer a
- *    how-to question (or a question we cannot call the tool for) well. With embeddings the tool is chosen
+ *    how-to question (or a question we cannot call the tool for) well, or the message asks about the tool's
+ *    subject (asksAboutSubjectAnywhere) and a passage reaches the agent's floor. With embeddings the tool is chosen
  *    by meaning (ToolRouter: calibrated probability; called at callThreshold, a missing argument asked for
  *    only at askThreshold); without them, or when they fail, by keywords;
  * 4. greetings and thanks get a short courtesy reply;
@@ -207,8 +208,12 @@ class LocalStep {
       const before = extract('');
       if (before.missing.length === 0 || extracted.missing.length === before.missing.length) return null;
     }
+    // The knowledge first: a question about the tool's subject ("…, can I send it back?") is answered by any
+    // passage that reaches the agent's floor; otherwise an answer at least ANSWER_OVER_TOOL_CONFIDENCE wins over
+    // asking for a missing argument and over a tool for a how-to question.
     const answer = this.answer();
-    if (answer && answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))) {
+    const aboutSubject = !answering && asksAboutSubjectAnywhere(input.message);
+    if (answer && (aboutSubject || (answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))))) {
       return this.reply(answer.content, answer.citations, false, answer.confidence);
     }
     if (extracted.missing.length === 0) {
