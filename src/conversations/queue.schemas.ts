@@ -1,8 +1,11 @@
-import { z } from '../domain/api-schema';
+import { UNPROCESSABLE, z } from '../domain/api-schema';
 import type { QueueRow } from './queue.repo';
 import { isTimeZone, parseInterval, WEEKDAYS } from './business-hours';
 
-const IntervalSchema = z.string().refine((s) => parseInterval(s) !== undefined, 'an interval "HH:MM-HH:MM" in 24-hour time, closing after it opens (24:00 closes at midnight)');
+const IntervalSchema = z
+  .string()
+  .regex(/^([01]\d|2[0-4]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, 'an interval "HH:MM-HH:MM" in 24-hour time')
+  .refine((s) => parseInterval(s) !== undefined, UNPROCESSABLE('an interval "HH:MM-HH:MM" in 24-hour time, closing after it opens (24:00 closes at midnight)'));
 const DayHoursSchema = z.array(IntervalSchema).max(6).describe('open intervals of the day; an empty list: closed');
 
 export const WeeklyHoursSchema = z
@@ -10,7 +13,7 @@ export const WeeklyHoursSchema = z
   .describe('hours per weekday (mon…sun) in the queue\'s time zone; a day left out is closed');
 
 const HolidaySchema = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'a date YYYY-MM-DD');
-const TimeZoneSchema = z.string().min(1).max(64).refine(isTimeZone, 'an IANA time zone such as Europe/Paris').describe('IANA time zone of the hours and holidays');
+const TimeZoneSchema = z.string().min(1).max(64).refine(isTimeZone, UNPROCESSABLE('an IANA time zone such as Europe/Paris')).describe('IANA time zone of the hours and holidays');
 
 export const QueueNameSchema = z.string().trim().min(1).max(120).describe("the name agents hand off to (an agent's handoff.default_queue)");
 

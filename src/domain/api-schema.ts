@@ -22,3 +22,9 @@ export interface ListObject<T> {
   data: T[];
   has_more: boolean;
 }
+
+/**
+ * What a refinement the OpenAPI document cannot state passes as its options, `.refine(check,
+ * UNPROCESSABLE('…'))`: input the schema accepts that breaks it is 422 parameter_unprocessable, not 400.
+ */
+export const UNPROCESSABLE = (message: string) => ({ message, params: { unprocessable: true } });

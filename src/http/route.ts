@@ -72,7 +72,7 @@ export type RouteResult<R extends z.ZodType | undefined, Raw extends boolean> = 
     ? z.input<R>
     : unknown;
 
-/** Converts a zod failure on request input into the API's 400 error naming the parameter. */
+/** Converts a zod failure on request input into the API's 400 error naming the parameter (422 for UNPROCESSABLE rules). */
 export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path'): AppError {
   const issue = closestIssue(err.issues[0]!);
   const path = issue.path.map(String);
@@ -86,6 +86,12 @@ export function toRequestError(err: ZodError, location: 'body' | 'query' | 'path
     return new AppError('parameter_missing', `Missing required parameter: ${param}`, { param });
   }
   const where = param ? `${param}` : `request ${location}`;
+  // A refinement the document cannot state (an IANA zone's name, an interval's order) marks its issue
+  // `params: { unprocessable: true }` (UNPROCESSABLE in domain/api-schema): schema-valid input that breaks it is 422, as the
+  // services' own such rules are, so a fuzzer's schema-valid request is never refused 400.
+  if (issue.code === 'custom' && (issue.params as { unprocessable?: boolean } | undefined)?.unprocessable) {
+    return new AppError('parameter_unprocessable', `Invalid ${where}: ${issue.message}`, { param });
+  }
   return new AppError('parameter_invalid', `Invalid ${where}: ${issue.message}`, { param });
 }
 

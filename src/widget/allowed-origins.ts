@@ -38,4 +38,5 @@ export function validateAllowedOrigins(origins: string[], mode: 'test' | 'live')
   return origins;
 }
 
-const invalid = (message: string, param = 'allowed_origins') => new AppError('parameter_invalid', message, { param });
+/** A list the document allows (1 to MAX_ALLOWED_ORIGINS strings) whose values break the origin rule: 422. */
+const invalid = (message: string, param = 'allowed_origins') => new AppError('parameter_unprocessable', message, { param });

@@ -59,8 +59,8 @@ describe('publishable keys: creation', () => {
     ];
     for (const origin of bad) {
       const res = await f.call('POST', '/v1/publishable_keys', { agent_id: f.agentId, allowed_origins: [origin] });
-      assert.equal(res.status, 400, `${origin}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.error.code, 'parameter_invalid', origin);
+      assert.equal(res.status, 422, `${origin}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 'parameter_unprocessable', origin);
     }
     const many = Array.from({ length: 10_000 }, (_, i) => `https://${i}.io`); // under the body cap: the list limit answers
     const started = Date.now();
@@ -69,7 +69,7 @@ describe('publishable keys: creation', () => {
     assert.equal(tooMany.body.error.param, 'allowed_origins', JSON.stringify(tooMany.body));
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
     const dup = await f.call('POST', '/v1/publishable_keys', { agent_id: f.agentId, allowed_origins: [SHOP, SHOP] });
-    assert.equal(dup.status, 400);
+    assert.equal(dup.status, 422);
     const listed = await f.call('GET', '/v1/publishable_keys');
     assert.deepEqual(listed.body.data, []);
   });
