@@ -5,6 +5,7 @@ import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-pag
 import type { AgentsService } from '../agents/agents.service';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { RunsService } from '../runs/runs.service';
+import type { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { conversationPage, inboxPage } from './views/inbox.view';
 import { scopeOf } from '../domain/principal';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
@@ -20,7 +21,7 @@ const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply 
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 
 /** The services these console pages use. */
-interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; runs: RunsService }
+interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService }
 
 /** The inbox: conversations by status, channel, agent and tag; the handoff queue; transcripts; human replies. */
 export function registerConsoleInboxRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleInboxServices>) {
@@ -73,6 +74,14 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const body = ReplySchema.parse(req.body);
     await services.conversations.postMessage({ ...scopeOf(session), conversationId: idOf(req), role: 'human', content: body.content });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=reply`);
+  }));
+
+  // A person is typing a reply (the page sends it every few seconds while they type): the conversation's
+  // streams show it (GET /v1/conversations/{id}/events, event typing); nothing is stored.
+  router.post('/inbox/:id/typing', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    await services.conversationStream.signalTyping({ ...scopeOf(session), conversationId: idOf(req) });
+    res.status(204).end();
   }));
 
   router.post('/inbox/:id/handoff/close', page(async (req, res) => {
