@@ -70,7 +70,7 @@ export async function openEventStream(url: string, headers: Record<string, strin
   return {
     status: res.status,
     headers: res.headers,
-    body: res.ok ? undefined : await res.json().catch(() => undefined),
+    body: (res.ok ? undefined : await res.json().catch(() => undefined)) as any,
     ended,
     arrivals,
     /** The next event, or undefined once the stream has ended. */
