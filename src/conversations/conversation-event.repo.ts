@@ -35,6 +35,16 @@ export class ConversationEventRepo {
     }
   }
 
+  /** The text streamed as a run's reply since its last retraction: its reply.delta events joined. */
+  async streamedReply(db: Db, conversationId: string, runId: string): Promise<string> {
+    const row = await sql<{ text: string }>`select coalesce(string_agg(e.data->>'text', '' order by e.seq), '') as text
+      from conversation_events e
+      where e.conversation_id = ${conversationId} and e.type = 'reply.delta' and e.data->>'run_id' = ${runId}
+        and e.seq > coalesce((select max(r.seq) from conversation_events r
+          where r.conversation_id = ${conversationId} and r.type = 'reply.retracted' and r.data->>'run_id' = ${runId}), 0)`.execute(db);
+    return row.rows[0]?.text ?? '';
+  }
+
   /** The events after `afterSeq`, oldest first (at most `limit`), each with the message it names. */
   async listAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<ConversationEventRow[]> {
     const rows = await db

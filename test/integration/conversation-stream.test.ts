@@ -36,6 +36,11 @@ describe('conversation stream', () => {
     assert.deepEqual(messages.map((e) => e.data.role), ['customer', 'agent']);
     assert.equal(messages[0]!.data.id, posted.id);
     assert.equal(messages[1]!.data.content, posted.run.reply.content);
+    // The local planner answers at once: its reply is streamed sentence by sentence before the message.
+    const deltas = untilAgent.filter((e) => e.event === 'reply.delta');
+    assert.ok(deltas.length >= 1);
+    assert.equal(deltas.map((d) => d.data.text).join(''), posted.run.reply.content);
+    assert.ok(deltas.every((d) => d.data.run_id === posted.run.id));
 
     const human = await f.call('POST', `/v1/conversations/${cnv}/messages`, { role: 'human', content: 'A colleague here: anything else?' });
     assert.equal(human.status, 201);
