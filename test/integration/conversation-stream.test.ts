@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ask, openConversation, seedAgent } from '../support/agents';
 import { TEST_DATABASE_URL } from '../support/config';
+import { signInToConsole } from '../support/console';
 import { openEventStream } from '../support/sse';
 import { useTestStack } from '../support/stack';
 
@@ -117,7 +118,13 @@ describe('conversation stream', () => {
     assert.equal(handoff.data.status, 'handed_off');
     assert.equal(handoff.data.handoff.reason, 'no_supporting_source');
 
-    await ctx.stack.services.conversationStream.signalTyping({ accountId: f.accountId, livemode: false, conversationId: cnv });
+    // The console's conversation page posts this while a person types a reply (session and CSRF as its forms).
+    const desk = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const typed = await desk.post(`/console/inbox/${cnv}/typing`);
+    assert.equal(typed.status, 204, typed.text);
+    const other = await ctx.stack.newAccount('Another desk');
+    const elsewhere = await (await signInToConsole(ctx.stack.baseUrl, other.apiKey)).post(`/console/inbox/${cnv}/typing`);
+    assert.equal(elsewhere.status, 404, "another account's console cannot signal typing on it");
     const typing = (await stream.until('typing')).at(-1)!;
     assert.equal(typing.id, undefined, 'typing carries no id: it is not stored and not replayed');
     assert.equal(typing.data.role, 'human');
