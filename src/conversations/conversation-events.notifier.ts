@@ -14,9 +14,18 @@ export interface TypingSignal {
   expires_in_ms: number;
 }
 
+/** A stored reply.delta as its notification carried it (a caught-up stream sends it without reading it back). */
+export interface NotifiedDelta {
+  seq: number;
+  data: Record<string, unknown>;
+}
+
 /** What woke a stream: stored events to read, and ephemeral typing signals (in arrival order). */
 export interface StreamWake {
+  /** Stored events to read (a notification without its event, a reconnection, a timeout). */
   stored: boolean;
+  /** reply.delta events carried by their notifications, in arrival order. */
+  deltas: NotifiedDelta[];
   typing: TypingSignal[];
   /** The notifier closed (the process is stopping): the stream ends, the client resumes elsewhere. */
   ended: boolean;
@@ -33,19 +42,22 @@ class Subscription implements ConversationSubscription {
   stored = false;
   ended = false;
   typing: TypingSignal[] = [];
+  deltas: NotifiedDelta[] = [];
   private wake?: () => void;
 
   constructor(private readonly onClose: (s: Subscription) => void) {}
 
-  notify(typing?: TypingSignal, ended = false) {
+  notify(typing?: TypingSignal, ended = false, delta?: NotifiedDelta) {
     if (typing) this.typing.push(typing);
     else if (ended) this.ended = true;
+    else if (delta) this.deltas.push(delta);
     else this.stored = true;
     this.wake?.();
   }
 
   async wait(ms: number, signal?: AbortSignal): Promise<StreamWake> {
-    if (!this.stored && this.typing.length === 0 && !this.ended && !signal?.aborted) {
+    let timedOut = false;
+    if (!this.stored && this.typing.length === 0 && this.deltas.length === 0 && !this.ended && !signal?.aborted) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -53,15 +65,19 @@ class Subscription implements ConversationSubscription {
           this.wake = undefined;
           resolve();
         };
-        const timer = setTimeout(done, ms);
+        const timer = setTimeout(() => {
+          timedOut = true;
+          done();
+        }, ms);
         signal?.addEventListener('abort', done, { once: true });
         this.wake = done;
       });
     }
     // A timeout counts as "read again" (a notification may have been lost while the listener reconnected).
-    const woke: StreamWake = { stored: true, typing: this.typing, ended: this.ended };
+    const woke: StreamWake = { stored: this.stored || timedOut, deltas: this.deltas, typing: this.typing, ended: this.ended };
     this.stored = false;
     this.typing = [];
+    this.deltas = [];
     return woke;
   }
 
@@ -146,14 +162,16 @@ export class ConversationEventsNotifier {
     if (!set) return;
     const rest = payload.slice(colon + 1);
     let typing: TypingSignal | undefined;
-    if (rest.startsWith('typing:')) {
-      try {
-        typing = JSON.parse(rest.slice('typing:'.length)) as TypingSignal;
-      } catch {
-        return;
-      }
+    let delta: NotifiedDelta | undefined;
+    const second = rest.indexOf(':');
+    try {
+      if (rest.startsWith('typing:')) typing = JSON.parse(rest.slice('typing:'.length)) as TypingSignal;
+      else if (second > 0) delta = { seq: Number(rest.slice(0, second)), data: JSON.parse(rest.slice(second + 1)) as Record<string, unknown> };
+    } catch {
+      if (rest.startsWith('typing:')) return;
+      delta = undefined;
     }
-    for (const s of set) s.notify(typing);
+    for (const s of set) s.notify(typing, false, delta);
   }
 
   private wakeAll() {

@@ -45,8 +45,9 @@ export class ConversationStreamService {
     try {
       let seq = input.afterSeq;
       let first = true;
+      let read = true;
       while (!signal?.aborted) {
-        const rows = await this.events.listAfter(this.deps.db, conversation.id, seq, PAGE);
+        const rows = read ? await this.events.listAfter(this.deps.db, conversation.id, seq, PAGE) : [];
         for (const row of rows) {
           seq = row.seq;
           yield present(row, conversation);
@@ -59,6 +60,17 @@ export class ConversationStreamService {
         const woke = await sub.wait(this.deps.notifier.idleReadMs, signal);
         for (const typing of woke.typing) yield { event: 'typing', data: { conversation_id: conversation.id, ...typing } };
         if (woke.ended) return;
+        // Deltas their notifications carried, in order right after the last event sent: sent without a read.
+        read = woke.stored;
+        for (const delta of woke.deltas) {
+          if (read || delta.seq <= seq) continue;
+          if (delta.seq !== seq + 1) {
+            read = true;
+            continue;
+          }
+          seq = delta.seq;
+          yield { id: delta.seq, event: 'reply.delta', data: { conversation_id: conversation.id, ...delta.data } };
+        }
       }
     } finally {
       sub.close();

@@ -9,7 +9,8 @@ import { type Kysely, sql } from 'kysely';
  *   `conversation.handoff.closed`);
  * - runs write `reply.delta` and `reply.retracted` as the planner streams (ConversationEventRepo);
  * - a trigger on conversation_events NOTIFYs `converse_conversation_events` with `<conversation id>:<seq>`
- *   on commit, which wakes every API process's one listener (ConversationEventsNotifier).
+ *   on commit (a reply.delta adds `:<data>`, so a stream that is caught up sends it without reading it
+ *   back), which wakes every API process's one listener (ConversationEventsNotifier).
  * `conversation_event_seq` locks the conversation row before it reads the last number, so two writers of
  * one conversation take turns and a reader never sees seq n+1 before n has committed.
  * Existing transcripts are numbered once here, oldest first.
@@ -54,7 +55,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     for each row execute function conversation_status_event()`.execute(db);
   await sql`create function conversation_event_notify() returns trigger language plpgsql as $$
     begin
-      perform pg_notify('converse_conversation_events', new.conversation_id || ':' || new.seq);
+      perform pg_notify('converse_conversation_events', new.conversation_id || ':' || new.seq ||
+        case when new.type = 'reply.delta' and octet_length(new.data::text) < 7000 then ':' || new.data::text else '' end);
       return null;
     end $$`.execute(db);
   await sql`create trigger conversation_events_notify after insert on conversation_events
