@@ -24,7 +24,7 @@ import * as createCitationPages from './20261126T140000-create-citation-pages';
 import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
-import * as createConversationEvents from './20261127T090000-create-conversation-events';
+import * as createConversationEvents from './20261127T180000-create-conversation-events';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -56,5 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T150000-create-evaluations': createEvaluations,
   '20261126T160000-add-sentence-vectors': addSentenceVectors,
   '20261126T170000-index-missing-sentence-vectors': indexMissingSentenceVectors,
-  '20261127T090000-create-conversation-events': createConversationEvents,
+  '20261127T180000-create-conversation-events': createConversationEvents,
 };
