@@ -159,6 +159,21 @@ describe('planners stream reply text with citation markers removed', () => {
     assert.equal(provider.requests.at(-1).stream, true);
   });
 
+  it('reads a provider that floods one chunk with short lines in linear time, and refuses an endless event', async () => {
+    provider.handle = async (_b, send) => {
+      send.bytes(': keep-alive\n'.repeat(200_000));
+      await send.openAiText(['Standard shipping takes 3 to 5 days [1].']);
+    };
+    const planner = new OpenAiPlanner({ baseUrl: `${provider.baseUrl}/v1`, model: 'm', timeoutMs: 10_000 });
+    const started = performance.now();
+    const decision = await planner.plan(INPUT, { onReplyText: () => undefined });
+    assert.equal(decision.type, 'reply');
+    assert.ok(performance.now() - started < 5000, `took ${Math.round(performance.now() - started)} ms`);
+
+    provider.handle = async (_b, send) => send.bytes(`data: {"x":"${'a'.repeat(2 << 20)}`);
+    await assert.rejects(planner.plan(INPUT, { onReplyText: () => undefined }), (e: any) => e.code === 'planner_unavailable');
+  });
+
   it('openai: the same text without streaming gives the same decision', async () => {
     const pieces = ['Standard shipping ', 'takes 3 to 5 days [', '1', '] .', ' Anything  else?'];
     provider.handle = async (_b, send) => send.openAiText(pieces);

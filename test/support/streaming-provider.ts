@@ -39,6 +39,11 @@ export class StreamingProvider {
 export class EventWriter {
   constructor(private readonly res: http.ServerResponse) {}
 
+  /** Bytes as they are (comment lines, broken framing). */
+  bytes(text: string): void {
+    this.res.write(text);
+  }
+
   /** One server-sent event (`event:` only for Anthropic's typed events). */
   raw(data: unknown, event?: string): void {
     this.res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);

@@ -128,16 +128,18 @@ export async function* postStream(input: PostJsonInput): AsyncGenerator<string> 
   try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
+      // Lines are read by index and the buffer cut once per chunk: a chunk of many short lines stays linear.
+      let at = 0;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n', at)) {
+        const line = buffer.slice(at, nl).replace(/\r$/, '');
+        at = nl + 1;
         if (line === '') {
           if (data.length) yield data.join('\n');
           data = [];
         } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
       }
-      if (buffer.length > MAX_EVENT_BYTES) throw malformed(provider, 'events of a reasonable size');
+      buffer = buffer.slice(at);
+      if (buffer.length > MAX_EVENT_BYTES || data.reduce((n, d) => n + d.length, 0) > MAX_EVENT_BYTES) throw malformed(provider, 'events of a reasonable size');
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
