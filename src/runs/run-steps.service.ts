@@ -132,7 +132,8 @@ export class RunStepsService {
     const { db } = this.deps;
     const { run, message, conversation, calls, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     const retrieval = run.retrieval as StoredRetrievalItem[];
-    const stream = await this.replyStream(run);
+    // Chat replies stream when the planner can (the local one answers at once: finishRun sends its sentences).
+    const stream = run.channel === 'chat' && this.deps.planner.provider !== 'local' ? await this.replyStream(run) : undefined;
     const decision = await this.deps.planner.plan({
       instructions: config.instructions,
       channel: run.channel,
@@ -144,8 +145,8 @@ export class RunStepsService {
       tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       toolResults: calls.filter((c) => isTerminalToolCall(c.status)).map(toPlannerResult),
       retrievalRequired: config.retrieval_required,
-    }, { onReplyText: run.channel === 'chat' ? stream.push : undefined });
-    await stream.finish(decision);
+    }, { onReplyText: stream?.push });
+    await stream?.finish(decision);
     const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {
       await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage });
