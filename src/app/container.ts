@@ -11,6 +11,8 @@ import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
+import { ConversationEventsNotifier } from '../conversations/conversation-events.notifier';
+import { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { ReplyChannels } from '../conversations/reply-channels';
 import { QueuesService } from '../conversations/queues.service';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
@@ -134,6 +136,8 @@ export function createServices(deps: ServiceDeps) {
   const runs = new RunsService({ db, workflows, notifier: runNotifier });
   const queues = new QueuesService({ db });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
+  const conversationEvents = new ConversationEventsNotifier({ db, databaseUrl: config.database.url, log: deps.log });
+  const conversationStream = new ConversationStreamService({ db, notifier: conversationEvents });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
@@ -173,7 +177,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, conversationEvents, conversationStream, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -99,6 +99,8 @@ export async function createRuntime(input: {
       // Runs move in the worker: its notifications wake this process's waiters (a POST with wait_ms, an
       // SSE stream) at once.
       await listenForRuns();
+      // Conversation streams: one listener for every open stream of this process.
+      await services.conversationEvents.listen().catch((err) => log.warn({ err }, 'Conversation stream listener failed; streams read again every 30 s'));
       if (config.metrics.port !== undefined) metricsServer = await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port });
       return server;
     },
@@ -136,6 +138,8 @@ export async function createRuntime(input: {
       stopIdempotencySweep?.();
       // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker
       // drains (its shutdown grace), and only then do the carriers stop.
+      // Open conversation streams end now (clients resume with Last-Event-ID) rather than hold the drain.
+      await services.conversationEvents.close();
       if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
       await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);
       await services.smsDispatcher.stop();

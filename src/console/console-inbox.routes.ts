@@ -14,6 +14,7 @@ import { emptyQueueForm, queuesPage, queueToForm, type QueueForm } from './views
 import type { QueuesService } from '../conversations/queues.service';
 import { WEEKDAYS } from '../conversations/business-hours';
 import type { Response } from 'express';
+import type { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { scopeOf } from '../domain/principal';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
 import { CreateQueueBodySchema, UpdateQueueBodySchema } from '../conversations/queue.schemas';
@@ -31,7 +32,7 @@ const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply 
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 
 /** The services these console pages use. */
-interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService; queues: QueuesService }
+interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService; queues: QueuesService; conversationStream: ConversationStreamService }
 
 /** The queue form as posted (strings as typed). */
 function readQueueForm(body: Record<string, unknown>, id?: string): QueueForm {
@@ -173,6 +174,14 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const body = ReplySchema.parse(req.body);
     await services.conversations.postMessage({ ...scopeOf(session), conversationId: idOf(req), role: 'human', content: body.content });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=reply`);
+  }));
+
+  // A person is typing a reply (the page sends it every few seconds while they type): the conversation's
+  // streams show it (GET /v1/conversations/{id}/events, event typing); nothing is stored.
+  router.post('/inbox/:id/typing', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    await services.conversationStream.signalTyping({ ...scopeOf(session), conversationId: idOf(req) });
+    res.status(204).end();
   }));
 
   router.post('/inbox/:id/handoff/close', page(async (req, res) => {

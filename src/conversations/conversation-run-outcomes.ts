@@ -7,6 +7,7 @@ import type { RunConversationsPort, RunReplySource } from '../runs/run-conversat
 import type { Handoff } from '../runs/run.schemas';
 import type { EventsService } from '../webhooks/events.service';
 import { ConversationRepo, type ConversationRow } from './conversation.repo';
+import { ConversationEventRepo } from './conversation-event.repo';
 import { toConversationMessageObject, toConversationObject } from './conversation.schemas';
 import type { AgentConfig } from '../agents/agent.schemas';
 import { redactText } from '../privacy/redaction';
@@ -20,6 +21,7 @@ import type { QueuesService } from './queues.service';
  */
 export class ConversationRunOutcomes implements RunConversationsPort {
   private readonly repo = new ConversationRepo();
+  private readonly streamEvents = new ConversationEventRepo();
 
   constructor(
     private readonly deps: {
@@ -86,6 +88,14 @@ export class ConversationRunOutcomes implements RunConversationsPort {
       now: this.deps.clock(),
     });
     return redactText(content).text;
+  }
+
+  async appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string } }): Promise<void> {
+    await this.streamEvents.append(db, input.conversationId, input.type, input.data);
+  }
+
+  async streamedReply(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; runId: string }): Promise<string> {
+    return this.streamEvents.streamedReply(db, input.conversationId, input.runId);
   }
 
   async deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void> {

@@ -9,6 +9,29 @@ import { ConversationMessageSchema, ConversationSchema, ConversationStatusSchema
 import { scopeOf } from '../domain/principal';
 import { AppError } from '../domain/errors';
 import { assertCustomerPhone, type ConversationsService } from './conversations.service';
+import type { ConversationStreamService } from './conversation-stream.service';
+import type { Principal, VisitorPrincipal } from '../domain/principal';
+
+/**
+ * Who may read a conversation's stream: the one place its authorization is decided (secret keys read their
+ * account's and mode's conversations, like every other route; a website visitor only their own, as
+ * canVisitorRead decides for every visitor read).
+ */
+async function authorizeConversationStream(stream: ConversationStreamService, principal: Principal | undefined, visitor: VisitorPrincipal | undefined, conversationId: string) {
+  if (visitor) return stream.readableConversation({ ...scopeOf(visitor), conversationId, visitor });
+  return stream.readableConversation({ ...scopeOf(principal!), conversationId });
+}
+
+const CONVERSATION_STREAM_EVENTS = [
+  'Server-sent events, each with `id` (its number in the conversation; send the last one back as `Last-Event-ID`, or `?last_event_id=`, to resume with exactly what was missed), `event` and a JSON `data` line:',
+  '- `conversation.message`: a message as it is written (customer, agent or human); `data` is the conversation message object.',
+  '- `reply.delta`: `{run_id, text}`, the agent\'s reply as the planner produces it (already redacted); the `conversation.message` with role agent that follows holds the whole reply, equal to the concatenated deltas of its run.',
+  '- `reply.retracted`: `{run_id, reason}`, the deltas streamed for `run_id` are withdrawn (`handoff`: the finished run handed off instead of answering, e.g. low_confidence or restricted_topic; `tool_calls`: the planner called tools after all; `retried`: the planner step is tried again and streams afresh; `failed`: the run failed; `edited`: the stored reply differs from the streamed text, which the message replaces).',
+  '- `conversation.handoff`: `{conversation_id, status: handed_off, handoff}`; `conversation.handoff.closed`: `{conversation_id, status: active}`.',
+  '- `conversation.closed`: `{conversation_id, status: closed}`; the stream ends after it.',
+  '- `typing`: `{conversation_id, role: human, expires_in_ms}`, a person is typing in the console; not stored, no `id`.',
+  'Without Last-Event-ID the stream starts with the conversation\'s first event. A comment line every 15 s keeps idle connections open.',
+].join('\n');
 
 const CreateBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
@@ -40,7 +63,7 @@ const PostMessageQuerySchema = z.strictObject({
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
 
-export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService }>) {
+export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService }>) {
   const tag = 'Conversations';
   const svc = services.conversations;
 
@@ -102,6 +125,18 @@ export function registerConversationRoutes({ router, registry, services }: Route
     const scope = visitor ? scopeOf(visitor) : scopeOf(principal);
     // A visitor's stream also ends when their publishable key is revoked.
     await writeSse(req, res, (signal) => services.runs.streamEvents({ ...scope, runId, afterSeq: lastEventId(req), signal: visitor ? AbortSignal.any([signal, visitor.revoked]) : signal }));
+  });
+
+  defineRoute(router, registry, {
+    method: 'get', path: '/v1/conversations/{id}/events', tag, raw: true, params: IdParamsSchema,
+    summary: 'The conversation as server-sent events (messages, reply deltas, handoff, close, typing); resumes after Last-Event-ID',
+    description: CONVERSATION_STREAM_EVENTS,
+    eventStream: { status: 200, description: CONVERSATION_STREAM_EVENTS }, visitor: true,
+  }, async ({ params, principal, visitor, req, res }) => {
+    const conversation = await authorizeConversationStream(services.conversationStream, principal, visitor, params.id);
+    // A visitor's stream also ends when their publishable key is revoked.
+    const streamSignal = (signal: AbortSignal) => (visitor ? AbortSignal.any([signal, visitor.revoked]) : signal);
+    await writeSse(req, res, (signal) => services.conversationStream.streamEvents({ conversation, afterSeq: lastEventId(req), signal: streamSignal(signal) }));
   });
 
   defineRoute(router, registry, {

@@ -2,7 +2,8 @@ import type { SchemaObject } from '@asteasolutions/zod-to-openapi/dist/types';
 import type { Request, Response } from 'express';
 
 export interface SseEvent {
-  id: number;
+  /** Absent on an event that is not stored (a resumed stream cannot replay it): the client's last id stays. */
+  id?: number;
   event: string;
   data: Record<string, unknown>;
 }
@@ -40,7 +41,7 @@ export async function writeSse(req: Request, res: Response, events: (signal: Abo
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   try {
     for await (const e of events(abort.signal)) {
-      res.write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      res.write(`${e.id === undefined ? '' : `id: ${e.id}\n`}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
     }
   } finally {
     clearInterval(keepAlive);

@@ -378,3 +378,14 @@ export function scanContextIds(text: string, out: Span[]): void {
     CONTEXT.lastIndex = id.end;
   }
 }
+
+/**
+ * Where each keyword that makes an id redactable (passport, national id, ssn…) ends in `text`: a stream of
+ * text holds back what follows one while an id could still come (redaction-stream.ts).
+ */
+export function contextKeywordEnds(text: string): number[] {
+  const ends: number[] = [];
+  CONTEXT.lastIndex = 0;
+  for (let m = CONTEXT.exec(text); m; m = CONTEXT.exec(text)) ends.push(m.index + m[0].length);
+  return ends;
+}

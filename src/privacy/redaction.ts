@@ -93,13 +93,13 @@ const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
  * back to the original: `from[i]`/`to[i]` are the original range of the normalised code unit `i`.
  * ASCII-only text is its own normalisation (no map).
  */
-interface Normalised {
+export interface Normalised {
   text: string;
   from?: number[];
   to?: number[];
 }
 
-function normaliseForMatching(text: string): Normalised {
+export function normaliseForMatching(text: string): Normalised {
   if (!NON_ASCII.test(text)) return { text };
   let out = '';
   const from: number[] = [];

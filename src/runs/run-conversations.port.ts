@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import type { ConversationChannel } from '../db/tables/agents';
 import type { RunConversationRow } from './run.repo';
@@ -48,6 +48,14 @@ export interface RunConversationsPort {
     tx: Transaction<DB>,
     input: { conversation: RunConversationRow; runId: string; handoff: Handoff; channel: ConversationChannel; noticeMessageId: string; agent: Pick<AgentConfig, 'locales' | 'handoff'> },
   ): Promise<boolean>;
+  /**
+   * Appends an event about the run's reply to the conversation's stream: `reply.delta` ({run_id, text},
+   * redacted) while the planner streams, `reply.retracted` ({run_id, reason}) when what was streamed is
+   * withdrawn. In `db` (a finishing transaction commits it with the reply).
+   */
+  appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string } }): Promise<void>;
+  /** The text streamed as the run's reply since its last retraction (the deltas joined). */
+  streamedReply(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; runId: string }): Promise<string>;
   /** Sends a finished run's stored reply (or handoff notice) on its channel (idempotent: each channel keys its send by the message id). */
   deliverRunReply(input: { conversationId: string; messageId: string; runId: string; channel: ConversationChannel }): Promise<void>;
 }

@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../privacy/redaction';
+import { RedactionStream } from '../privacy/redaction-stream';
 import { matchRestrictedTopic } from '../agents/guardrails/restricted-topics';
 import type { HandoffReason, Planner, PlannerDecision } from '../agents/planner/port';
 import { callToolEndpoint } from '../agents/tools/tool-client';
@@ -138,6 +139,8 @@ export class RunStepsService {
     const { db } = this.deps;
     const { run, message, conversation, calls, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     const retrieval = run.retrieval as StoredRetrievalItem[];
+    // Chat replies stream when the planner can (the local one answers at once: finishRun sends its sentences).
+    const stream = run.channel === 'chat' && this.deps.planner.provider !== 'local' ? await this.replyStream(run) : undefined;
     const decision = await this.deps.planner.plan({
       instructions: config.instructions,
       channel: run.channel,
@@ -153,7 +156,8 @@ export class RunStepsService {
       toolResults: calls.filter((c) => isTerminalToolCall(c.status)).map(toPlannerResult),
       retrievalRequired: config.retrieval_required,
       confidenceFloor: config.guardrails.confidence_floor,
-    });
+    }, { onReplyText: stream?.push });
+    await stream?.finish(decision);
     const usage = JSON.stringify({ input_tokens: run.usage.input_tokens + decision.usage.input_tokens, output_tokens: run.usage.output_tokens + decision.usage.output_tokens });
     if (decision.type !== 'tool_calls') {
       await this.repo.updateRun(db, run.id, { decision: JSON.stringify(redactDeep(decision)), usage });
@@ -166,6 +170,38 @@ export class RunStepsService {
     });
     // A retried turn finds its calls recorded already: they answer with the status they had.
     return { type: 'tool_calls', calls: rows.map((r) => ({ id: r.id, status: calls.find((c) => c.id === r.id)?.status ?? r.status })) };
+  }
+
+  /**
+   * The planner's reply text on its way to the conversation's stream (reply.delta), redacted as it comes
+   * (RedactionStream holds back what could still become a card number or an id). Deltas are written in
+   * order, one statement each, by this activity: they never enter the workflow's history. A retried step
+   * first withdraws what an earlier attempt streamed (reply.retracted, `retried`); a step that ends in
+   * tool calls or a handoff withdraws what it streamed (`tool_calls`, `handoff`).
+   */
+  private async replyStream(run: RunRow) {
+    const port = this.deps.conversations;
+    const { db } = this.deps;
+    const conversationId = run.conversation_id;
+    const retract = (reason: string) => port.appendReplyEvent(db, { conversationId, type: 'reply.retracted', data: { run_id: run.id, reason } });
+    if (await port.streamedReply(db, { conversationId, runId: run.id })) await retract('retried');
+    const redaction = new RedactionStream();
+    let streamed = '';
+    let written: Promise<void> = Promise.resolve();
+    const send = (text: string) => {
+      if (!text) return;
+      streamed += text;
+      written = written.then(() => port.appendReplyEvent(db, { conversationId, type: 'reply.delta', data: { run_id: run.id, text } }));
+    };
+    return {
+      push: (text: string) => send(redaction.push(text)),
+      /** The step's end: the held tail of a reply goes out; streamed text of another outcome is withdrawn. */
+      finish: async (decision: PlannerDecision) => {
+        if (decision.type === 'reply') send(redaction.end());
+        await written;
+        if (decision.type !== 'reply' && streamed) await retract(decision.type);
+      },
+    };
   }
 
   /**
@@ -300,6 +336,7 @@ export class RunStepsService {
         notify: this.notifyTarget,
       });
       if (!row) return undefined;
+      await this.settleStreamedReply(tx, run, reply?.content ?? null, outcome.handoff ? { reason: 'handoff', handoff_reason: outcome.handoff.reason } : { reason: 'no_reply' });
       if (reply !== null) {
         await this.deps.conversations.appendRunReply(tx, { conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments });
       }
@@ -361,10 +398,37 @@ export class RunStepsService {
         events: [{ type: 'run.completed', data: { run_id: runId, status } }],
         notify: this.notifyTarget,
       });
-      if (row) await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
+      if (row) {
+        await this.settleStreamedReply(tx, view.run, null, { reason: status });
+        await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
+      }
       return row;
     });
     if (moved) await this.afterFinish(moved);
+  }
+
+  /**
+   * The conversation stream's last word on the run's reply, in the finishing transaction: the stored reply
+   * equals the deltas joined. Nothing streamed (a planner that answers at once, like the local one): the
+   * reply goes out sentence by sentence. Streamed text the stored reply continues: the rest goes out.
+   * Anything else withdraws what was streamed with the reason (`handoff`: the finishing step handed off,
+   * e.g. low_confidence or restricted_topic; `failed`, `expired`; `edited`: the stored reply differs).
+   */
+  private async settleStreamedReply(tx: Transaction<DB>, run: RunRow, reply: string | null, withoutReply: { reason: string; handoff_reason?: string }) {
+    const port = this.deps.conversations;
+    const conversationId = run.conversation_id;
+    const streamed = await port.streamedReply(tx, { conversationId, runId: run.id });
+    const delta = (text: string) => port.appendReplyEvent(tx, { conversationId, type: 'reply.delta', data: { run_id: run.id, text } });
+    const retract = (why: { reason: string; handoff_reason?: string }) => port.appendReplyEvent(tx, { conversationId, type: 'reply.retracted', data: { run_id: run.id, ...why } });
+    if (reply === null) {
+      if (streamed) await retract(withoutReply);
+      return;
+    }
+    if (!streamed) {
+      for (const sentence of sentences(reply)) await delta(sentence);
+    } else if (reply.startsWith(streamed)) {
+      if (reply.length > streamed.length) await delta(reply.slice(streamed.length));
+    } else await retract({ reason: 'edited' });
   }
 
   /** A finished run wakes its waiters in this process and lets the conversation's next queued run start. */
@@ -412,4 +476,10 @@ export function deltas(text: string): string[] {
     start = end;
   }
   return out;
+}
+
+/** A reply in sentences, each with the space after it (joined, they are the reply): the local planner's deltas. */
+export function sentences(text: string): string[] {
+  const parts = text.match(/[^.!?。！？\n]*(?:[.!?。！？]+|\n+|$)\s*/gu)?.filter(Boolean) ?? [];
+  return parts.join('') === text ? parts : [text];
 }

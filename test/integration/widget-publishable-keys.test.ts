@@ -233,10 +233,61 @@ describe('publishable keys: origins and CORS', () => {
   });
 });
 
+/** Opens an event stream as the visitor and answers its status and first events (read for up to `ms`), then drops it. */
+async function openStream(v: { token: string }, path: string, key?: string, ms = 300) {
+  const controller = new AbortController();
+  const res = await fetch(`${ctx.stack.baseUrl}${path}`, {
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), origin: SHOP, 'x-visitor-token': v.token, ...(key ? {} : { authorization: streamKey }) },
+    signal: controller.signal,
+  });
+  let text = '';
+  if (res.ok && res.body) {
+    const reader = res.body.getReader();
+    const stop = setTimeout(() => controller.abort(), ms);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('utf8');
+      }
+    } catch {
+      // dropped after `ms`
+    } finally {
+      clearTimeout(stop);
+    }
+  } else {
+    text = await res.text();
+    controller.abort();
+  }
+  return { status: res.status, body: text, headers: res.headers };
+}
+let streamKey = '';
+
+describe('publishable keys: the conversation stream', () => {
+  it("reads the visitor's own conversation as events; another visitor's is 404", async () => {
+    const f = await seedAgent(ctx.stack);
+    const { key } = await createKey(f);
+    streamKey = `Bearer ${key}`;
+    const v = await openAsVisitor(key, f.agentId);
+    const posted = await v.call('POST', `/v1/conversations/${v.conversationId}/messages`, { role: 'customer', content: 'How do I reset my password?' });
+    assert.equal(posted.status, 201, JSON.stringify(posted.body));
+    const own = await openStream(v, `/v1/conversations/${v.conversationId}/events`, key, 1500);
+    assert.equal(own.status, 200);
+    assert.equal(own.headers.get('access-control-allow-origin'), SHOP);
+    assert.match(own.body, /event: conversation\.message/);
+    assert.match(own.body, /How do I reset my password\?/);
+    const other = await openAsVisitor(key, f.agentId);
+    const refused = await openStream(other, `/v1/conversations/${v.conversationId}/events`, key);
+    assert.equal(refused.status, 404, refused.body);
+    assert.doesNotMatch(refused.body, /reset my password/);
+  });
+});
+
 describe('publishable keys: every other operation refuses them', () => {
   it('walks every operation of the OpenAPI document: only the visitor operations accept a publishable key', async () => {
     const f = await seedAgent(ctx.stack);
     const { key } = await createKey(f);
+    streamKey = `Bearer ${key}`;
     const v = await openAsVisitor(key, f.agentId);
     const doc = (await (await fetch(`${ctx.stack.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const allowed = new Set([
@@ -245,13 +296,15 @@ describe('publishable keys: every other operation refuses them', () => {
       'get /v1/conversations/{id}',
       'post /v1/conversations/{id}/messages',
       'get /v1/conversations/{id}/messages',
+      'get /v1/conversations/{id}/events',
     ]);
     let walked = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const method of Object.keys(ops).filter((m) => ['get', 'post', 'delete', 'put', 'patch'].includes(m))) {
         const op = ops[method] as { security?: unknown[] };
         const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'id' && path.startsWith('/v1/conversations') ? v.conversationId : `x_${name}`));
-        const res = await v.call(method.toUpperCase(), concrete, method === 'get' || method === 'delete' ? undefined : {});
+        // The conversation's stream stays open: its status is read, then the request is dropped.
+        const res = path === '/v1/conversations/{id}/events' ? await openStream(v, concrete) : await v.call(method.toUpperCase(), concrete, method === 'get' || method === 'delete' ? undefined : {});
         const name = `${method} ${path}`;
         walked++;
         if (allowed.has(name)) {

@@ -134,9 +134,20 @@ export type PlannerDecision =
       usage: PlannerUsage;
     };
 
+export interface PlanOptions {
+  signal?: AbortSignal;
+  /**
+   * Called with the reply's text as the provider produces it (a streaming provider asks with `stream: true`),
+   * the planner's own markup (citation markers, their spacing) already removed: when the step ends in a
+   * reply, the pieces joined equal the decision's `content`. A step that ends in tool calls or a handoff may
+   * have produced text first (the caller withdraws it). Planners that answer at once never call it.
+   */
+  onReplyText?: (text: string) => void;
+}
+
 export interface Planner {
   readonly provider: 'local' | 'openai' | 'anthropic';
-  plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision>;
+  plan(input: PlannerInput, options?: PlanOptions): Promise<PlannerDecision>;
 }
 
 /** Words that open a follow-up ("and on Sundays?", "what about express?", "und sonntags?", "et le dimanche ?"). */

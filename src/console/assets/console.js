@@ -10,6 +10,19 @@
     if (f.dataset && f.dataset.confirm && !window.confirm(f.dataset.confirm)) ev.preventDefault();
   });
 
+  // A person typing a reply: the conversation's streams show it (POST …/typing at most every 3 s while typing).
+  var reply = document.querySelector('[data-reply]');
+  var replyForm = reply && reply.closest('form');
+  var typingSent = 0;
+  if (reply && replyForm) {
+    reply.addEventListener('input', function () {
+      var now = Date.now();
+      if (now - typingSent < 3000) return;
+      typingSent = now;
+      fetch(replyForm.getAttribute('action').replace(/\/reply$/, '/typing'), { method: 'POST', headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' }).catch(function () {});
+    });
+  }
+
   // Tools: add from the template, remove a fieldset.
   var tools = document.querySelector('[data-tools]');
   var tpl = document.querySelector('[data-tool-template]');

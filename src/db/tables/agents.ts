@@ -172,3 +172,17 @@ export interface RunEventTable {
   data: Json<Record<string, unknown>>;
   created_at: Timestamp;
 }
+
+/**
+ * An event of a conversation's stream (GET /v1/conversations/{id}/events), numbered per conversation in
+ * commit order: `conversation.message` (written by a trigger with every message; `message_id` names it),
+ * a status change (trigger), `reply.delta` / `reply.retracted` (written by runs as the planner streams).
+ */
+export interface ConversationEventTable {
+  conversation_id: string;
+  seq: number;
+  type: string;
+  message_id: string | null;
+  data: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+}

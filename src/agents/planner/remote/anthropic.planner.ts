@@ -1,7 +1,8 @@
-import type { Planner, PlannerDecision, PlannerInput, PlannerUsage } from '../port';
-import { malformed, postJson } from './provider-http';
+import type { PlanOptions, Planner, PlannerDecision, PlannerInput, PlannerUsage } from '../port';
+import { malformed, parseStreamEvent, postJson, postStream } from './provider-http';
 import {
   approvalHandoff,
+  CitationStripStream,
   HANDOFF_TOOL,
   parseArguments,
   replyDecision,
@@ -52,9 +53,10 @@ export class AnthropicPlanner implements Planner {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {
+  async plan(input: PlannerInput, options?: PlanOptions): Promise<PlannerDecision> {
     const approval = await approvalHandoff(input);
     if (approval) return approval;
+    if (options?.onReplyText) return this.planStreaming(input, options.onReplyText, options.signal);
     const json = (await postJson({
       provider: 'anthropic',
       url: `${this.options.baseUrl.replace(/\/+$/, '')}/v1/messages`,
@@ -77,6 +79,54 @@ export class AnthropicPlanner implements Planner {
     if (calls.length > 0) return toolCallsDecision(input, calls, usage);
     const text = json.content.map((b) => (b?.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
     if (!text.trim()) throw malformed('anthropic', 'text or tool use');
+    return replyDecision(input, text, usage);
+  }
+
+  /**
+   * The same step with `stream: true`: text_delta events go to `onReplyText` as they arrive (citation
+   * markers removed), tool_use blocks are assembled from input_json_delta events, usage from message_start
+   * and message_delta.
+   */
+  private async planStreaming(input: PlannerInput, onReplyText: (text: string) => void, signal?: AbortSignal): Promise<PlannerDecision> {
+    const stripped = new CitationStripStream(onReplyText);
+    const blocks: Array<{ type: 'text' | 'tool_use'; name: string; json: string }> = [];
+    let text = '';
+    const u = { input: 0, output: 0 };
+    for await (const data of postStream({
+      provider: 'anthropic',
+      url: `${this.options.baseUrl.replace(/\/+$/, '')}/v1/messages`,
+      headers: { 'anthropic-version': ANTHROPIC_VERSION, ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}) },
+      body: { ...this.requestBody(input), stream: true },
+      timeoutMs: this.options.timeoutMs,
+      fetch: this.fetch,
+      signal,
+    })) {
+      const event = parseStreamEvent('anthropic', data);
+      if (event.type === 'message_start') {
+        const mu = event.message?.usage ?? {};
+        u.input = (Number(mu.input_tokens) || 0) + (Number(mu.cache_creation_input_tokens) || 0) + (Number(mu.cache_read_input_tokens) || 0);
+        u.output = Number(mu.output_tokens) || 0;
+      } else if (event.type === 'content_block_start' && Number.isInteger(event.index) && event.index >= 0 && event.index <= 64) {
+        const b = event.content_block ?? {};
+        blocks[event.index] = { type: b.type === 'tool_use' ? 'tool_use' : 'text', name: typeof b.name === 'string' ? b.name : '', json: '' };
+      } else if (event.type === 'content_block_delta') {
+        const block = blocks[event.index];
+        const d = event.delta ?? {};
+        if (d.type === 'text_delta' && typeof d.text === 'string' && d.text) {
+          text += d.text;
+          stripped.push(d.text);
+        } else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string' && block) block.json += d.partial_json;
+      } else if (event.type === 'message_delta') {
+        if (event.usage && Number.isFinite(Number(event.usage.output_tokens))) u.output = Number(event.usage.output_tokens);
+      } else if (event.type === 'error') {
+        throw malformed('anthropic', `an error mid-stream (${String(event.error?.message ?? 'unknown')})`);
+      } else if (event.type === 'message_stop') break;
+    }
+    const usage: PlannerUsage = { input_tokens: Math.max(0, Math.trunc(u.input)), output_tokens: Math.max(0, Math.trunc(u.output)) };
+    const calls = blocks.filter((b) => b && b.type === 'tool_use' && b.name).map((b) => ({ name: b.name, arguments: parseArguments(b.json || '{}') }));
+    if (calls.length > 0) return toolCallsDecision(input, calls, usage);
+    if (!text.trim()) throw malformed('anthropic', 'text or tool use');
+    stripped.end();
     return replyDecision(input, text, usage);
   }
 

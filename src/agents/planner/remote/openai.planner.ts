@@ -1,7 +1,8 @@
-import type { Planner, PlannerDecision, PlannerInput, PlannerUsage } from '../port';
-import { malformed, postJson } from './provider-http';
+import type { PlanOptions, Planner, PlannerDecision, PlannerInput, PlannerUsage } from '../port';
+import { malformed, parseStreamEvent, postJson, postStream } from './provider-http';
 import {
   approvalHandoff,
+  CitationStripStream,
   HANDOFF_TOOL,
   parseArguments,
   replyDecision,
@@ -52,9 +53,10 @@ export class OpenAiPlanner implements Planner {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  async plan(input: PlannerInput, options?: { signal?: AbortSignal }): Promise<PlannerDecision> {
+  async plan(input: PlannerInput, options?: PlanOptions): Promise<PlannerDecision> {
     const approval = await approvalHandoff(input);
     if (approval) return approval;
+    if (options?.onReplyText) return this.planStreaming(input, options.onReplyText, options.signal);
     const json = (await postJson({
       provider: 'openai',
       url: `${this.options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
@@ -77,6 +79,51 @@ export class OpenAiPlanner implements Planner {
     if (calls.length > 0) return toolCallsDecision(input, calls, usage);
     const text = contentText(message.content);
     if (!text.trim()) throw malformed('openai', 'content or tool calls');
+    return replyDecision(input, text, usage);
+  }
+
+  /**
+   * The same step with `stream: true`: content deltas go to `onReplyText` as they arrive (citation markers
+   * removed), tool-call deltas are assembled by index, usage comes in the last chunk (stream_options).
+   */
+  private async planStreaming(input: PlannerInput, onReplyText: (text: string) => void, signal?: AbortSignal): Promise<PlannerDecision> {
+    const stripped = new CitationStripStream(onReplyText);
+    const calls: Array<{ name: string; arguments: string }> = [];
+    let text = '';
+    const usage: PlannerUsage = { input_tokens: 0, output_tokens: 0 };
+    for await (const data of postStream({
+      provider: 'openai',
+      url: `${this.options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+      headers: this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {},
+      body: { ...this.requestBody(input), stream: true, stream_options: { include_usage: true } },
+      timeoutMs: this.options.timeoutMs,
+      fetch: this.fetch,
+      signal,
+    })) {
+      if (data.trim() === '[DONE]') break;
+      const chunk = parseStreamEvent('openai', data);
+      if (chunk.usage) {
+        usage.input_tokens = Math.max(0, Math.trunc(Number(chunk.usage.prompt_tokens) || 0));
+        usage.output_tokens = Math.max(0, Math.trunc(Number(chunk.usage.completion_tokens) || 0));
+      }
+      const delta = chunk.choices?.[0]?.delta;
+      if (!delta || typeof delta !== 'object') continue;
+      if (typeof delta.content === 'string' && delta.content) {
+        text += delta.content;
+        stripped.push(delta.content);
+      }
+      for (const tc of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        const i = Number.isInteger(tc?.index) ? (tc.index as number) : calls.length;
+        if (i < 0 || i > 64) continue;
+        const call = (calls[i] ??= { name: '', arguments: '' });
+        if (typeof tc.function?.name === 'string') call.name += tc.function.name;
+        if (typeof tc.function?.arguments === 'string') call.arguments += tc.function.arguments;
+      }
+    }
+    const named = calls.filter((c) => c && c.name).map((c) => ({ name: c.name, arguments: parseArguments(c.arguments) }));
+    if (named.length > 0) return toolCallsDecision(input, named, usage);
+    if (!text.trim()) throw malformed('openai', 'content or tool calls');
+    stripped.end();
     return replyDecision(input, text, usage);
   }
 

@@ -171,3 +171,45 @@ export function toolCallsDecision(
   if (handoff) return handoffDecision(input, handoff.arguments, usage);
   return { type: 'tool_calls', calls: calls.map((c) => ({ tool: c.name, arguments: c.arguments })), usage };
 }
+
+/** A citation marker that has begun but not closed: "[", "[^", "【", with digits, spaces, commas so far. */
+const OPEN_MARKER = /(?:\[\^?|【)[\d\s,;]*$/;
+
+/**
+ * parseCitations for a reply that arrives in pieces: `push` passes on (to `onText`) the text that is
+ * final, markers removed and spacing fixed as parseCitations does; `end` passes the rest. Held back: the
+ * trailing whitespace (a marker or a punctuation mark may follow and swallow it) and a marker still open.
+ * Every cut falls after a non-space character outside a marker, so no marker or run of spaces spans two
+ * pieces and the pieces joined equal `parseCitations(whole).content`.
+ */
+export class CitationStripStream {
+  private raw = '';
+  private settled = 0;
+  private started = false;
+
+  constructor(private readonly onText: (text: string) => void) {}
+
+  push(piece: string): void {
+    this.raw += piece;
+    let cut = this.raw.length;
+    const open = OPEN_MARKER.exec(this.raw.slice(Math.max(this.settled, this.raw.length - 512)));
+    if (open) cut = this.raw.length - open[0].length;
+    while (cut > this.settled && /\s/.test(this.raw[cut - 1]!)) cut--;
+    if (cut > this.settled) this.send(this.raw.slice(this.settled, cut), false);
+    this.settled = Math.max(this.settled, cut);
+  }
+
+  end(): void {
+    this.send(this.raw.slice(this.settled), true);
+    this.settled = this.raw.length;
+  }
+
+  private send(segment: string, last: boolean) {
+    let text = segment.replace(MARKER, '').replace(/[ \t]+([.,;:!?])/g, '$1').replace(/[ \t]{2,}/g, ' ');
+    if (!this.started) text = text.trimStart();
+    if (last) text = text.trimEnd();
+    if (!text) return;
+    this.started = true;
+    this.onText(text);
+  }
+}
