@@ -23,9 +23,7 @@
  * Passage and sentence vectors are cached under data/embeddings-cache/ (bench/embeddings-cache.ts), so a
  * rerun embeds nothing but the questions; question vectors are never cached (p95_ms includes them).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../src/config/env';
 import { EXAMPLE_FAQ } from '../src/app/dev-examples';
 import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client';
@@ -37,27 +35,16 @@ import { startTestStack } from '../test/support/stack';
 import { createDevServerEnv } from '../test/support/temporal';
 import { ANSWERS_DEV_IN_SCOPE, ANSWERS_DEV_OFF_TOPIC, ANSWERS_HELD_OUT_IN_SCOPE, ANSWERS_HELD_OUT_OFF_TOPIC } from './answers-questions';
 import { EmbeddingsCache, serveCachedEmbeddings } from './embeddings-cache';
-import { benchDataDir, machineInfo, percentile } from './support';
+import { jsonl, qrels, sample } from './calibration/sets';
+import { machineInfo, percentile } from './support';
 
 interface Doc { id: string; title: string; text: string }
 interface Question { id: string; text: string; right: string[] }
 interface AnswerSet { name: string; docs: Doc[]; questions: Question[]; subsample: string }
 
-const hash = (s: string) => {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-};
-const sample = <T>(items: T[], idOf: (t: T) => string, n: number): T[] => [...items].sort((a, b) => hash(idOf(a)) - hash(idOf(b))).slice(0, n);
-const jsonl = <T>(set: string, file: string): T[] =>
-  fs.readFileSync(path.join(benchDataDir(set), file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
-function qrels(set: string, file: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const line of fs.readFileSync(path.join(benchDataDir(set), 'qrels', file), 'utf8').split('\n').slice(1)) {
-    const [q, d, g] = line.trim().split('\t');
-    if (q && d && Number(g) > 0) out.set(q, [...(out.get(q) ?? []), d]);
-  }
-  return out;
+/** The docs judged relevant (grade above 0) to each question of a set's qrels file. */
+function rightDocs(set: string, file: string): Map<string, string[]> {
+  return new Map([...qrels(set, file)].map(([q, grades]) => [q, Object.keys(grades).filter((d) => grades[d]! > 0)]));
 }
 
 function helpCentre(name: string, inScope: [string, string][], offTopic: string[]): AnswerSet {
@@ -72,7 +59,7 @@ function helpCentre(name: string, inScope: [string, string][], offTopic: string[
 function faq(): AnswerSet {
   type Raw = { _id: string; title: string; text: string; metadata?: Record<string, unknown> };
   const docs = jsonl<Raw>('faq', 'corpus.jsonl').map((d) => ({ id: d._id, title: d.title, text: d.text }));
-  const rel = qrels('faq', 'test.tsv');
+  const rel = rightDocs('faq', 'test.tsv');
   const all = jsonl<Raw>('faq', 'queries.jsonl');
   const n = Number(process.env.BENCH_FAQ_IN_SCOPE ?? 1000);
   const inScope = sample(all.filter((q) => q.metadata?.answerable === true), (q) => q._id, n);
@@ -84,7 +71,7 @@ function faq(): AnswerSet {
 function xquad(): AnswerSet {
   type Raw = { _id: string; title: string; text: string; metadata?: Record<string, unknown> };
   const docs = jsonl<Raw>('xquad', 'corpus.jsonl').filter((d) => d.metadata?.locale === 'en' || d._id.startsWith('en-')).map((d) => ({ id: d._id, title: d.title || d._id, text: d.text }));
-  const cross = qrels('xquad', 'crosslingual.tsv');
+  const cross = rightDocs('xquad', 'crosslingual.tsv');
   const raw = jsonl<Raw>('xquad', 'queries.jsonl');
   const perLocale = Number(process.env.BENCH_XQUAD_PER_LOCALE ?? 150);
   // The same questions in both languages: a fixed sample of the English ids, asked in German and Spanish.
