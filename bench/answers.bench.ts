@@ -23,41 +23,21 @@
  * Passage and sentence vectors are cached under data/embeddings-cache/ (bench/embeddings-cache.ts), so a
  * rerun embeds nothing but the questions; question vectors are never cached (p95_ms includes them).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../src/config/env';
 import { EXAMPLE_FAQ } from '../src/app/dev-examples';
-import { OpenAiEmbeddingsClient } from '../src/knowledge/index/embeddings.client';
-import { startEmbeddingsServer } from '../src/knowledge/index/embeddings-server';
-import { freePort } from '../src/platform/free-port';
-import { embeddingsConfig } from '../test/support/embeddings';
 import { apiClient } from '../test/support/http';
-import { startTestStack } from '../test/support/stack';
-import { createDevServerEnv } from '../test/support/temporal';
 import { ANSWERS_DEV_IN_SCOPE, ANSWERS_DEV_OFF_TOPIC, ANSWERS_HELD_OUT_IN_SCOPE, ANSWERS_HELD_OUT_OFF_TOPIC } from './answers-questions';
-import { EmbeddingsCache, serveCachedEmbeddings } from './embeddings-cache';
-import { benchDataDir, machineInfo, percentile } from './support';
+import { docOfUrl, docUrl, indexRecords, startBenchStack } from './calibration/collect';
+import { jsonl, qrels, sample } from './calibration/sets';
+import { machineInfo, percentile } from './support';
 
 interface Doc { id: string; title: string; text: string }
 interface Question { id: string; text: string; right: string[] }
 interface AnswerSet { name: string; docs: Doc[]; questions: Question[]; subsample: string }
 
-const hash = (s: string) => {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-};
-const sample = <T>(items: T[], idOf: (t: T) => string, n: number): T[] => [...items].sort((a, b) => hash(idOf(a)) - hash(idOf(b))).slice(0, n);
-const jsonl = <T>(set: string, file: string): T[] =>
-  fs.readFileSync(path.join(benchDataDir(set), file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
-function qrels(set: string, file: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const line of fs.readFileSync(path.join(benchDataDir(set), 'qrels', file), 'utf8').split('\n').slice(1)) {
-    const [q, d, g] = line.trim().split('\t');
-    if (q && d && Number(g) > 0) out.set(q, [...(out.get(q) ?? []), d]);
-  }
-  return out;
+/** The docs judged relevant (grade above 0) to each question of a set's qrels file. */
+function rightDocs(set: string, file: string): Map<string, string[]> {
+  return new Map([...qrels(set, file)].map(([q, grades]) => [q, Object.keys(grades).filter((d) => grades[d]! > 0)]));
 }
 
 function helpCentre(name: string, inScope: [string, string][], offTopic: string[]): AnswerSet {
@@ -72,7 +52,7 @@ function helpCentre(name: string, inScope: [string, string][], offTopic: string[
 function faq(): AnswerSet {
   type Raw = { _id: string; title: string; text: string; metadata?: Record<string, unknown> };
   const docs = jsonl<Raw>('faq', 'corpus.jsonl').map((d) => ({ id: d._id, title: d.title, text: d.text }));
-  const rel = qrels('faq', 'test.tsv');
+  const rel = rightDocs('faq', 'test.tsv');
   const all = jsonl<Raw>('faq', 'queries.jsonl');
   const n = Number(process.env.BENCH_FAQ_IN_SCOPE ?? 1000);
   const inScope = sample(all.filter((q) => q.metadata?.answerable === true), (q) => q._id, n);
@@ -84,7 +64,7 @@ function faq(): AnswerSet {
 function xquad(): AnswerSet {
   type Raw = { _id: string; title: string; text: string; metadata?: Record<string, unknown> };
   const docs = jsonl<Raw>('xquad', 'corpus.jsonl').filter((d) => d.metadata?.locale === 'en' || d._id.startsWith('en-')).map((d) => ({ id: d._id, title: d.title || d._id, text: d.text }));
-  const cross = qrels('xquad', 'crosslingual.tsv');
+  const cross = rightDocs('xquad', 'crosslingual.tsv');
   const raw = jsonl<Raw>('xquad', 'queries.jsonl');
   const perLocale = Number(process.env.BENCH_XQUAD_PER_LOCALE ?? 150);
   // The same questions in both languages: a fixed sample of the English ids, asked in German and Spanish.
@@ -95,11 +75,6 @@ function xquad(): AnswerSet {
   return { name: 'xquad', docs, questions, subsample: `${docs.length} English paragraphs; ${perLocale} questions × de, es (fixed sample by id hash)` };
 }
 
-const docUrl = (set: string, id: string) => `https://bench.invalid/${set}/${encodeURIComponent(id)}`;
-const docOfUrl = (url: string | null | undefined) => {
-  const m = /^https:\/\/bench\.invalid\/[^/]+\/([^?#]+)/.exec(url ?? '');
-  return m ? decodeURIComponent(m[1]!) : '';
-};
 
 interface Outcome { inScope: boolean; top1Right: boolean; answered: boolean; citedRight: boolean; confidence: number; ms: number }
 
@@ -150,15 +125,9 @@ async function main() {
     if (!all[s]) throw new Error(`unknown set ${s} (${Object.keys(all).join(', ')})`);
     return all[s]!();
   });
-  const model = loadConfig({}).embeddings.model;
-  const server = await startEmbeddingsServer({ port: await freePort(), threads: Number(process.env.BENCH_THREADS ?? 1) });
-  const upstream = new OpenAiEmbeddingsClient({ url: server.url, model, inputType: true, timeoutMs: 600_000 });
-  const cache = new EmbeddingsCache(model);
-  const proxy = await serveCachedEmbeddings(cache, upstream, { cacheQueries: false });
-  const env = await createDevServerEnv();
-  const stack = await startTestStack({
-    label: 'answers-bench', env,
-    config: embeddingsConfig(proxy.url, { batchSize: 16, queryTimeoutMs: Number(process.env.BENCH_QUERY_TIMEOUT_MS ?? 5000) }),
+  const { stack, cache, close } = await startBenchStack({
+    label: 'answers-bench', threads: Number(process.env.BENCH_THREADS ?? 1), cacheQueries: false,
+    queryTimeoutMs: Number(process.env.BENCH_QUERY_TIMEOUT_MS ?? 5000),
   });
   const lines: ReturnType<typeof line>[] = [];
   try {
@@ -166,22 +135,7 @@ async function main() {
     const call = apiClient(stack.baseUrl, apiKey);
     for (const set of sets) {
       const t0 = performance.now();
-      const kb = (await call('POST', '/v1/knowledge_bases', { name: set.name })).body.id as string;
-      const ids: string[] = [];
-      for (let i = 0; i < set.docs.length; i += 1000) {
-        const records = set.docs.slice(i, i + 1000).map((d) => ({ title: d.title, content: d.text, url: docUrl(set.name, d.id) }));
-        const res = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records, refresh: 'manual' });
-        if (res.status !== 202) throw new Error(`add source: ${res.status} ${JSON.stringify(res.body)}`);
-        ids.push(res.body.id);
-      }
-      for (const id of ids) {
-        for (;;) {
-          const s = (await call('GET', `/v1/knowledge_bases/${kb}/sources/${id}`)).body;
-          if (s.status === 'failed') throw new Error(`source failed: ${JSON.stringify(s.error)}`);
-          if (s.status === 'ready' && s.embedded_passages === s.passage_count) break;
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
+      const { kb } = await indexRecords(call, set.name, set.docs.map((d) => ({ title: d.title, content: d.text, url: docUrl(set.name, d.id) })));
       console.error(JSON.stringify({ set: set.name, indexed_s: Math.round((performance.now() - t0) / 1000), embedded_now: cache.upstream.passages }));
       // The agent a newcomer gets: default floor, local planner, retrieval required, no tools.
       const agent = await stack.services.agents.createAgent({
@@ -218,10 +172,7 @@ async function main() {
       console.log(JSON.stringify(l));
     }
   } finally {
-    await stack.close();
-    await env.teardown();
-    await proxy.close();
-    await server.stop();
+    await close();
   }
   const by = (name: string) => lines.find((l) => l.set === name);
   console.log(

@@ -12,7 +12,7 @@ import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.cli
 import { startEmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
 import { freePort } from '../../src/platform/free-port';
 import { embeddingsConfig } from '../../test/support/embeddings';
-import { apiClient } from '../../test/support/http';
+import { apiClient, type ApiClient } from '../../test/support/http';
 import { startTestStack } from '../../test/support/stack';
 import { createDevServerEnv } from '../../test/support/temporal';
 import { EmbeddingsCache, serveCachedEmbeddings } from '../embeddings-cache';
@@ -26,46 +26,77 @@ export interface CollectedSet { set: string; subsample: string; documents: numbe
 
 /** The url each bench document is ingested under (SciFact's as bench/embed-corpus.ts embeds it, for the cache). */
 export const docUrl = (set: string, id: string) => (set === 'scifact' ? `https://scifact.invalid/doc/${id}` : `https://bench.invalid/${set}/${encodeURIComponent(id)}`);
-const docOfUrl = (url: string | null) => {
+/** The bench document id a passage's url names (docUrl's inverse; '' for any other url). */
+export const docOfUrl = (url: string | null | undefined) => {
   const m = /^https:\/\/(?:scifact\.invalid\/doc|bench\.invalid\/[^/]+)\/([^?#]+)/.exec(url ?? '');
   return m ? decodeURIComponent(m[1]!) : '';
 };
 
-export async function collect(sets: BenchSet[], opts: { threads?: number; sentences?: boolean; log?: (o: unknown) => void } = {}): Promise<CollectedSet[]> {
-  const log = opts.log ?? ((o) => console.error(JSON.stringify(o)));
+/**
+ * The service as the benches drive it: the local model (`threads`) behind the bench's embedding cache
+ * (`cacheQueries`: question vectors too), a Temporal dev server and a test stack with embeddings on;
+ * `close` stops them all.
+ */
+export async function startBenchStack(opts: { label: string; threads: number; cacheQueries: boolean; queryTimeoutMs: number; sentences?: boolean }) {
   const model = loadConfig({}).embeddings.model;
-  const server = await startEmbeddingsServer({ port: await freePort(), threads: opts.threads ?? 1 });
+  const server = await startEmbeddingsServer({ port: await freePort(), threads: opts.threads });
   const upstream = new OpenAiEmbeddingsClient({ url: server.url, model, inputType: true, timeoutMs: 600_000 });
   const cache = new EmbeddingsCache(model);
-  const proxy = await serveCachedEmbeddings(cache, upstream, { cacheQueries: true });
+  const proxy = await serveCachedEmbeddings(cache, upstream, { cacheQueries: opts.cacheQueries });
   const env = await createDevServerEnv();
-  const stack = await startTestStack({ label: 'calibration-bench', env, config: embeddingsConfig(proxy.url, { batchSize: 16, queryTimeoutMs: 600_000, sentences: opts.sentences ?? true }) });
+  const stack = await startTestStack({ label: opts.label, env, config: embeddingsConfig(proxy.url, { batchSize: 16, queryTimeoutMs: opts.queryTimeoutMs, sentences: opts.sentences }) });
+  return {
+    stack,
+    cache,
+    async close() {
+      await stack.close();
+      await env.teardown();
+      await proxy.close();
+      await server.stop();
+    },
+  };
+}
+
+export interface BenchRecord { title: string; content: string; url: string; metadata?: Record<string, string> }
+
+/**
+ * A new knowledge base `name` holding `records` as record sources (1,000 a source, refreshed manually),
+ * once every source is ready with all its passages embedded; throws when a source fails.
+ */
+export async function indexRecords(call: ApiClient, name: string, records: BenchRecord[]): Promise<{ kb: string; passages: number }> {
+  const kb = (await call('POST', '/v1/knowledge_bases', { name })).body.id as string;
+  const ids: string[] = [];
+  for (let i = 0; i < records.length; i += 1000) {
+    const res = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records: records.slice(i, i + 1000), refresh: 'manual' });
+    if (res.status !== 202) throw new Error(`add source: ${res.status} ${JSON.stringify(res.body)}`);
+    ids.push(res.body.id);
+  }
+  let passages = 0;
+  for (const id of ids) {
+    for (;;) {
+      const s = (await call('GET', `/v1/knowledge_bases/${kb}/sources/${id}`)).body;
+      if (s.status === 'failed') throw new Error(`source failed: ${JSON.stringify(s.error)}`);
+      if (s.status === 'ready' && s.embedded_passages === s.passage_count) {
+        passages += s.passage_count;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  return { kb, passages };
+}
+
+export async function collect(sets: BenchSet[], opts: { threads?: number; sentences?: boolean; log?: (o: unknown) => void } = {}): Promise<CollectedSet[]> {
+  const log = opts.log ?? ((o) => console.error(JSON.stringify(o)));
+  const { stack, cache, close } = await startBenchStack({ label: 'calibration-bench', threads: opts.threads ?? 1, cacheQueries: true, queryTimeoutMs: 600_000, sentences: opts.sentences ?? true });
   const out: CollectedSet[] = [];
   try {
     const { apiKey, accountId } = await stack.newAccount('bench');
     const call = apiClient(stack.baseUrl, apiKey);
     for (const set of sets) {
       const t0 = performance.now();
-      const kb = (await call('POST', '/v1/knowledge_bases', { name: set.name })).body.id as string;
-      const ids: string[] = [];
-      for (let i = 0; i < set.docs.length; i += 1000) {
-        const records = set.docs.slice(i, i + 1000).map((d) => ({ title: d.title || d.id, content: d.text, url: docUrl(set.name, d.id), metadata: d.metadata }));
-        const res = await call('POST', `/v1/knowledge_bases/${kb}/sources`, { type: 'record', records, refresh: 'manual' });
-        if (res.status !== 202) throw new Error(`add source: ${res.status} ${JSON.stringify(res.body)}`);
-        ids.push(res.body.id);
-      }
-      let passages = 0;
-      for (const id of ids) {
-        for (;;) {
-          const s = (await call('GET', `/v1/knowledge_bases/${kb}/sources/${id}`)).body;
-          if (s.status === 'failed') throw new Error(`source failed: ${JSON.stringify(s.error)}`);
-          if (s.status === 'ready' && s.embedded_passages === s.passage_count) {
-            passages += s.passage_count;
-            break;
-          }
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
+      const records = set.docs.map((d) => ({ title: d.title || d.id, content: d.text, url: docUrl(set.name, d.id), metadata: d.metadata }));
+      const { kb, passages } = await indexRecords(call, set.name, records);
       log({ set: set.name, indexed: passages, seconds: Math.round((performance.now() - t0) / 1000), embedded_now: cache.upstream.passages });
       const queries: CollectedQuery[] = [];
       for (const q of set.queries) {
@@ -82,10 +113,7 @@ export async function collect(sets: BenchSet[], opts: { threads?: number; senten
       out.push(collected);
     }
   } finally {
-    await stack.close();
-    await env.teardown();
-    await proxy.close();
-    await server.stop();
+    await close();
   }
   return out;
 }

@@ -29,11 +29,13 @@ const hash = (s: string) => {
   return h >>> 0;
 };
 /** A fixed pseudo-random fraction of ids (by hash). */
-const sample = <T>(items: T[], idOf: (t: T) => string, n: number): T[] => [...items].sort((a, b) => hash(idOf(a)) - hash(idOf(b))).slice(0, n);
+export const sample = <T>(items: T[], idOf: (t: T) => string, n: number): T[] => [...items].sort((a, b) => hash(idOf(a)) - hash(idOf(b))).slice(0, n);
 
-const jsonl = <T>(set: string, file: string): T[] =>
+/** The rows of a set's JSON-lines file (corpus.jsonl, queries.jsonl). */
+export const jsonl = <T>(set: string, file: string): T[] =>
   fs.readFileSync(path.join(benchDataDir(set), file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
-function qrels(set: string, file = 'test.tsv'): Map<string, Record<string, number>> {
+/** A set's judgements (qrels/<file>): relevance grade per doc id, per question id. */
+export function qrels(set: string, file = 'test.tsv'): Map<string, Record<string, number>> {
   const out = new Map<string, Record<string, number>>();
   for (const line of fs.readFileSync(path.join(benchDataDir(set), 'qrels', file), 'utf8').split('\n').slice(1)) {
     const [q, d, g] = line.trim().split('\t');

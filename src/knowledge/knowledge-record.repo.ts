@@ -4,13 +4,11 @@ import type { KnowledgeRecordInput } from '../db/tables/knowledge';
 import { paginate, type PageParams } from '../db/pagination';
 import { IdPrefix, newId } from '../domain/ids';
 import { analyzerSql } from './index/analyzers';
+import { passageImpactsSql, passageIndexedText } from './index/term-postings';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 const INSERT_BATCH = 1000;
-
-/** The text a passage is indexed from (the same expression as KnowledgeRepo.buildTermIndex). */
-const indexedText = sql`p.title || ' ' || coalesce(p.heading, '') || ' ' || p.content`;
 
 /**
  * Records of record sources (`knowledge_records`), and the one-record re-index of a source's live version:
@@ -133,7 +131,7 @@ export class KnowledgeRecordRepo {
     await sql`
       with terms as materialized (
         select distinct t.lexeme as term
-        from knowledge_passages p, unnest(to_tsvector(${cfg}::regconfig, ${indexedText})) t
+        from knowledge_passages p, unnest(to_tsvector(${cfg}::regconfig, ${passageIndexedText})) t
         where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal = any(${ords}::int[])
       ),
       kept as materialized (
@@ -183,27 +181,8 @@ export class KnowledgeRecordRepo {
   ): Promise<{ passages: number; length: number; analyzers: string[] }> {
     const { sourceId, version, firstOrdinal } = input;
     const cfg = analyzerSql(sql`p.metadata`);
-    const k1 = sql.raw(`${Number(input.bm25.k1)}::float8`);
-    const b = sql.raw(`${Number(input.bm25.b)}::float8`);
     await sql`
-      with tok as (
-        select p.ordinal, t.lexeme, coalesce(array_length(t.positions, 1), 1)::float8 as tf
-        from knowledge_passages p, unnest(to_tsvector(${cfg}::regconfig, ${indexedText})) t
-        where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal >= ${firstOrdinal}
-      ),
-      lens as (select ordinal, sum(tf)::int as len from tok group by ordinal),
-      avg as (
-        select greatest((${input.otherLength}::float8 + coalesce(sum(len), 0)) / greatest(${input.otherPassages}::int + count(*), 1), 1)::float8 as a
-        from lens
-      ),
-      upd as (
-        update knowledge_passages p set length = lens.len from lens
-        where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal = lens.ordinal
-      ),
-      post as (
-        select tok.lexeme, tok.ordinal, (tok.tf * (${k1} + 1) / (tok.tf + ${k1} * (1 - ${b} + ${b} * lens.len / avg.a)))::real as imp
-        from tok join lens using (ordinal) cross join avg
-      )
+      ${passageImpactsSql({ sourceId, version, firstOrdinal, others: { passages: input.otherPassages, length: input.otherLength }, bm25: input.bm25 })}
       insert into knowledge_terms as k (source_id, version, term, df, ords, imps)
       select ${sourceId}, ${version}::int, lexeme, count(*)::int,
              array_agg(ordinal order by imp desc, ordinal), array_agg(imp order by imp desc, ordinal)

@@ -4,6 +4,7 @@ import type { KnowledgeFileFormat, KnowledgeRecordInput, KnowledgeRefresh, Knowl
 import { paginate, type PageParams } from '../db/pagination';
 import { contentHash, passageEmbeddingText } from './index/embedding-text';
 import { analyzerSql, DEFAULT_ANALYZER } from './index/analyzers';
+import { passageImpactsSql } from './index/term-postings';
 import { inScope, type Scope } from '../db/scope';
 import { KnowledgeRecordRepo } from './knowledge-record.repo';
 
@@ -223,25 +224,8 @@ export class KnowledgeRepo {
     bm25: { k1: number; b: number },
   ): Promise<{ passages: number; totalLength: number; analyzers: string[] }> {
     const cfg = analyzerSql(sql`p.metadata`);
-    const k1 = sql.raw(`${Number(bm25.k1)}::float8`);
-    const b = sql.raw(`${Number(bm25.b)}::float8`);
     await sql`
-      with tok as (
-        select p.ordinal, t.lexeme, coalesce(array_length(t.positions, 1), 1)::float8 as tf
-        from knowledge_passages p,
-             unnest(to_tsvector(${cfg}::regconfig, p.title || ' ' || coalesce(p.heading, '') || ' ' || p.content)) t
-        where p.source_id = ${sourceId} and p.version = ${version}
-      ),
-      lens as (select ordinal, sum(tf)::int as len from tok group by ordinal),
-      avg as (select greatest(avg(len), 1)::float8 as a from lens),
-      upd as (
-        update knowledge_passages p set length = lens.len from lens
-        where p.source_id = ${sourceId} and p.version = ${version} and p.ordinal = lens.ordinal
-      ),
-      post as (
-        select tok.lexeme, tok.ordinal, (tok.tf * (${k1} + 1) / (tok.tf + ${k1} * (1 - ${b} + ${b} * lens.len / avg.a)))::real as imp
-        from tok join lens using (ordinal) cross join avg
-      )
+      ${passageImpactsSql({ sourceId, version, bm25 })}
       insert into knowledge_terms (source_id, version, term, df, ords, imps)
       select ${sourceId}, ${version}::int, lexeme, count(*)::int,
              array_agg(ordinal order by imp desc, ordinal), array_agg(imp order by imp desc, ordinal)

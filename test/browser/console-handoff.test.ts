@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { describe, test } from 'node:test';
 import { seedAgent } from '../support/agents';
+import { useConsoleBrowser } from '../support/console-browser';
 import { useTestStack } from '../support/stack';
 
 const ctx = useTestStack({ label: __filename, temporal: 'dev-server' });
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/console');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-let browser: Browser;
-before(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-});
-
-async function signedIn(apiKey: string) {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${ctx.stack.baseUrl}/console/sign-in`);
-  await page.fill('input[name=secret_key]', apiKey);
-  await page.click('text=Sign in with key');
-  await page.waitForURL(/\/console\/agents/);
-  return page;
-}
+const { signedIn } = useConsoleBrowser(() => ctx.stack.baseUrl);
 
 describe('console: the test chat after a handoff', () => {
   test('shows the notice the customer would get, continues as the customer into the inbox (test badge, unread until opened), and starts a new chat', async () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { useConsoleBrowser } from '../support/console-browser';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 import { waitForSource } from '../integration/knowledge-helpers';
@@ -11,13 +12,7 @@ const ctx = useTestStack({ label: __filename });
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/console-records');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-let browser: Browser;
-before(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-});
+const consoleBrowser = useConsoleBrowser(() => ctx.stack.baseUrl);
 
 const records = [
   { title: 'Refund policy', content: 'Refunds are issued within 14 days of purchase.\nKeep your receipt.', url: 'https://help.example.com/refunds' },
@@ -25,15 +20,7 @@ const records = [
   { title: 'Password reset', content: 'Open Settings, choose Security and click Reset password.' },
 ];
 
-async function signedIn(apiKey: string) {
-  const page = await (await browser.newContext()).newPage();
-  page.on('dialog', (d) => void d.accept());
-  await page.goto(`${ctx.stack.baseUrl}/console/sign-in`);
-  await page.fill('input[name=secret_key]', apiKey);
-  await page.click('text=Sign in with key');
-  await page.waitForURL(/\/console\/agents/);
-  return page;
-}
+const signedIn = (apiKey: string) => consoleBrowser.signedIn(apiKey, { acceptDialogs: true });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const rowTitles = async (page: Page) => page.$$eval('table.records tbody tr td:first-child a', (as) => as.map((a) => (a as unknown as { textContent: string }).textContent.trim()));

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { describe, test } from 'node:test';
 import { ask, openConversation, seedAgent } from '../support/agents';
+import { useConsoleBrowser } from '../support/console-browser';
 import { useTestStack } from '../support/stack';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'console-tests-'));
@@ -12,20 +12,7 @@ const ctx = useTestStack({ label: __filename, temporal: 'dev-server', config: { 
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/console');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-let browser: Browser;
-before(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
-});
-after(async () => browser?.close());
-
-async function signedIn(apiKey: string) {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${ctx.stack.baseUrl}/console/sign-in`);
-  await page.fill('input[name=secret_key]', apiKey);
-  await page.click('text=Sign in with key');
-  await page.waitForURL(/\/console\/agents/);
-  return page;
-}
+const { signedIn } = useConsoleBrowser(() => ctx.stack.baseUrl);
 
 describe('console: an agent\'s tests', () => {
   test('turns inbox conversations into test cases, adds one from YAML, runs them against the draft and shows the results', async () => {

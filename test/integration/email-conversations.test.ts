@@ -9,6 +9,7 @@ import type { Config } from '../../src/config/env';
 import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import { signatureHeader } from '../../src/domain/signature';
 import { seedAgent, type AgentFixture } from '../support/agents';
+import { deliveryStatusReport } from '../support/delivery-status';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
 
@@ -262,40 +263,15 @@ describe('email conversations', () => {
     await eventFor(f, 'email.delivered', (e) => e.data.conversation_id === ok.body.conversation_id);
     // Bounces are accepted at the email's own return path (VERP) only.
     assert.match(returnPathOf(reply.messageId), /^bounces\+[0-9a-f]{24}@converse\.test$/);
-    const dsn = [
-      'From: Mail Delivery System <MAILER-DAEMON@mx.customer.test>',
-      `To: ${returnPathOf(reply.messageId)}`,
-      'Subject: Undelivered Mail Returned to Sender',
-      `Message-ID: <dsn-${uid()}@mx.customer.test>`,
-      'Auto-Submitted: auto-replied',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
-      '',
-      '--RPT',
-      'Content-Type: text/plain; charset=us-ascii',
-      '',
-      'Your message could not be delivered.',
-      '',
-      '--RPT',
-      'Content-Type: message/delivery-status',
-      '',
-      'Reporting-MTA: dns; mx.customer.test',
-      '',
-      `Final-Recipient: rfc822; ${customer}`,
-      'Action: failed',
-      'Status: 5.2.1',
-      'Diagnostic-Code: smtp; 550 5.2.1 Mailbox disabled',
-      '',
-      '--RPT',
-      'Content-Type: text/rfc822-headers',
-      '',
-      `From: ${f.address}`,
-      `To: ${customer}`,
-      `Message-ID: ${reply.messageId}`,
-      '',
-      '--RPT--',
-      '',
-    ].join('\r\n');
+    const dsn = deliveryStatusReport({
+      to: returnPathOf(reply.messageId),
+      recipient: customer,
+      status: '5.2.1',
+      diagnosticCode: 'smtp; 550 5.2.1 Mailbox disabled',
+      explanation: 'Your message could not be delivered.',
+      autoSubmitted: true,
+      original: { messageId: reply.messageId!, from: f.address, to: customer },
+    });
     const posted = await postInbound(dsn);
     assert.equal(posted.body.status, 'bounce', JSON.stringify(posted.body));
     const dsnBounce = await eventFor(f, 'email.bounced', (e) => e.data.conversation_id === ok.body.conversation_id);

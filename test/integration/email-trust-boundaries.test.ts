@@ -8,6 +8,7 @@ import { INBOUND_EMAIL_PATH } from '../../src/channels/email/email.routes';
 import { signatureHeader } from '../../src/domain/signature';
 import { buildTestConfig } from '../support/config';
 import { seedAgent, type AgentFixture } from '../support/agents';
+import { deliveryStatusReport } from '../support/delivery-status';
 import { verifyDkim } from '../support/dkim-verify';
 import { TxtDnsServer } from '../support/dns-server';
 import { signInToConsole } from '../support/console';
@@ -379,32 +380,7 @@ describe('bounces are accepted only at the return path of the email they report 
     const customer = `dan-${uid()}@customer.test`;
     await postInbound(mime({ from: customer, to: f.address, subject: 'Shipping', text: 'How long does standard shipping take?' }));
     const sent = await mailTo(customer);
-    const dsn = (to: string) =>
-      [
-        'From: Mail Delivery System <MAILER-DAEMON@mx.customer.test>',
-        `To: ${to}`,
-        'Subject: Undelivered Mail Returned to Sender',
-        `Message-ID: <dsn-${uid()}@mx.customer.test>`,
-        'MIME-Version: 1.0',
-        'Content-Type: multipart/report; report-type=delivery-status; boundary="RPT"',
-        '',
-        '--RPT',
-        'Content-Type: message/delivery-status',
-        '',
-        'Reporting-MTA: dns; mx.customer.test',
-        '',
-        `Final-Recipient: rfc822; ${customer}`,
-        'Action: failed',
-        'Status: 5.1.1',
-        '',
-        '--RPT',
-        'Content-Type: text/rfc822-headers',
-        '',
-        `Message-ID: ${sent.mail.messageId}`,
-        '',
-        '--RPT--',
-        '',
-      ].join('\r\n');
+    const dsn = (to: string) => deliveryStatusReport({ to, recipient: customer, status: '5.1.1', original: { messageId: sent.mail.messageId! } });
     const emailOf = async () => (await f.call('GET', '/v1/emails?direction=outbound')).body.data[0];
     await pollUntil('delivered', async () => (await emailOf()).status === 'delivered');
 

