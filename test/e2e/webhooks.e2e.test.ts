@@ -23,14 +23,15 @@ after(async () => {
 });
 
 describe('webhooks end to end (Temporal dev server, API, worker, local receiver)', () => {
-  it('delivers a signed test event that Stripe\'s verifier accepts', async () => {
+  it('delivers a signed test event that Stripe\'s verifier accepts', async (t) => {
     const account = await runtime.services.accounts.createAccount({ name: 'e2e' });
     const { secret } = await runtime.services.accounts.createApiKey({ accountId: account.id, mode: 'test' });
     const call = apiClient(baseUrl, secret);
     const receiver = await startReceiver();
+    t.after(() => receiver.close());
 
     const ready = await call('GET', '/readyz');
-    assert.deepEqual(ready.body, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } });
+    assert.deepEqual(ready.body, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' }, warnings: [] });
 
     const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `${receiver.url}/webhooks`, events: ['message.updated'] });
     assert.equal(endpoint.status, 201);
@@ -58,6 +59,5 @@ describe('webhooks end to end (Temporal dev server, API, worker, local receiver)
     }, { intervalMs: 100, timeoutMs: 5000, detail: () => JSON.stringify(deliveries?.body.data[0]) });
     assert.equal(deliveries!.body.data[0].status, 'delivered');
     assert.equal(deliveries!.body.data[0].attempts[0].status_code, 200);
-    await receiver.close();
   });
 });
