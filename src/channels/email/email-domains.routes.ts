@@ -8,13 +8,14 @@ import { EmailDomainSchema } from './email.schemas';
 
 /**
  * A DNS name of two labels or more (letters, digits, inner hyphens; the last label starts with a letter),
- * either case, an optional final dot: stated in the document, so what the schema accepts the service takes.
+ * either case, an optional final dot, at most 200 characters (its records' names must fit DNS's 253): stated
+ * in the document, so what the schema accepts the service takes.
  */
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const DOMAIN_NAME_PATTERN = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?$`);
 
 const CreateEmailDomainBodySchema = z.strictObject({
-  domain: z.string().min(4).max(253).regex(DOMAIN_NAME_PATTERN).describe('a domain you own, such as acme.example: its addresses (and its subdomains\') can send and receive live mail once verified'),
+  domain: z.string().min(3).max(200).regex(DOMAIN_NAME_PATTERN).describe('a domain you own, such as acme.example: its addresses (and its subdomains\') can send and receive live mail once verified'),
 });
 
 /** The domains an account proves it owns, by a DNS TXT record the service checks. */

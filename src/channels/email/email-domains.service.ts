@@ -19,7 +19,11 @@ const generateRsaKeyPair = promisify(generateKeyPair);
 export const MAX_EMAIL_DOMAINS_PER_ACCOUNT = 50;
 
 /** A DNS host name of at least two labels (letters, digits, hyphens; not all-numeric at the top). */
-const DOMAIN_PATTERN = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/**
+ * A domain of at most 200 characters: its records' names (`_converse-verification.` and the DKIM selector's
+ * `cv….` + `._domainkey.` before it) must still fit DNS's 253.
+ */
+const DOMAIN_PATTERN = /^(?=.{3,200}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 
 /** What nodemailer's `dkim` option takes. */
@@ -154,7 +158,8 @@ export class EmailDomainsService {
       return (await this.deps.dns.resolveTxt(name)).map((chunks) => chunks.join(''));
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NOTFOUND' || code === 'NODATA') return [];
+      // EBADNAME: a name DNS cannot hold has no records either.
+      if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NOTFOUND' || code === 'NODATA' || code === 'EBADNAME' || code === 'BADNAME') return [];
       throw new AppError('upstream_unavailable', `The DNS lookup of ${name} failed (${code ?? String(err)}); try again`, { cause: err });
     }
   }
