@@ -225,8 +225,8 @@ describe('redaction at every sink (M4)', () => {
       };
       const { schema, db } = ctx.stack.database;
       const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(db);
-      const knowledge = tables.rows.map((t) => t.table_name).filter((t) => /^knowledge_(files|sources|passages|terms|embeddings)$/.test(t));
-      assert.equal(knowledge.length, 5, 'the knowledge document tables exist');
+      const knowledge = tables.rows.map((t) => t.table_name).filter((t) => /^knowledge_(files|sources|records|passages|terms|embeddings)$/.test(t));
+      assert.equal(knowledge.length, 6, 'the knowledge document tables exist (the business own content, a record per row)');
       for (const { table_name } of tables.rows) {
         if (knowledge.includes(table_name)) continue;
         const { rows } = await sql<{ row: unknown }>`select to_jsonb(t) as row from ${sql.table(table_name)} t`.execute(db);

@@ -52,7 +52,7 @@ export interface LocalPlannerOptions {
  * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
  *    read from the text and context, or ask for a missing required argument, unless the passages answer a
  *    how-to question (or a question we cannot call the tool for) well, or the message asks about the tool's
- *    subject (asksAboutSubjectAnywhere) and a passage reaches the agent's floor. With embeddings the tool is chosen
+ *    subject (asksAboutSubjectAnywhere) without giving the tool's arguments and a passage reaches the agent's floor. With embeddings the tool is chosen
  *    by meaning (ToolRouter: calibrated probability; called at callThreshold, a missing argument asked for
  *    only at askThreshold); without them, or when they fail, by keywords;
  * 4. greetings and thanks get a short courtesy reply;
@@ -212,8 +212,10 @@ class LocalStep {
     // passage that reaches the agent's floor; otherwise an answer at least ANSWER_OVER_TOOL_CONFIDENCE wins over
     // asking for a missing argument and over a tool for a how-to question.
     const answer = this.answer();
-    const aboutSubject = !answering && asksAboutSubjectAnywhere(input.message);
-    if (answer && (aboutSubject || (answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))))) {
+    // A customer who gave every argument the tool needs ("what is the status of my order 12345?") wants the action.
+    const suppliedArguments = extracted.missing.length === 0 && Object.keys(extracted.arguments).length > 0;
+    const aboutSubject = !answering && !suppliedArguments && asksAboutSubjectAnywhere(input.message);
+    if (answer && !suppliedArguments && (aboutSubject || (answer.confidence >= ANSWER_OVER_TOOL_CONFIDENCE && (extracted.missing.length > 0 || isHowTo(input.message))))) {
       return this.reply(answer.content, answer.citations, false, answer.confidence);
     }
     if (extracted.missing.length === 0) {
