@@ -11,6 +11,7 @@ import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
 import { ConversationsService } from '../conversations/conversations.service';
+import { VisitorConversationsService } from '../conversations/visitor-conversations.service';
 import { ConversationEventsNotifier } from '../conversations/conversation-events.notifier';
 import { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { ReplyChannels } from '../conversations/reply-channels';
@@ -136,6 +137,7 @@ export function createServices(deps: ServiceDeps) {
   const runs = new RunsService({ db, workflows, notifier: runNotifier });
   const queues = new QueuesService({ db });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
+  const visitorConversations = new VisitorConversationsService({ db, conversations });
   const conversationEvents = new ConversationEventsNotifier({ db, databaseUrl: config.database.url, log: deps.log });
   const conversationStream = new ConversationStreamService({ db, notifier: conversationEvents });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
@@ -177,7 +179,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -10,6 +10,7 @@ import { scopeOf } from '../domain/principal';
 import { AppError } from '../domain/errors';
 import { assertCustomerPhone, type ConversationsService } from './conversations.service';
 import type { ConversationStreamService } from './conversation-stream.service';
+import type { VisitorConversationsService } from './visitor-conversations.service';
 import type { Principal, VisitorPrincipal } from '../domain/principal';
 
 /**
@@ -63,9 +64,10 @@ const PostMessageQuerySchema = z.strictObject({
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
 
-export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService }>) {
+export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService; visitorConversations: VisitorConversationsService }>) {
   const tag = 'Conversations';
   const svc = services.conversations;
+  const visitors = services.visitorConversations;
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/conversations', summary: 'Create a conversation with a live agent', tag, body: CreateBodySchema, response: ConversationSchema, status: 201, visitor: true,
@@ -76,7 +78,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
       const extra = Object.keys(rest)[0];
       if (extra) throw new AppError('publishable_key_not_allowed', `A publishable key cannot set ${extra}: your server sets it with a secret key (the customer comes from the identity JWT)`, { param: extra });
       if (channel !== undefined && channel !== 'chat') throw new AppError('publishable_key_not_allowed', 'A publishable key opens chat conversations only', { param: 'channel' });
-      return svc.openVisitorConversation({ visitor, agentId: agent_id });
+      return visitors.openVisitorConversation({ visitor, agentId: agent_id });
     }
     assertCustomerPhone(body.customer?.phone);
     return svc.createConversation({ ...scopeOf(principal), ...body });
@@ -86,13 +88,13 @@ export function registerConversationRoutes({ router, registry, services }: Route
     description: "With a publishable key: the visitor's own conversations with the key's agent." },
     ({ query, principal, visitor }) => {
       const { agent_id, status, channel, tag: label, ...page } = query;
-      if (visitor) return svc.listVisitorConversations({ visitor, page, status, agentId: agent_id });
+      if (visitor) return visitors.listVisitorConversations({ visitor, page, status, agentId: agent_id });
       return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
     });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema, visitor: true },
     ({ params, principal, visitor }) => (visitor
-      ? svc.getVisitorConversation({ visitor, conversationId: params.id })
+      ? visitors.getVisitorConversation({ visitor, conversationId: params.id })
       : svc.getConversation({ ...scopeOf(principal), conversationId: params.id })));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations/{id}/close', summary: 'Resolve and close a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
@@ -115,7 +117,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
       throw new AppError('publishable_key_not_allowed', "A publishable key posts the visitor's customer messages only", { param: body.role !== 'customer' ? 'role' : 'trigger_run' });
     }
     const posted = visitor
-      ? await svc.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
+      ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
       : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
@@ -144,7 +146,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
     params: IdParamsSchema, query: ListMessagesQuerySchema, response: listOf(ConversationMessageSchema, 'ConversationMessageList'), visitor: true,
   }, ({ params, query, principal, visitor }) => {
     const { order, ...page } = query;
-    if (visitor) return svc.listVisitorMessages({ visitor, conversationId: params.id, page, order });
+    if (visitor) return visitors.listVisitorMessages({ visitor, conversationId: params.id, page, order });
     return svc.listMessages({ ...scopeOf(principal), conversationId: params.id, page, order });
   });
 }

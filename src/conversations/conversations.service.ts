@@ -2,7 +2,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AgentsService, AgentVersion } from '../agents/agents.service';
 import { redactDeep, redactText } from '../privacy/redaction';
 import type { ReplyChannels } from './reply-channels';
-import { parseRecipient } from '../domain/phone-addresses';
 import type { Config } from '../config/env';
 import type { PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
@@ -25,77 +24,12 @@ import {
   type ConversationMessageObject,
   type ConversationObject,
 } from './conversation.schemas';
-import { scopeOf, type Scope, type VisitorPrincipal } from '../domain/principal';
-import { canVisitorRead } from '../domain/visitor-access';
+import { scopeOf, type Scope } from '../domain/principal';
 import type { QueuesService } from './queues.service';
+import type { CreateConversationInput, CustomerMatch, PostMessageInput } from './conversation-inputs';
 
-export interface CreateConversationInput {
-  accountId: string;
-  livemode: boolean;
-  agent_id: string;
-  channel?: ConversationChannel;
-  customer?: Record<string, string | undefined>;
-  context?: Record<string, unknown>;
-  tags?: string[];
-  metadata?: Record<string, string>;
-  /** A console test chat: runs use a snapshot of the agent's draft, and the conversation stays out of lists. */
-  test?: boolean;
-  /**
-   * An evaluation's test conversation (with `test`): every run uses this agent version (a draft snapshot
-   * or a published one) and the case's channel; its id is derived by the caller, so a repeat finds it.
-   */
-  evaluation?: { conversationId: string; agentVersion: number };
-  /** The website visitor (vis_…) opening it through a publishable key. */
-  visitorId?: string;
-}
+export { assertCustomerPhone, type CreateConversationInput, type CustomerMatch, type PostMessageInput } from './conversation-inputs';
 
-export interface PostMessageInput {
-  accountId: string;
-  livemode: boolean;
-  conversationId: string;
-  role: 'customer' | 'human';
-  content: string;
-  attachments?: string[];
-  trigger_run?: boolean;
-  /** The evaluation runner posting a scripted turn: the only writer of an evaluation's test conversation. */
-  byEvaluation?: boolean;
-  /** The channel the message came in on (a channel adapter's inbound); defaults to the conversation's. */
-  channel?: ConversationChannel;
-  /**
-   * The message's id, derived by a channel adapter from its inbound message (an SMS id), so a redelivered
-   * inbound message posts once: a second post with the same id changes nothing and starts no second run.
-   */
-  messageId?: string;
-  /**
-   * The console test chat of this agent: the conversation must be one of its own test conversations
-   * (anything else, a real customer's conversation included, is not found).
-   */
-  testChatOfAgent?: string;
-  /**
-   * A channel adapter's own record of the message (an inbound email's headers), written in the message's
-   * transaction, so it exists before the run starts (the reply threads under it) and a failure stores
-   * neither.
-   */
-  recordWithMessage?: (tx: Transaction<DB>, message: { conversationId: string; messageId: string }) => Promise<void>;
-}
-
-/** How a channel adapter recognises a returning customer: the same phone, email or customer id. */
-export interface CustomerMatch {
-  phone?: string;
-  email?: string;
-  id?: string;
-}
-
-/**
- * A `customer.phone` given through the API: E.164 (the schema's rule, 400) and valid in its country's
- * numbering plan (422, as for an SMS recipient). Channels that create conversations from what a carrier
- * reported are not held to it (a carrier's address is stored as received).
- */
-export function assertCustomerPhone(phone: string | undefined): void {
-  if (phone === undefined) return;
-  const parsed = parseRecipient(phone);
-  if (!parsed.ok) throw new AppError('parameter_unprocessable', `Invalid customer.phone: ${parsed.reason}`, { param: 'customer.phone' });
-}
 
 /**
  * Conversations and their transcripts, and the only writer of conversation messages. A customer message
@@ -443,62 +377,6 @@ export class ConversationsService {
     return { object: 'list' as const, data: result.data.map((m) => toConversationMessageObject(m, conversation.metadata)), has_more: result.has_more };
   }
 
-  /**
-   * A website visitor opens a chat with the publishable key's agent (another agent's id is not found): the
-   * conversation is theirs (their visitor id) and, with a verified identity JWT, their customer's.
-   */
-  async openVisitorConversation(input: { visitor: VisitorPrincipal; agentId: string }): Promise<ConversationObject> {
-    const { visitor } = input;
-    if (input.agentId !== visitor.agentId) throw notFound('agent', input.agentId, 'agent_id');
-    const conversation = await this.createConversation({
-      ...scopeOf(visitor),
-      agent_id: visitor.agentId,
-      channel: 'chat',
-      customer: visitor.customer,
-      visitorId: visitor.visitorId,
-    });
-    return { ...conversation, visitor_token: visitor.visitorToken };
-  }
-
-  /** The visitor's own conversations with the key's agent, newest first (see canVisitorRead); another `agentId` lists none. */
-  async listVisitorConversations(input: { visitor: VisitorPrincipal; page: PageParams; status?: ConversationStatus; agentId?: string }) {
-    const { visitor } = input;
-    if (input.agentId !== undefined && input.agentId !== visitor.agentId) return { object: 'list' as const, data: [], has_more: false };
-    const result = await this.repo.listVisitorConversations(this.deps.db, scopeOf(visitor), input.page, {
-      agentId: visitor.agentId, visitorId: visitor.visitorId, customerId: visitor.customer?.id, status: input.status,
-    });
-    return { object: 'list' as const, data: result.data.filter((c) => canVisitorRead(visitor, c)).map(toConversationObject), has_more: result.has_more };
-  }
-
-  async getVisitorConversation(input: { visitor: VisitorPrincipal; conversationId: string }): Promise<ConversationObject> {
-    return toConversationObject(await this.getVisitorRow(input.visitor, input.conversationId));
-  }
-
-  async listVisitorMessages(input: { visitor: VisitorPrincipal; conversationId: string; page: PageParams; order?: 'asc' | 'desc' }) {
-    const conversation = await this.getVisitorRow(input.visitor, input.conversationId);
-    return this.listMessages({ ...scopeOf(input.visitor), conversationId: conversation.id, page: input.page, order: input.order });
-  }
-
-  /**
-   * A website visitor's customer message on their own conversation (role customer only; it always starts a
-   * run as the agent's customer turn). A visitor who now carries an identity JWT links the anonymous
-   * conversation they started to that customer (customer.id = the JWT's `sub`), so it follows them.
-   */
-  async postVisitorMessage(input: { visitor: VisitorPrincipal; conversationId: string; content: string; attachments?: string[]; waitMs?: number }) {
-    const { visitor } = input;
-    const row = await this.getVisitorRow(visitor, input.conversationId);
-    if (visitor.customer && row.customer.id === undefined) {
-      await this.repo.setCustomer(this.deps.db, row.id, redactDeep({ ...row.customer, ...visitor.customer }));
-    }
-    return this.postMessage({ ...scopeOf(visitor), conversationId: row.id, role: 'customer', content: input.content, attachments: input.attachments, waitMs: input.waitMs });
-  }
-
-  /** A conversation the visitor may read (canVisitorRead); anything else is not found. */
-  private async getVisitorRow(visitor: VisitorPrincipal, conversationId: string): Promise<ConversationRow> {
-    const row = await this.repo.getConversationById(this.deps.db, scopeOf(visitor), conversationId);
-    if (!row || !canVisitorRead(visitor, row)) throw notFound('conversation', conversationId);
-    return row;
-  }
 
   private async getRow(scope: Scope, conversationId: string): Promise<ConversationRow> {
     const row = await this.repo.getConversationById(this.deps.db, scope, conversationId);

@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { LexicalIndexRepo, type ScopeSource } from './index/lexical-index.repo';
 import { AppError } from '../domain/errors';
-import { DEFAULT_FUSION, POSTINGS_BUDGET, bm25Term, calibrate, dot, fuseScores, idf, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
+import { DEFAULT_FUSION, POSTINGS_BUDGET, dot, fuseScores, lexicalScores, lexicalX, makeSnippet, type FusionModel } from './index/scoring';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { decodeVector, encodeVector, VectorIndexRepo } from './index/vector-index.repo';
 import type { LexicalHit, PassageFilter } from './index/lexical-index.repo';
 import type { Logger } from '../observability/logger';
 import type { AccountsService } from '../accounts/accounts.service';
-import { queryApiSource } from './index/api-source.client';
+import { queryApiSources } from './api-source-retrieval';
 import { matchesAllowed, normalizeFilter, type MetadataFilter } from './metadata-filter';
 import { addSentenceCosines } from './sentence-cosines';
 
@@ -189,7 +189,7 @@ export class KnowledgeRetrievalService {
     const explained: ExplainedCandidate[] | undefined = input.explain ? [] : undefined;
     const [searched, external] = await Promise.all([
       indexed.length ? this.searchIndex(input, indexed, n, topK, passageFilter, explained) : Promise.resolve({ passages: [], mode: this.mode }),
-      apis.length ? this.queryApiSources(input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
+      apis.length ? queryApiSources({ ...this.deps, index: this.index, maxPerSource: TOP_K_MAX }, input, apis, topK, indexed, n, avgLen) : Promise.resolve({ results: [], failures: [] }),
     ]);
     const results = [...searched.passages, ...external.results]
       .filter((r) => r.score > 0 && r.score >= minScore)
@@ -345,78 +345,5 @@ export class KnowledgeRetrievalService {
       origin: 'index',
       metadata: { ...r.metadata, ...sourceMetadata, ...(r.own_metadata ?? {}) },
     };
-  }
-
-  /**
-   * Asks each api source for passages (signed POST `{query, top_k, knowledge_base_id, source_id}`, with
-   * the source's timeout), then scores what they return with the same BM25 against the base's statistics.
-   * A source that fails or times out is skipped and reported.
-   */
-  private async queryApiSources(input: RetrieveInput, apis: ScopeSource[], topK: number, indexed: ScopeSource[], n: number, avgLen: number) {
-    // Each source is signed with its own mode's secret (a base, and so its sources, belongs to one mode).
-    const secrets = new Map<boolean, Promise<string[]>>();
-    const secretOf = (livemode: boolean) => {
-      if (!secrets.has(livemode)) secrets.set(livemode, this.deps.accounts.getSigningSecret({ accountId: input.accountId, livemode }));
-      return secrets.get(livemode)!;
-    };
-    const failures: { sourceId: string; error: string }[] = [];
-    const docs: { source: ScopeSource; title: string; content: string; url: string | null }[] = [];
-    await Promise.all(
-      apis.map(async (source) => {
-        try {
-          const found = await queryApiSource({
-            url: source.url!,
-            secret: await secretOf(source.livemode),
-            knowledgeBaseId: source.knowledge_base_id,
-            sourceId: source.id,
-            query: input.query,
-            topK,
-            timeoutMs: source.timeout_ms ?? this.deps.apiTimeoutMs,
-            allowPrivate: this.deps.allowPrivateNetwork,
-          }, TOP_K_MAX);
-          for (const d of found) docs.push({ source, ...d });
-        } catch (err) {
-          failures.push({ sourceId: source.id, error: (err as Error).message });
-          this.deps.log?.warn({ sourceId: source.id, err: (err as Error).message }, 'Api knowledge source failed');
-        }
-      }),
-    );
-    if (docs.length === 0) return { results: [] as RetrievedPassage[], failures };
-
-    const texts = docs.map((d) => `${d.title} ${d.content}`);
-    const [tokens, weights] = await Promise.all([
-      this.index.tokenizeTexts(this.deps.db, texts),
-      this.index.queryTermStats(this.deps.db, { query: input.query, sources: indexed.map((s) => ({ id: s.id, version: s.active_version ?? 0 })) }),
-    ]);
-    const perDoc = docs.map(() => new Map<string, number>());
-    for (const t of tokens) perDoc[t.i - 1]!.set(t.term, t.tf);
-    const lens = perDoc.map((m) => [...m.values()].reduce((a, b) => a + b, 0));
-    // The api results join the collection for idf and length normalisation.
-    const total = n + docs.length;
-    const avg = n > 0 ? avgLen : Math.max(1, lens.reduce((a, b) => a + b, 0) / docs.length);
-    const w = weights.map((q) => {
-      const df = q.df + perDoc.filter((m) => m.has(q.term)).length;
-      return { term: q.term, weight: q.qtf * idf(total, df) };
-    });
-    const sumIdf = w.reduce((a, x) => a + x.weight, 0);
-    const results: RetrievedPassage[] = docs.map((d, i) => {
-      const bm25 = w.reduce((acc, x) => {
-        const tf = perDoc[i]!.get(x.term);
-        return tf ? acc + bm25Term(x.weight, tf, lens[i]!, avg) : acc;
-      }, 0);
-      return {
-        sourceId: d.source.id,
-        knowledgeBaseId: d.source.knowledge_base_id,
-        title: d.title,
-        heading: null,
-        snippet: makeSnippet(d.content, input.query),
-        content: d.content,
-        url: d.url,
-        score: calibrate(bm25, sumIdf),
-        origin: 'api',
-        metadata: d.source.metadata,
-      };
-    });
-    return { results, failures };
   }
 }

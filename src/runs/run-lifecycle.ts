@@ -220,3 +220,18 @@ export async function expireToolCalls(db: Db, toolCallIds: string[]): Promise<vo
     .where('status', 'in', TOOL_CALL_TRANSITIONS.expire.from as readonly ToolCallStatus[] as ToolCallStatus[])
     .execute();
 }
+
+// What the agent run workflow's steps (RunStepsService) answer, in SPEC's run statuses.
+
+/**
+ * startRun's answer in SPEC's run statuses: `queued` (an earlier run of the conversation has not finished:
+ * wait for it), `in_progress` (go on; `decided`: a guardrail already decided the run's last word, finish
+ * it now), or the status of a run that has already finished.
+ */
+export type StartRunResult = { status: 'queued' } | { status: 'in_progress'; decided?: true } | { status: TerminalRunStatus };
+export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
+/**
+ * `deliver`: the run wrote a reply its channel sends after the run (the workflow then calls deliverReply);
+ * `notice`: it handed off with a notice the channel sends after the run (deliverHandoffNotice).
+ */
+export type FinishRunResult = { status: TerminalRunStatus; deliver: boolean; notice?: boolean };

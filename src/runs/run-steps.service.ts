@@ -2,7 +2,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { AgentsService } from '../agents/agents.service';
 import { redactDeep, redactText } from '../privacy/redaction';
-import { RedactionStream } from '../privacy/redaction-stream';
 import { matchRestrictedTopic } from '../agents/guardrails/restricted-topics';
 import type { HandoffReason, Planner, PlannerDecision } from '../agents/planner/port';
 import { callToolEndpoint } from '../agents/tools/tool-client';
@@ -24,6 +23,9 @@ import {
   moveToolCall,
   type MovedRun,
   type RunStatus,
+  type FinishRunResult,
+  type PlanStepResult,
+  type StartRunResult,
   type TerminalRunStatus,
   type ToolCallStatus,
 } from './run-lifecycle';
@@ -33,25 +35,12 @@ import { linkCitedPassages, retrieveRunPassages } from './run-retrieval';
 import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import { plannedToolCallRows, toPlannerResult } from './run-tool-calls';
 import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
+import { deltas, openReplyStream, settleStreamedReply } from './run-reply-stream';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
 
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
-/** reply.delta events: the reply streamed in pieces of about this many characters, on word boundaries. */
-const DELTA_CHARS = 48;
 
-/**
- * startRun's answer in SPEC's run statuses: `queued` (an earlier run of the conversation has not finished:
- * wait for it), `in_progress` (go on; `decided`: a guardrail already decided the run's last word, finish
- * it now), or the status of a run that has already finished.
- */
-export type StartRunResult = { status: 'queued' } | { status: 'in_progress'; decided?: true } | { status: TerminalRunStatus };
-export type PlanStepResult = { type: 'reply' | 'handoff' } | { type: 'tool_calls'; calls: { id: string; status: ToolCallStatus }[] };
-/**
- * `deliver`: the run wrote a reply its channel sends after the run (the workflow then calls deliverReply);
- * `notice`: it handed off with a notice the channel sends after the run (deliverHandoffNotice).
- */
-export type FinishRunResult = { status: TerminalRunStatus; deliver: boolean; notice?: boolean };
 
 /** The id of a run's handoff notice message (one per run, whatever retries happen). */
 export const handoffNoticeMessageId = (runId: string) => derivedId(IdPrefix.message, runId, 'handoff_notice');
@@ -140,7 +129,7 @@ export class RunStepsService {
     const { run, message, conversation, calls, transcript, config } = await this.load(input.runId, { transcript: TRANSCRIPT_TURNS });
     const retrieval = run.retrieval as StoredRetrievalItem[];
     // Chat replies stream when the planner can (the local one answers at once: finishRun sends its sentences).
-    const stream = run.channel === 'chat' && this.deps.planner.provider !== 'local' ? await this.replyStream(run) : undefined;
+    const stream = run.channel === 'chat' && this.deps.planner.provider !== 'local' ? await openReplyStream(this.deps.conversations, this.deps.db, run) : undefined;
     const decision = await this.deps.planner.plan({
       instructions: config.instructions,
       channel: run.channel,
@@ -170,38 +159,6 @@ export class RunStepsService {
     });
     // A retried turn finds its calls recorded already: they answer with the status they had.
     return { type: 'tool_calls', calls: rows.map((r) => ({ id: r.id, status: calls.find((c) => c.id === r.id)?.status ?? r.status })) };
-  }
-
-  /**
-   * The planner's reply text on its way to the conversation's stream (reply.delta), redacted as it comes
-   * (RedactionStream holds back what could still become a card number or an id). Deltas are written in
-   * order, one statement each, by this activity: they never enter the workflow's history. A retried step
-   * first withdraws what an earlier attempt streamed (reply.retracted, `retried`); a step that ends in
-   * tool calls or a handoff withdraws what it streamed (`tool_calls`, `handoff`).
-   */
-  private async replyStream(run: RunRow) {
-    const port = this.deps.conversations;
-    const { db } = this.deps;
-    const conversationId = run.conversation_id;
-    const retract = (reason: string) => port.appendReplyEvent(db, { conversationId, type: 'reply.retracted', data: { run_id: run.id, reason } });
-    if (await port.streamedReply(db, { conversationId, runId: run.id })) await retract('retried');
-    const redaction = new RedactionStream();
-    let streamed = '';
-    let written: Promise<void> = Promise.resolve();
-    const send = (text: string) => {
-      if (!text) return;
-      streamed += text;
-      written = written.then(() => port.appendReplyEvent(db, { conversationId, type: 'reply.delta', data: { run_id: run.id, text } }));
-    };
-    return {
-      push: (text: string) => send(redaction.push(text)),
-      /** The step's end: the held tail of a reply goes out; streamed text of another outcome is withdrawn. */
-      finish: async (decision: PlannerDecision) => {
-        if (decision.type === 'reply') send(redaction.end());
-        await written;
-        if (decision.type !== 'reply' && streamed) await retract(decision.type);
-      },
-    };
   }
 
   /**
@@ -336,7 +293,7 @@ export class RunStepsService {
         notify: this.notifyTarget,
       });
       if (!row) return undefined;
-      await this.settleStreamedReply(tx, run, reply?.content ?? null, outcome.handoff ? { reason: 'handoff', handoff_reason: outcome.handoff.reason } : { reason: 'no_reply' });
+      await settleStreamedReply(this.deps.conversations, tx, run, reply?.content ?? null, outcome.handoff ? { reason: 'handoff', handoff_reason: outcome.handoff.reason } : { reason: 'no_reply' });
       if (reply !== null) {
         await this.deps.conversations.appendRunReply(tx, { conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments });
       }
@@ -399,36 +356,12 @@ export class RunStepsService {
         notify: this.notifyTarget,
       });
       if (row) {
-        await this.settleStreamedReply(tx, view.run, null, { reason: status });
+        await settleStreamedReply(this.deps.conversations, tx, view.run, null, { reason: status });
         await this.emitRunEvent(tx, row, 'run.completed', view.calls, view.metadata);
       }
       return row;
     });
     if (moved) await this.afterFinish(moved);
-  }
-
-  /**
-   * The conversation stream's last word on the run's reply, in the finishing transaction: the stored reply
-   * equals the deltas joined. Nothing streamed (a planner that answers at once, like the local one): the
-   * reply goes out sentence by sentence. Streamed text the stored reply continues: the rest goes out.
-   * Anything else withdraws what was streamed with the reason (`handoff`: the finishing step handed off,
-   * e.g. low_confidence or restricted_topic; `failed`, `expired`; `edited`: the stored reply differs).
-   */
-  private async settleStreamedReply(tx: Transaction<DB>, run: RunRow, reply: string | null, withoutReply: { reason: string; handoff_reason?: string }) {
-    const port = this.deps.conversations;
-    const conversationId = run.conversation_id;
-    const streamed = await port.streamedReply(tx, { conversationId, runId: run.id });
-    const delta = (text: string) => port.appendReplyEvent(tx, { conversationId, type: 'reply.delta', data: { run_id: run.id, text } });
-    const retract = (why: { reason: string; handoff_reason?: string }) => port.appendReplyEvent(tx, { conversationId, type: 'reply.retracted', data: { run_id: run.id, ...why } });
-    if (reply === null) {
-      if (streamed) await retract(withoutReply);
-      return;
-    }
-    if (!streamed) {
-      for (const sentence of sentences(reply)) await delta(sentence);
-    } else if (reply.startsWith(streamed)) {
-      if (reply.length > streamed.length) await delta(reply.slice(streamed.length));
-    } else await retract({ reason: 'edited' });
   }
 
   /** A finished run wakes its waiters in this process and lets the conversation's next queued run start. */
@@ -437,12 +370,12 @@ export class RunStepsService {
     if (run.next_queued_run_id) await this.deps.workflows.signalIfRunning(agentRunWorkflowId(run.next_queued_run_id), previousRunFinishedSignal);
   }
 
-  /** A reply was written and its channel sends it after the run (sms, email; not chat or voice). */
   /** A run that handed off on a channel that sends after the run (voice speaks its own transfer notice). */
   private hasNoticeToSend(run: RunRow): boolean {
     return run.handoff !== null && run.channel !== 'voice' && this.deps.conversations.sendsAfterRun(run.channel);
   }
 
+  /** A reply was written and its channel sends it after the run (sms, email; not chat or voice). */
   private hasReplyToSend(run: RunRow): boolean {
     return run.reply_message_id !== null && this.deps.conversations.sendsAfterRun(run.channel);
   }
@@ -462,24 +395,5 @@ export class RunStepsService {
   }
 }
 
-/** Splits a reply into word-boundary pieces for reply.delta events (their concatenation is the reply). */
-export function deltas(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + DELTA_CHARS);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start) end = space + 1;
-    }
-    out.push(text.slice(start, end));
-    start = end;
-  }
-  return out;
-}
-
-/** A reply in sentences, each with the space after it (joined, they are the reply): the local planner's deltas. */
-export function sentences(text: string): string[] {
-  const parts = text.match(/[^.!?。！？\n]*(?:[.!?。！？]+|\n+|$)\s*/gu)?.filter(Boolean) ?? [];
-  return parts.join('') === text ? parts : [text];
-}
+export type { FinishRunResult, PlanStepResult, StartRunResult } from './run-lifecycle';
+export { deltas, sentences } from './run-reply-stream';
