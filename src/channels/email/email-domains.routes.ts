@@ -1,21 +1,13 @@
 import { z } from '../../domain/api-schema';
 import type { RouteDeps } from '../../http/route-deps';
-import type { EmailDomainsService } from './email-domains.service';
+import { DOMAIN_NAME_PATTERN, MAX_DOMAIN_LENGTH, type EmailDomainsService } from './email-domains.service';
 import { defineRoute } from '../../http/route';
 import { DeletedSchema, IdParamsSchema, listOf, PageQuerySchema } from '../../http/schemas';
 import { scopeOf } from '../../domain/principal';
 import { EmailDomainSchema } from './email.schemas';
 
-/**
- * A DNS name of two labels or more (letters, digits, inner hyphens; the last label starts with a letter),
- * either case, an optional final dot, at most 200 characters (its records' names must fit DNS's 253): stated
- * in the document, so what the schema accepts the service takes.
- */
-const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const DOMAIN_NAME_PATTERN = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?$`);
-
 const CreateEmailDomainBodySchema = z.strictObject({
-  domain: z.string().min(3).max(200).regex(DOMAIN_NAME_PATTERN).describe('a domain you own, such as acme.example: its addresses (and its subdomains\') can send and receive live mail once verified'),
+  domain: z.string().min(3).max(MAX_DOMAIN_LENGTH).regex(DOMAIN_NAME_PATTERN).describe('a domain you own, such as acme.example: its addresses (and its subdomains\') can send and receive live mail once verified'),
 });
 
 /** The domains an account proves it owns, by a DNS TXT record the service checks. */
