@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -55,7 +55,7 @@ before(async () => {
     ['127.0.0.1:4242', `127.0.0.1:${receiver}`],
   ]);
   env = {
-    ...process.env,
+    ...readerEnvironment(process.env, clone),
     DATABASE_URL: url.toString(),
     TEMPORAL_ADDRESS: '',
     PORT: String(port),
@@ -97,6 +97,21 @@ function stopGroup(child: ChildProcess) {
   }
 }
 
+/**
+ * The environment a reader's second terminal has: this process's, without what would make a shell or curl
+ * behave unlike a reader's (a BASH_ENV or exported shell functions run before every block, a curl config
+ * file, proxies for loopback addresses). A reader's examples talk to 127.0.0.1 directly.
+ */
+function readerEnvironment(parent: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
+  const dropped = /^(BASH_ENV|ENV|BASH_FUNC_.*|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|CURL_HOME|XDG_CONFIG_HOME|(http|https|all|ftp)_proxy|(HTTP|HTTPS|ALL|FTP)_PROXY)$/;
+  const kept = Object.fromEntries(Object.entries(parent).filter(([name]) => !dropped.test(name)));
+  const config = path.join(home, '.reader-config');
+  mkdirSync(config, { recursive: true });
+  // An empty curl config where curl looks first, so a config in HOME is not read either.
+  for (const file of ['.curlrc', 'curlrc']) writeFileSync(path.join(config, file), '');
+  return { ...kept, CURL_HOME: config, XDG_CONFIG_HOME: config, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+}
+
 /** Starts a background block in its own process group; resolves once it has printed a line. */
 async function startBackground(block: ReadmeBlock): Promise<void> {
   const child = spawn('bash', ['-c', localize(block.code)], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -115,9 +130,17 @@ const BLOCK_MARK = '::readme-block::';
 /** An API error object in a response body (`{"error":{"type":…`), printed by curl. */
 const ERROR_OBJECT = /"error"\s*:\s*\{\s*"(type|code|message)"/;
 
-/** Runs a section's blocks in one bash; answers each block's output and the exit code. */
-async function runSection(blocks: ReadmeBlock[]): Promise<{ code: number | null; outputs: string[]; all: string }> {
-  const script = ['set -euo pipefail', ...blocks.map((b) => `printf '\\n${BLOCK_MARK}\\n'\n${localize(b.code)}`)].join('\n');
+/**
+ * Runs a section's blocks in one bash; answers each block's output, the exit code, and the trace of the
+ * commands bash ran (`set -x` to a file of its own, so the outputs stay the reader's), which a failure shows.
+ */
+async function runSection(blocks: ReadmeBlock[]): Promise<{ code: number | null; outputs: string[]; all: string; trace: string }> {
+  const traceFile = path.join(clone, `.trace-${blocks[0]!.line}`);
+  const script = [
+    'set -euo pipefail',
+    `exec 9>'${traceFile}'; BASH_XTRACEFD=9; set -x`,
+    ...blocks.map((b) => `printf '\\n${BLOCK_MARK}\\n'\n${localize(b.code)}`),
+  ].join('\n');
   const child = spawn('bash', ['-c', script], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let all = '';
   child.stdout!.on('data', (b) => (all += b));
@@ -125,7 +148,8 @@ async function runSection(blocks: ReadmeBlock[]): Promise<{ code: number | null;
   const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   clearTimeout(timer);
-  return { code, outputs: all.split(`${BLOCK_MARK}\n`).slice(1), all };
+  const trace = readFileSync(traceFile, 'utf8').split('\n').slice(-30).join('\n');
+  return { code, outputs: all.split(`${BLOCK_MARK}\n`).slice(1), all, trace };
 }
 
 describe('README.md examples', () => {
@@ -144,9 +168,9 @@ describe('README.md examples', () => {
       for (const block of section.blocks.filter((b) => b.mode === 'background')) await startBackground(block);
       const blocks = section.blocks.filter((b) => b.mode === 'run');
       if (blocks.length === 0) return;
-      const { code, outputs, all } = await runSection(blocks);
+      const { code, outputs, all, trace } = await runSection(blocks);
       const failed = blocks[Math.max(0, outputs.length - 1)]!;
-      assert.equal(code, 0, `README.md:${failed.line} exited ${code}:\n${all.slice(-4000)}`);
+      assert.equal(code, 0, `README.md:${failed.line} exited ${code}:\n${all.slice(-4000)}\n-- the last commands bash ran:\n${trace}`);
       blocks.forEach((block, i) => {
         const output = outputs[i] ?? '';
         assert.doesNotMatch(output, ERROR_OBJECT, `README.md:${block.line} printed an error object:\n${output.slice(-4000)}`);
