@@ -27,6 +27,8 @@ export function registerWidgetScriptRoutes(router: Router): void {
     }
     const gzip = /\bgzip\b/i.test(req.header('Accept-Encoding') ?? '');
     if (gzip) res.set('Content-Encoding', 'gzip');
-    res.status(200).end(gzip ? script.gzip : script.body);
+    const bytes = gzip ? script.gzip : script.body;
+    res.set('Content-Length', String(bytes.length));
+    res.status(200).end(bytes);
   });
 }

@@ -13,6 +13,9 @@ import { createDevServerEnv } from '../support/temporal';
 import { nowSeconds, signJwt } from '../support/widget';
 import { shopPage, WidgetHostPage } from '../support/widget-page';
 
+/** The page's globals, in functions Playwright runs in the browser (this project compiles without the DOM library). */
+declare const window: any, document: any, localStorage: any, getComputedStyle: any;
+
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/widget');
 mkdirSync(ARTIFACTS, { recursive: true });
 
