@@ -14,7 +14,7 @@ import { nowSeconds, signJwt } from '../support/widget';
 import { shopPage, WidgetHostPage } from '../support/widget-page';
 
 /** The page's globals, in functions Playwright runs in the browser (this project compiles without the DOM library). */
-declare const window: any, document: any, localStorage: any, getComputedStyle: any;
+declare const window: any, document: any, localStorage: any, sessionStorage: any, getComputedStyle: any;
 
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/widget');
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -275,5 +275,45 @@ describe('the website widget on a shop page of another origin', () => {
     } finally {
       shop.html = () => shopPage({ base, key: pk, agentId: f.agentId });
     }
+  });
+
+  it("applies the agent's widget settings: colour, position, greeting, a proactive message on chosen paths (neither stored), session persistence", async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    await context.route('**/v1/widget_config', (route) => route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'access-control-allow-origin': shop.origin },
+      body: JSON.stringify({
+        object: 'widget_config', agent_id: f.agentId, agent_name: 'Acme', theme_color: '#047857', position: 'bottom-left',
+        greeting: 'Hi! Ask me anything about your order.', proactive: { message: 'Questions about our plans?', delay_seconds: 1, paths: ['/pricing*'] },
+        identity: 'optional', persistence: 'session',
+      }),
+    }));
+    const page = await context.newPage();
+    await page.goto(`${shop.origin}/pricing/team`);
+    const teaser = w(page, '.teaser');
+    await teaser.waitFor();
+    assert.equal(await teaser.textContent(), 'Questions about our plans?');
+    const launcher = w(page, '.launcher');
+    assert.ok((await launcher.boundingBox())!.x < 100, 'bottom-left');
+    assert.equal(await launcher.evaluate((n: any) => getComputedStyle(n).backgroundColor), 'rgb(4, 120, 87)');
+    await teaser.click();
+    assert.equal(await w(page, 'h2').textContent(), 'Chat with Acme');
+    assert.deepEqual((await bubbles(page)).map(([, text]) => text), ['Hi! Ask me anything about your order.', 'Questions about our plans?']);
+
+    nextReply(['Open ', 'Settings ', 'and ', 'choose ', 'Security ', '[1]', '.'], []).release();
+    await ask(page, 'How do I reset my password?');
+    await pollUntil('the reply', async () => (await w(page, '.msg.agent:not(.streaming):not(.greeting):not(.proactive)').count()) === 1);
+    const kept = await page.evaluate((key: string) => [sessionStorage.getItem(`converse:${key}`), localStorage.getItem(`converse:${key}`)], pk);
+    assert.equal(kept[1], null, 'nothing in localStorage');
+    const cnv = JSON.parse(kept[0]!).conversation as string;
+    assert.deepEqual((await transcript(cnv)).map(([role]: string[]) => role), ['customer', 'agent'], 'the greeting and the proactive message are not stored');
+
+    // Another path: no proactive message.
+    const other = await context.newPage();
+    await other.goto(`${shop.origin}/about`);
+    await w(other, '.launcher').waitFor();
+    await other.waitForTimeout(1500);
+    assert.equal(await w(other, '.teaser').isVisible(), false);
+    await context.close();
   });
 });
