@@ -129,6 +129,7 @@ describe('the website widget on a shop page of another origin', () => {
     assert.deepEqual(shown, await transcript(cnv), 'the widget shows the stored transcript, the streamed reply equal to the stored one');
     assert.deepEqual(shown.at(-1), ['agent', 'Standard shipping usually arrives within five business days.']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'open-streamed-answer.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'readme.png'), clip: { x: 860, y: 96, width: 420, height: 700 } });
 
     await page.reload();
     await w(page, '.launcher').click();
@@ -314,6 +315,26 @@ describe('the website widget on a shop page of another origin', () => {
     await w(other, '.launcher').waitFor();
     await other.waitForTimeout(1500);
     assert.equal(await w(other, '.teaser').isVisible(), false);
+    await context.close();
+  });
+
+  it('with identity required, asks the visitor to sign in until the page identifies them', async () => {
+    const secret = await f.call('POST', `/v1/agents/${f.agentId}/identity_secrets`, {});
+    const jwt = signJwt({ alg: 'HS256', typ: 'JWT', kid: secret.body.id }, { sub: 'cus_widget_2', exp: nowSeconds() + 600 }, secret.body.secret);
+    const context = await browser.newContext({ locale: 'en-US' });
+    await context.route('**/v1/widget_config', (route) => route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'access-control-allow-origin': shop.origin },
+      body: JSON.stringify({ object: 'widget_config', agent_id: f.agentId, agent_name: 'Acme', theme_color: '#2563eb', position: 'bottom-right', greeting: null, proactive: null, identity: 'required', persistence: 'local' }),
+    }));
+    const page = await context.newPage();
+    await page.goto(`${shop.origin}/`);
+    await w(page, '.launcher').click();
+    assert.equal(await w(page, 'textarea').isDisabled(), true);
+    assert.equal(await w(page, '.status').textContent(), 'Please sign in to chat with us.');
+    await page.evaluate((token: string) => window.Converse.identify(token), jwt);
+    assert.equal(await w(page, 'textarea').isDisabled(), false);
+    assert.equal(await w(page, '.status').isVisible(), false);
     await context.close();
   });
 });

@@ -111,9 +111,14 @@ function start(base, pk, settings, emit) {
     seen[m.id] = true;
     if (!history && oldest && m.created_at < oldest) return;
     var b;
-    if (m.role === 'customer') {
+    if (m.role === 'customer' && pending.length) {
+      // The visitor's own message, sent from this page: its pending bubble takes the stored text (which
+      // redaction may have changed); the same text first, else the oldest.
       var i = pending.findIndex(function (p) { return p.text === m.content; });
-      if (i >= 0) { b = pending[i].bubble; b.pending(false); pending.splice(i, 1); }
+      b = pending[i < 0 ? 0 : i].bubble;
+      pending.splice(i < 0 ? 0 : i, 1);
+      b.pending(false);
+      b.setText(m.content);
     } else if (m.role === 'agent' && m.run_id && streams[m.run_id]) {
       b = streams[m.run_id];
       delete streams[m.run_id];
@@ -128,7 +133,7 @@ function start(base, pk, settings, emit) {
       if (cites) b.citations(cites);
     }
     if (history) return;
-    view.announce(m.role, m.content);
+    if (m.role !== 'customer') view.announce(m.role, m.content);
     emit('message', { id: m.id, role: m.role, content: m.content, created_at: m.created_at, conversation_id: m.conversation_id });
   }
 
@@ -199,7 +204,12 @@ function start(base, pk, settings, emit) {
       var m = res.body;
       if (m.run && m.run.id) { var list = citationsOf(m.run); if (list.length) keepCitations(m.run.id, list); }
       // The stream normally shows the message first; if not, it is shown now (and deduplicated later).
-      if (!seen[m.id] && pending.indexOf(entry) >= 0) { seen[m.id] = true; b.pending(false); pending.splice(pending.indexOf(entry), 1); }
+      var at = pending.indexOf(entry);
+      if (at >= 0) {
+        pending.splice(at, 1);
+        if (seen[m.id]) b.remove();
+        else { seen[m.id] = true; b.pending(false); b.setText(m.content); }
+      }
     }).catch(function (err) {
       if (window.console) console.warn(err);
       // A dropped connection may have delivered it: the stream shows it if so; otherwise it is withdrawn.
