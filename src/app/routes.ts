@@ -34,6 +34,7 @@ import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 import { registerWidgetRoutes } from '../widget/widget.routes';
+import { registerWidgetScriptRoutes } from '../widget/widget-script.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
@@ -67,13 +68,15 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
 
 /**
  * Endpoints called by machines or people that are not API clients (no API key, not under /v1, not in the
- * OpenAPI document): a customer's phone following a short link or a citation page, mail relays and mail clients. Each
+ * OpenAPI document): a customer's phone following a short link or a citation page, mail relays and mail clients,
+ * a website loading the chat widget's script. Each
  * verifies its own caller where it must (a signature, a signed token). Each channel adds its register
  * function here (voice webhooks are mounted before the per-address limiter, in src/app/create-app.ts).
  */
 export function registerChannelRoutes(router: Router, deps: { services: Services; config: Config }): void {
   registerShortLinkRoutes(router, { shortLinks: deps.services.shortLinks });
   registerCitationPageRoutes(router, { citationPages: deps.services.citationPages });
+  registerWidgetScriptRoutes(router);
   registerEmailRoutes(router, deps);
 }
 
