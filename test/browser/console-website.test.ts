@@ -42,7 +42,6 @@ describe("the console's Website chat page in a browser", () => {
     assert.equal(saved.theme_color, '#0f766e');
     assert.equal(saved.position, 'bottom-left');
     assert.deepEqual(saved.proactive, { message: 'Questions about our plans?', delay_seconds: 10, paths: ['/pricing'] });
-    await page.locator('[data-settings-form]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, 'website-settings.png'), fullPage: true });
 
     await page.locator('button', { hasText: 'Open the live preview' }).click();

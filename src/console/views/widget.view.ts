@@ -78,7 +78,7 @@ function appearanceForm(base: string, s: WidgetSettingsObject, csrf: string, err
     <fieldset><legend><label class="check"><input type="checkbox" name="proactive" value="1" ${p ? 'checked' : ''}> Proactive message</label></legend>
       <label>Message <span class="hint">shown beside the launcher; a chat turn only once the visitor answers</span>
         <input name="proactive_message" maxlength="300" value="${p?.message ?? ''}"></label>
-      <div class="row"><label>After <input type="number" name="proactive_delay_seconds" min="0" max="600" value="${p?.delay_seconds ?? 10}"> seconds</label>
+      <div class="row"><label>Delay, seconds <span class="hint">0 to 600</span> <input type="number" name="proactive_delay_seconds" min="0" max="600" value="${p?.delay_seconds ?? 10}"></label>
       <label>On paths starting with <span class="hint">one per line, e.g. /pricing; empty: every page</span>
         <textarea name="proactive_paths" rows="2" class="mono" spellcheck="false">${(p?.paths ?? []).join('\n')}</textarea></label></div>
     </fieldset>
