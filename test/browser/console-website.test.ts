@@ -23,7 +23,7 @@ describe("the console's Website chat page in a browser", () => {
     const snippet = `<script src="${ctx.stack.config.http.publicBaseUrl}/widget.js" data-key="${key}" async></script>`;
     assert.equal(await page.locator('[data-snippet]').first().textContent(), snippet);
     await page.locator('[data-install] [data-copy]').first().click();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), snippet, 'the Copy button copies the tag as written');
+    assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>), snippet, 'the Copy button copies the tag as written');
     await page.locator('.jwt-examples summary').click();
     assert.match((await page.locator('[data-jwt-example="python"]').textContent()) ?? '', /import base64, hashlib, hmac, json, os, time/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'website-install.png'), fullPage: true });
@@ -52,7 +52,7 @@ describe("the console's Website chat page in a browser", () => {
     // The page's own same-origin GET (no Origin header, Sec-Fetch-Site set by the browser) reads the widget's config.
     const config = await page.evaluate(async (pk) => {
       const res = await fetch('/v1/widget_config', { headers: { authorization: `Bearer ${pk}` } });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as any };
     }, previewKey.key);
     assert.equal(config.status, 200, JSON.stringify(config.body));
     assert.equal(config.body.greeting, 'Hi! Ask me anything about your order.');
