@@ -7,6 +7,7 @@ import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { AccountsService } from '../accounts/accounts.service';
 import { PublishableKeysService } from '../widget/publishable-keys.service';
 import { VisitorIdentityService } from '../widget/visitor-identity.service';
+import { WidgetSettingsService } from '../widget/widget-settings.service';
 import { ConversationRepo } from '../conversations/conversation.repo';
 import { AgentsService } from '../agents/agents.service';
 import { createPlanner } from '../agents/planner/factory';
@@ -101,6 +102,7 @@ export function createServices(deps: ServiceDeps) {
   const agents = new AgentsService({ db, knowledgeBases: knowledge.knowledgeBases, allowPrivateNetwork: config.network.allowPrivate });
   const visitorIdentity = new VisitorIdentityService({ db, agents, serverSecret: config.secrets.server });
   const publishableKeys = new PublishableKeysService({ db, accounts, agents, identity: visitorIdentity, serverSecret: config.secrets.server });
+  const widgetSettings = new WidgetSettingsService({ db });
   const phoneNumbers = new PhoneNumbersService({ db, agents });
   const senders = new SendersService({ db, reserved: [config.verify.from] });
   const messages = new MessagesService({ db, workflows, events, phoneNumbers, senders, config });
@@ -180,7 +182,7 @@ export function createServices(deps: ServiceDeps) {
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
     ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
-    runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
+    runNotifier, accounts, publishableKeys, visitorIdentity, widgetSettings, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }
 

@@ -28,6 +28,8 @@ export const errorPolicy = {
   signature_invalid: { status: 401, type: 'authentication_error', retryable: false },
   /** A website visitor's signed token (X-Visitor-Token) that this service did not sign for this agent and mode. */
   visitor_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
+  /** A visitor token past its expiry (30 days after it was issued or last renewed): the widget starts a new visitor. */
+  visitor_token_expired: { status: 401, type: 'authentication_error', retryable: false },
   /** The agent requires a visitor JWT (X-Visitor-Identity) and none was sent. */
   identity_token_missing: { status: 401, type: 'authentication_error', retryable: false },
   /** A visitor JWT that is malformed, not HS256, names an unknown `kid`, fails its signature, or has bad times. */
@@ -41,6 +43,8 @@ export const errorPolicy = {
   publishable_key_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   /** A publishable key used from an Origin (or without one) that is not on its allowed list. */
   origin_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  /** An operation for website widgets only (GET /v1/widget_config) called with a secret key. */
+  publishable_key_required: { status: 403, type: 'permission_error', retryable: false },
   sender_not_registered: { status: 403, type: 'permission_error', retryable: false },
   // 404
   resource_missing: { status: 404, type: 'not_found_error', retryable: false },

@@ -27,6 +27,15 @@ export function sameScope(owner: Scope | undefined, scope: Scope): boolean {
   return owner !== undefined && owner.accountId === scope.accountId && owner.livemode === scope.livemode;
 }
 
+/** A publishable key (pk_test_… / pk_live_…) authenticated for a request: its account, mode, agent and allowed origins. */
+export interface PublishableKeyGrant {
+  keyId: string;
+  accountId: string;
+  mode: 'test' | 'live';
+  agentId: string;
+  allowedOrigins: string[];
+}
+
 /**
  * A website visitor calling through a publishable key (pk_test_… / pk_live_…): the key's account, mode and
  * agent, the visitor (from the service-signed visitor token, or new), and the customer a valid identity JWT
@@ -40,8 +49,10 @@ export interface VisitorPrincipal {
   agentId: string;
   /** vis_…: the anonymous visitor (stable across that browser's conversations while it keeps its token). */
   visitorId: string;
-  /** The signed token naming `visitorId`, to hand back to the widget. */
+  /** The signed token naming `visitorId`, to hand back to the widget (a new or renewed one when `visitorTokenRenewed`). */
   visitorToken: string;
+  /** The request's token was absent or renewed: the answer carries `visitorToken` in its Visitor-Token header. */
+  visitorTokenRenewed?: boolean;
   /** The signed-in customer, from a verified identity JWT (`sub` → id). */
   customer?: { id: string; email?: string; name?: string; phone?: string };
   /** Aborted when the key is revoked (here or in another process): open streams end at once. */

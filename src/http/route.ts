@@ -2,11 +2,11 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodError } from 'zod';
 import { AppError } from '../domain/errors';
-import type { Principal, VisitorPrincipal } from '../domain/principal';
+import type { Principal, PublishableKeyGrant, VisitorPrincipal } from '../domain/principal';
 import { ErrorResponseSchema } from './schemas';
 import { SSE_EVENT_DOC_SCHEMA } from './sse';
 
-export type { Principal, VisitorPrincipal };
+export type { Principal, PublishableKeyGrant, VisitorPrincipal };
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -14,6 +14,8 @@ declare module 'express-serve-static-core' {
     principal?: Principal;
     /** A website visitor calling through a publishable key (never together with `principal`). */
     visitor?: VisitorPrincipal;
+    /** The publishable key of a website visitor's request (set with `visitor`, or alone on a `visitor: 'key'` route). */
+    publishableKey?: PublishableKeyGrant;
     /** The raw body bytes, kept for idempotency hashing. */
     rawBody?: Buffer;
     /** Route template (`/v1/messages/{id}`) for metrics and idempotency scoping. */
@@ -28,6 +30,8 @@ export interface RouteContext<B, Q, P> {
   principal: Principal;
   /** Set on a `visitor` route called with a publishable key; `principal` is then absent. */
   visitor?: VisitorPrincipal;
+  /** Set on a `visitor: 'key'` route called with a publishable key (no visitor is identified there). */
+  publishableKey?: PublishableKeyGrant;
   req: Request;
   res: Response;
 }
@@ -52,9 +56,11 @@ export interface RouteSpec<B, Q, P, R extends z.ZodType | undefined = undefined,
   /**
    * The route also serves website visitors (a publishable key): the handler gets `visitor` instead of
    * `principal` and must confine them to their own objects (canVisitorRead). Every other route refuses a
-   * publishable key (403), and only these answer CORS (see visitorAccess).
+   * publishable key (403), and only these answer CORS (see visitorAccess). `'key'`: the route serves the
+   * publishable key itself, from an allowed origin, without a visitor (no visitor token or identity JWT is
+   * read: the widget's public config); the handler gets `publishableKey`.
    */
-  visitor?: boolean;
+  visitor?: boolean | 'key';
   /** Documents a `text/event-stream` answer a raw handler may write (SSE), with its status. */
   eventStream?: { status: number; description: string };
   /** Documents a multipart/form-data body that a raw handler reads itself (uploads). */
@@ -114,13 +120,21 @@ export function parseInput<T>(schema: z.ZodType<T>, data: unknown, location: 'bo
 
 const expressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
-/** The visitor routes declared on each router (method and a matcher of the concrete path). */
-const visitorRoutes = new WeakMap<Router, Array<{ method: string; pattern: RegExp }>>();
+/** The visitor routes declared on each router (method, a matcher of the concrete path, and what they serve). */
+const visitorRoutes = new WeakMap<Router, Array<{ method: string; pattern: RegExp; kind: VisitorRouteKind }>>();
 
-/** Whether `method path` is a route this router serves to website visitors (declared with `visitor: true`). */
-export function isVisitorRoute(router: Router, method: string, path: string): boolean {
+/** `visitor`: a website visitor (token, identity); `key`: the publishable key alone (see RouteSpec.visitor). */
+export type VisitorRouteKind = 'visitor' | 'key';
+
+/** What `method path` serves website visitors on this router (declared with `visitor`), or undefined: not theirs. */
+export function visitorRouteKind(router: Router, method: string, path: string): VisitorRouteKind | undefined {
   const m = method.toLowerCase();
-  return (visitorRoutes.get(router) ?? []).some((r) => r.method === m && r.pattern.test(path));
+  return (visitorRoutes.get(router) ?? []).find((r) => r.method === m && r.pattern.test(path))?.kind;
+}
+
+/** Whether `method path` is a route this router serves to website visitors (declared with `visitor`). */
+export function isVisitorRoute(router: Router, method: string, path: string): boolean {
+  return visitorRouteKind(router, method, path) !== undefined;
 }
 
 /**
@@ -178,14 +192,14 @@ export function defineRoute<
   registry.registerPath(doc);
   if (spec.visitor) {
     const pattern = new RegExp(`^${spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`);
-    visitorRoutes.set(router, [...(visitorRoutes.get(router) ?? []), { method: spec.method, pattern }]);
+    visitorRoutes.set(router, [...(visitorRoutes.get(router) ?? []), { method: spec.method, pattern, kind: spec.visitor === 'key' ? 'key' : 'visitor' }]);
   }
 
   router[spec.method](expressPath(spec.path), async (req: Request, res: Response, next: NextFunction) => {
     try {
       req.routeTemplate = spec.path;
-      if (req.visitor && !spec.visitor) throw publishableKeyNotAllowed();
-      if (!spec.public && !req.principal && !req.visitor) throw new AppError('api_key_missing', 'No API key provided');
+      if ((req.visitor || req.publishableKey) && !spec.visitor) throw publishableKeyNotAllowed();
+      if (!spec.public && !req.principal && !req.visitor && !req.publishableKey) throw new AppError('api_key_missing', 'No API key provided');
       const params = spec.params ? parseInput(spec.params, req.params, 'path') : (undefined as P);
       const query = spec.query ? parseInput(spec.query, req.query, 'query') : (undefined as Q);
       const body = spec.body ? parseInput(spec.body, req.body, 'body') : (undefined as B);
@@ -193,7 +207,7 @@ export function defineRoute<
         const key = Object.keys(req.body)[0]!;
         throw new AppError('parameter_unknown', `Received unknown parameter: ${key}`, { param: key });
       }
-      const result = await handler({ body, query, params, principal: req.principal!, visitor: req.visitor, req, res });
+      const result = await handler({ body, query, params, principal: req.principal!, visitor: req.visitor, publishableKey: req.publishableKey, req, res });
       if (!spec.raw) res.status(status).json(result);
     } catch (err) {
       next(err);

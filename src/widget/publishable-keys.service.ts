@@ -5,7 +5,7 @@ import type { AgentsService } from '../agents/agents.service';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
-import { scopeOf, type Scope, type VisitorPrincipal } from '../domain/principal';
+import { scopeOf, type PublishableKeyGrant, type Scope, type VisitorPrincipal } from '../domain/principal';
 import { validateAllowedOrigins } from './allowed-origins';
 import type { VisitorIdentityService } from './visitor-identity.service';
 import { VisitorTokens } from './visitor-tokens';
@@ -19,13 +19,7 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const MAX_KEYS_PER_AGENT = 20;
 
 /** What authentication learns of a publishable key: its owner, agent and allowed origins. */
-export interface PublishableKeyGrant {
-  keyId: string;
-  accountId: string;
-  mode: 'test' | 'live';
-  agentId: string;
-  allowedOrigins: string[];
-}
+export type { PublishableKeyGrant };
 
 /**
  * Publishable keys (pk_test_…, pk_live_…): each opens chat conversations with one agent for website
@@ -121,13 +115,19 @@ export class PublishableKeysService {
    */
   async identifyVisitor(input: { grant: PublishableKeyGrant; visitorToken?: string; identityToken?: string; revoked: AbortSignal }): Promise<VisitorPrincipal> {
     const { grant } = input;
-    let visitor: { visitorId: string; token: string };
+    let visitor: { visitorId: string; token: string; renewed?: boolean };
     if (input.visitorToken !== undefined) {
-      const visitorId = this.tokens.verify({ mode: grant.mode, agentId: grant.agentId, token: input.visitorToken });
-      if (!visitorId) throw new AppError('visitor_token_invalid', 'Invalid X-Visitor-Token: it was not issued for this agent and mode (drop it to start as a new visitor)');
-      visitor = { visitorId, token: input.visitorToken };
+      const checked = this.tokens.verify({ mode: grant.mode, agentId: grant.agentId, token: input.visitorToken });
+      if (!checked.ok && checked.reason === 'expired') {
+        throw new AppError('visitor_token_expired', `The X-Visitor-Token expired at ${new Date(checked.expiresAt * 1000).toISOString()} (30 days after it was last renewed): drop it to start as a new visitor`);
+      }
+      if (!checked.ok) throw new AppError('visitor_token_invalid', 'Invalid X-Visitor-Token: it was not issued for this agent and mode (drop it to start as a new visitor)');
+      // Sliding expiry: a token used more than a day after it was issued comes back renewed (Visitor-Token header).
+      visitor = this.tokens.shouldRenew(checked.expiresAt)
+        ? { visitorId: checked.visitorId, token: this.tokens.tokenFor({ mode: grant.mode, agentId: grant.agentId, visitorId: checked.visitorId }), renewed: true }
+        : { visitorId: checked.visitorId, token: input.visitorToken };
     } else {
-      visitor = this.tokens.issue({ mode: grant.mode, agentId: grant.agentId });
+      visitor = { ...this.tokens.issue({ mode: grant.mode, agentId: grant.agentId }), renewed: true };
     }
     const customer = await this.deps.identity.identify({ agentId: grant.agentId, jwt: input.identityToken });
     return {
@@ -137,6 +137,7 @@ export class PublishableKeysService {
       agentId: grant.agentId,
       visitorId: visitor.visitorId,
       visitorToken: visitor.token,
+      visitorTokenRenewed: visitor.renewed === true,
       customer: customer ? (Object.fromEntries(Object.entries(customer).filter(([, v]) => v !== undefined)) as VisitorPrincipal['customer']) : undefined,
       revoked: input.revoked,
     };

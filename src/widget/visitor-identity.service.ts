@@ -8,14 +8,15 @@ import { scopeOf, type Scope } from '../domain/principal';
 import { deriveKey, openText, sealText } from '../domain/secret-box';
 import { verifyIdentityJwt, type VisitorIdentity } from './identity-jwt';
 import { WidgetRepo } from './widget.repo';
-import { toIdentitySecretObject, type IdentitySecretObject, type WidgetSettingsObject } from './widget.schemas';
+import { toIdentitySecretObject, type IdentitySecretObject } from './widget.schemas';
 
 /** Most identity secrets an agent holds at once (a current one and a few being rotated out). */
 const MAX_IDENTITY_SECRETS_PER_AGENT = 5;
 
 /**
  * Who a website visitor is: the agent's identity secrets (HS256, shown once, sealed at rest, rotated with
- * an overlap), its requirement (`identity: optional|required`), and the verification of a visitor JWT.
+ * an overlap) and the verification of a visitor JWT against the agent's requirement (`identity`, set with
+ * the other widget settings in WidgetSettingsService).
  */
 export class VisitorIdentityService {
   private readonly repo = new WidgetRepo();
@@ -66,18 +67,6 @@ export class VisitorIdentityService {
     const row = await this.repo.deleteIdentitySecret(this.deps.db, scopeOf(input), input.agentId, input.secretId);
     if (!row) throw notFound('identity secret', input.secretId, 'secret_id');
     return { id: row.id, object: 'identity_secret', deleted: true as const };
-  }
-
-  async getWidgetSettings(input: Scope & { agentId: string }): Promise<WidgetSettingsObject> {
-    const row = await this.repo.getAgentWidgetSettings(this.deps.db, scopeOf(input), input.agentId);
-    if (!row) throw notFound('agent', input.agentId);
-    return { object: 'widget_settings', agent_id: row.id, identity: row.visitor_identity };
-  }
-
-  async updateWidgetSettings(input: Scope & { agentId: string; identity: 'optional' | 'required' }): Promise<WidgetSettingsObject> {
-    const row = await this.repo.setAgentIdentityRequirement(this.deps.db, scopeOf(input), input.agentId, input.identity);
-    if (!row) throw notFound('agent', input.agentId);
-    return { object: 'widget_settings', agent_id: row.id, identity: row.visitor_identity };
   }
 
   /**

@@ -56,12 +56,25 @@ export class WidgetRepo {
     return row?.visitor_identity;
   }
 
-  async getAgentWidgetSettings(db: Db, scope: Scope, agentId: string) {
-    return db.selectFrom('agents').select(['id', 'visitor_identity']).where(inScope(scope)).where('id', '=', agentId).executeTakeFirst();
+  /** The agent's widget settings; `forUpdate` locks the row for a read-merge-write in a transaction. */
+  async getAgentWidgetSettings(db: Db, scope: Scope, agentId: string, opts: { forUpdate?: boolean } = {}) {
+    const q = db.selectFrom('agents').select(['id', 'name', 'visitor_identity', 'widget_appearance']).where(inScope(scope)).where('id', '=', agentId);
+    return (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst();
   }
 
-  async setAgentIdentityRequirement(db: Db, scope: Scope, agentId: string, value: 'optional' | 'required') {
-    return db.updateTable('agents').set({ visitor_identity: value }).where(inScope(scope)).where('id', '=', agentId).returning(['id', 'visitor_identity']).executeTakeFirst();
+  /** The widget settings of the agent a publishable key serves (the key's grant already names account and mode). */
+  async getAgentWidgetConfig(db: Db, agentId: string) {
+    return db.selectFrom('agents').select(['id', 'name', 'visitor_identity', 'widget_appearance']).where('id', '=', agentId).executeTakeFirst();
+  }
+
+  async setAgentWidgetSettings(db: Db, scope: Scope, agentId: string, value: { visitor_identity: 'optional' | 'required'; widget_appearance: Record<string, unknown> }) {
+    return db
+      .updateTable('agents')
+      .set({ visitor_identity: value.visitor_identity, widget_appearance: JSON.stringify(value.widget_appearance) })
+      .where(inScope(scope))
+      .where('id', '=', agentId)
+      .returning(['id', 'name', 'visitor_identity', 'widget_appearance'])
+      .executeTakeFirst();
   }
 
   async insertIdentitySecret(db: Db, row: Insertable<DB['agent_identity_secrets']>) {

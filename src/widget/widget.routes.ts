@@ -6,13 +6,20 @@ import { DeletedSchema, IdParamsSchema, listOf } from '../http/schemas';
 import { MAX_ALLOWED_ORIGINS } from './allowed-origins';
 import type { PublishableKeysService } from './publishable-keys.service';
 import type { VisitorIdentityService } from './visitor-identity.service';
-import { IdentitySecretSchema, PublishableKeySchema, WidgetSettingsSchema } from './widget.schemas';
+import { AppError } from '../domain/errors';
+import { AppearanceUpdateSchema } from './widget-appearance';
+import type { WidgetSettingsService } from './widget-settings.service';
+import { IdentitySecretSchema, PublishableKeySchema, WidgetConfigSchema, WidgetSettingsSchema } from './widget.schemas';
 
 const AllowedOriginsSchema = z
   .array(z.string().min(1).max(255))
   .min(1)
   .max(MAX_ALLOWED_ORIGINS)
   .describe(`exact origins (scheme://host[:port], no path or wildcard), at most ${MAX_ALLOWED_ORIGINS}; https for a live key except loopback`);
+
+const WidgetSettingsBodySchema = AppearanceUpdateSchema.extend({
+  identity: z.enum(['optional', 'required']).describe('required: a visitor without a valid identity JWT is refused (401)').optional(),
+});
 
 const CreateKeyBodySchema = z.strictObject({
   agent_id: z.string().min(1).max(255),
@@ -22,12 +29,14 @@ const CreateKeyBodySchema = z.strictObject({
 
 /**
  * The website widget's credentials, managed with a secret key: publishable keys (one agent, its allowed
- * origins) and the agent's visitor identity (identity secrets, `identity: optional|required`).
+ * origins), the agent's visitor identity (identity secrets, `identity: optional|required`) and widget
+ * settings; and the one route the widget reads with its publishable key alone, its public config.
  */
-export function registerWidgetRoutes({ router, registry, services }: RouteDeps<{ publishableKeys: PublishableKeysService; visitorIdentity: VisitorIdentityService }>) {
+export function registerWidgetRoutes({ router, registry, services }: RouteDeps<{ publishableKeys: PublishableKeysService; visitorIdentity: VisitorIdentityService; widgetSettings: WidgetSettingsService }>) {
   const tag = 'Website widget';
   const keys = services.publishableKeys;
   const identity = services.visitorIdentity;
+  const settings = services.widgetSettings;
 
   defineRoute(router, registry, {
     method: 'post', path: '/v1/publishable_keys', summary: 'Create a publishable key for one agent and its allowed origins', tag,
@@ -72,10 +81,19 @@ export function registerWidgetRoutes({ router, registry, services }: RouteDeps<{
   }, ({ params, principal }) => identity.deleteIdentitySecret({ ...scopeOf(principal), agentId: params.id, secretId: params.secret_id }));
 
   defineRoute(router, registry, { method: 'get', path: '/v1/agents/{id}/widget_settings', summary: "Retrieve the agent's website widget settings", tag, params: IdParamsSchema, response: WidgetSettingsSchema },
-    ({ params, principal }) => identity.getWidgetSettings({ ...scopeOf(principal), agentId: params.id }));
+    ({ params, principal }) => settings.getWidgetSettings({ ...scopeOf(principal), agentId: params.id }));
 
   defineRoute(router, registry, {
-    method: 'post', path: '/v1/agents/{id}/widget_settings', summary: "Update the agent's website widget settings", tag,
-    params: IdParamsSchema, body: z.strictObject({ identity: z.enum(['optional', 'required']) }), response: WidgetSettingsSchema,
-  }, ({ params, body, principal }) => identity.updateWidgetSettings({ ...scopeOf(principal), agentId: params.id, identity: body.identity }));
+    method: 'post', path: '/v1/agents/{id}/widget_settings', summary: "Update the agent's website widget settings (the fields given; the others keep their values)", tag,
+    params: IdParamsSchema, body: WidgetSettingsBodySchema, response: WidgetSettingsSchema,
+  }, ({ params, body, principal }) => settings.updateWidgetSettings({ ...scopeOf(principal), agentId: params.id, ...body }));
+
+  defineRoute(router, registry, {
+    method: 'get', path: '/v1/widget_config', summary: "The website widget's public config: its agent, appearance and identity requirement (publishable key only)", tag,
+    response: WidgetConfigSchema, visitor: 'key',
+    description: 'Called by the widget with its publishable key (`Authorization: Bearer pk_…`) from one of the key\'s allowed origins; no visitor token is needed or read. A secret key is refused (403 publishable_key_required): read the settings with GET /v1/agents/{id}/widget_settings.',
+  }, ({ publishableKey }) => {
+    if (!publishableKey) throw new AppError('publishable_key_required', "The widget's config is read with its publishable key (pk_…): with a secret key, use GET /v1/agents/{id}/widget_settings");
+    return settings.widgetConfig({ agentId: publishableKey.agentId });
+  });
 }

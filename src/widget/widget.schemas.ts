@@ -1,4 +1,5 @@
 import { z } from '../domain/api-schema';
+import { VISITOR_TOKEN_PERSISTENCE, WIDGET_POSITIONS } from './widget-appearance';
 import type { IdentitySecretRow, PublishableKeyRow } from './widget.repo';
 
 export const PublishableKeySchema = z
@@ -31,14 +32,29 @@ export const IdentitySecretSchema = z
   .openapi('IdentitySecret');
 export type IdentitySecretObject = z.infer<typeof IdentitySecretSchema>;
 
+const ProactiveOutSchema = z
+  .object({ message: z.string(), delay_seconds: z.number().int(), paths: z.array(z.string()).describe('path prefixes; empty: every page') })
+  .openapi('WidgetProactiveMessage');
+
+/** The appearance fields the settings and the public config share. */
+const appearanceFields = {
+  theme_color: z.string().describe("'#RRGGBB' (lower-case)"),
+  position: z.enum(WIDGET_POSITIONS),
+  greeting: z.string().nullable(),
+  proactive: ProactiveOutSchema.nullable().describe('shown after delay_seconds on pages whose path starts with one of paths; not a chat turn until the visitor answers'),
+  persistence: z.enum(VISITOR_TOKEN_PERSISTENCE).describe('where the widget keeps the visitor token: localStorage, sessionStorage or memory'),
+};
+const identityField = z.enum(['optional', 'required']).describe('required: a visitor without a valid identity JWT is refused (401)');
+
 export const WidgetSettingsSchema = z
-  .object({
-    object: z.literal('widget_settings'),
-    agent_id: z.string(),
-    identity: z.enum(['optional', 'required']).describe('required: a visitor without a valid identity JWT is refused (401)'),
-  })
+  .object({ object: z.literal('widget_settings'), agent_id: z.string(), identity: identityField, ...appearanceFields })
   .openapi('WidgetSettings');
 export type WidgetSettingsObject = z.infer<typeof WidgetSettingsSchema>;
+
+export const WidgetConfigSchema = z
+  .object({ object: z.literal('widget_config'), agent_id: z.string(), agent_name: z.string(), ...appearanceFields, identity: identityField })
+  .openapi('WidgetConfig');
+export type WidgetConfigObject = z.infer<typeof WidgetConfigSchema>;
 
 export const toPublishableKeyObject = (r: PublishableKeyRow): PublishableKeyObject => ({
   id: r.id,

@@ -297,6 +297,7 @@ describe('publishable keys: every other operation refuses them', () => {
       'post /v1/conversations/{id}/messages',
       'get /v1/conversations/{id}/messages',
       'get /v1/conversations/{id}/events',
+      'get /v1/widget_config',
     ]);
     let walked = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {

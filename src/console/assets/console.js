@@ -38,7 +38,7 @@
     } else if (t.matches('[data-use-suggested]')) {
       var r = document.querySelector('[data-reply]'); r.value = document.querySelector('[data-suggested]').textContent; r.focus();
     } else if (t.matches('[data-copy]')) {
-      navigator.clipboard && navigator.clipboard.writeText(t.parentNode.querySelector('[data-secret]').textContent); t.textContent = 'Copied';
+      navigator.clipboard && navigator.clipboard.writeText(t.parentNode.querySelector('[data-secret],[data-copy-source]').textContent); t.textContent = 'Copied';
     }
   });
 

@@ -17,6 +17,8 @@ export interface AgentTable {
   live_version: number | null;
   /** Whether a website visitor must carry a JWT signed with one of the agent's identity secrets (src/widget). */
   visitor_identity: ColumnType<'optional' | 'required', 'optional' | 'required' | undefined, 'optional' | 'required'>;
+  /** The website widget's appearance (theme, position, greeting, proactive message, persistence); `{}` until set (src/widget). */
+  widget_appearance: ColumnType<Record<string, unknown>, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

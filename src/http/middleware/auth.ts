@@ -16,8 +16,8 @@ export interface ApiKeyAuthenticator {
 export function authenticate(accounts: ApiKeyAuthenticator, opts: { chargeFailure?: (req: Request) => AppError | undefined } = {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization;
-    // A publishable key's request was authenticated by visitorAccess (req.visitor).
-    if (!header || req.visitor) return next();
+    // A publishable key's request was authenticated by visitorAccess (req.visitor, or req.publishableKey alone).
+    if (!header || req.visitor || req.publishableKey) return next();
     try {
       const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
       if (!match) throw new AppError('api_key_invalid', 'Malformed Authorization header: expected "Bearer <API key>"');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema';
 import type { Logger } from '../../observability/logger';
@@ -42,20 +42,21 @@ export function responseStoreOf(res: Response): StoreResponseWithEffect | undefi
  * first response (Idempotent-Replayed: true); a different request with the key is 422
  * idempotency_key_reused; a request while the first is still running is 409 idempotency_key_in_use.
  * 5xx and 429 answers are not stored, so the caller's retry runs again; neither is an answer that could
- * not be stored, nor a request that ended without one. Multipart bodies are hashed by content.
+ * not be stored, nor a request that ended without one. Multipart bodies are hashed by content. Secret keys
+ * and website visitors alike (see ownerOf).
  */
 export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartBytes: number }): RequestHandler {
   const repo = new IdempotencyKeyRepo();
   return async (req, res, next) => {
     const header = req.header('Idempotency-Key');
-    if (req.method !== 'POST' || !header || !req.principal) return next();
-    // Keys are per account and mode (as in Stripe): a test request never replays a live response.
-    const key = `${req.principal.mode}:${header}`;
+    const owner = ownerOf(req);
+    if (req.method !== 'POST' || !header || !owner) return next();
+    const key = `${owner.prefix}:${header}`;
     try {
       if (header.length > 255) {
         throw new AppError('parameter_invalid', 'Idempotency-Key must be at most 255 characters', { param: 'Idempotency-Key' });
       }
-      const accountId = req.principal.accountId;
+      const accountId = owner.accountId;
       // A multipart upload is hashed by its content (read here, handed on to the route's parser).
       if (req.rawBody === undefined && req.is('multipart/form-data')) req.rawBody = await bufferMultipart(req, opts.maxMultipartBytes);
       const requestHash = createHash('sha256')
@@ -140,6 +141,17 @@ export function idempotency(db: Kysely<DB>, log: Logger, opts: { maxMultipartByt
       next(err);
     }
   };
+}
+
+/**
+ * Whose key space an Idempotency-Key lives in. A secret key's: its account and mode (as in Stripe: a test
+ * request never replays a live response). A website visitor's: their account and mode, narrowed to the
+ * publishable key and the visitor, so one visitor's key never replays another visitor's answer.
+ */
+function ownerOf(req: Request): { accountId: string; prefix: string } | undefined {
+  if (req.principal) return { accountId: req.principal.accountId, prefix: req.principal.mode };
+  if (req.visitor) return { accountId: req.visitor.accountId, prefix: `${req.visitor.mode}:visitor:${req.visitor.keyId}:${req.visitor.visitorId}` };
+  return undefined;
 }
 
 /**

@@ -74,7 +74,7 @@ export function jsonBody(opts: { limitBytes: number; largeLimitBytes: number; la
   const large = express.json({ limit: opts.largeLimitBytes, verify });
   const patterns = opts.largeRoutes.map(pathPattern);
   return (req, res, next) => {
-    if (!req.principal && !req.visitor) return next();
+    if (!req.principal && !req.visitor && !req.publishableKey) return next();
     const parser = patterns.some((p) => p.test(req.path)) ? large : small;
     parser(req, res, (err?: unknown) => {
       if (err) return next(err);
