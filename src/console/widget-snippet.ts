@@ -1,3 +1,4 @@
+import { widgetScript } from '../widget/widget-script';
 /**
  * The one tag a business pastes into its site, and the server-side JWT examples shown beside it.
  * `widgetScriptIntegrity` is the one place the snippet learns the served /widget.js's integrity: point it
@@ -5,7 +6,7 @@
  * sha384) where that module exists; until then the snippet goes without `integrity`.
  */
 export function widgetScriptIntegrity(): string | undefined {
-  return undefined;
+  return widgetScript().integrity;
 }
 
 /** `<script src="{base}/widget.js" data-key="pk_…" async></script>`, with `integrity` when the script's hash is known. */
