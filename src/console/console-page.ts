@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
+import type { Actor } from '../domain/roles';
 import type { Logger } from '../observability/logger';
 import type { ConsoleSession } from './console-sessions.service';
 import type { Html } from '../platform/html';
@@ -42,7 +43,7 @@ export function sendPage(res: Response, input: { title: string; active?: NavSect
   res
     .status(input.status ?? 200)
     .type('html')
-    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
+    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken, role: session.role, displayName: session.displayName } }));
 }
 
 /** An async handler whose errors reach the console's error page. */
@@ -53,5 +54,16 @@ export const page = (fn: (req: Request, res: Response) => Promise<unknown>): Req
 /** The signed-in session as the principal services take for writes (the key id is `console`). */
 export const principalOf = (res: Response): Principal => {
   const { session } = sessionOf(res);
-  return { accountId: session.accountId, keyId: 'console', mode: session.mode };
+  return { accountId: session.accountId, keyId: 'console', mode: session.mode, role: session.role };
+};
+
+/**
+ * Who the signed-in session acts as, for what a person does (a human reply, an approval): the teammate
+ * with their display name, or the key a key sign-in used ("Support team").
+ */
+export const actorOf = (res: Response): Actor => {
+  const { session } = sessionOf(res);
+  return session.userId !== null
+    ? { type: 'teammate', id: session.userId, name: session.displayName }
+    : { type: 'api_key', id: session.keyId ?? 'console', name: 'Support team' };
 };

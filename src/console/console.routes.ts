@@ -10,6 +10,7 @@ import type { AgentsService } from '../agents/agents.service';
 import { errorPage, notFoundPage } from './views/error.view';
 import { signInPage } from './views/sign-in.view';
 import { scopeOf } from '../domain/principal';
+import { requireConsoleRole } from './console-roles';
 
 export const SESSION_COOKIE = 'converse_console';
 
@@ -125,6 +126,8 @@ export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps:
   })().then(() => {
     if (!res.headersSent) next();
   }, next));
+  // Every route below: the session's role against the one table (console-roles.ts).
+  router.use(requireConsoleRole);
 
   router.post('/sign-out', page(async (req, res) => {
     const token = readCookie(req, SESSION_COOKIE);
