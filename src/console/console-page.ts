@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
+import { AppError } from '../domain/errors';
 import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
 import type { Actor } from '../domain/roles';
@@ -67,3 +68,34 @@ export const actorOf = (res: Response): Actor => {
     ? { type: 'teammate', id: session.userId, name: session.displayName }
     : { type: 'api_key', id: session.keyId ?? 'console', name: 'Support team' };
 };
+
+/** The console session's cookie. */
+export const SESSION_COOKIE = 'converse_console';
+
+export function setSessionCookie(req: Request, res: Response, token: string, expires: Date) {
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/console', expires });
+}
+
+/** The host an Origin header names, or undefined when it is `null`, malformed or not http(s). */
+function originHost(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a browser request sent from another site: an Origin naming another host (or a malformed one),
+ * or `Sec-Fetch-Site: cross-site`. `null` origins are refused unless `allowNull` (a form behind the
+ * session's CSRF token). A request with neither header (curl, a script) passes.
+ */
+export function refuseCrossSite(req: Request, opts: { allowNull: boolean }) {
+  const origin = req.header('origin');
+  const refused = () => new AppError('permission_denied', 'Cross-site request refused');
+  if (req.header('sec-fetch-site') === 'cross-site') throw refused();
+  if (origin === undefined || (origin === 'null' && opts.allowNull)) return;
+  if (originHost(origin) !== req.headers.host) throw refused();
+}
+

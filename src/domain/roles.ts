@@ -28,7 +28,8 @@ export const roleInsufficient = (what: string, needed: Role, has: Role) =>
  * display name) or an API key (id `key_…`; a console signed in with a key writes as it, named "Support team").
  */
 export interface Actor {
-  type: 'teammate' | 'api_key';
+  /** evaluation: an evaluation's scripted approval (its test case says approve or reject). */
+  type: 'teammate' | 'api_key' | 'evaluation';
   id: string;
   name: string | null;
 }

@@ -35,7 +35,7 @@ const dated = <T extends Record<string, unknown>>(row: T, keys: string[]): T => 
   for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
   return out as T;
 };
-const toolCallsOf = (json: unknown): ToolCallRow[] => ((json ?? []) as ToolCallRow[]).map((c) => dated(c, ['expires_at', 'created_at', 'updated_at']));
+const toolCallsOf = (json: unknown): ToolCallRow[] => ((json ?? []) as ToolCallRow[]).map((c) => dated(c, ['expires_at', 'decided_at', 'created_at', 'updated_at']));
 const TOOL_CALLS_OF_RUN = sql<unknown>`coalesce((select jsonb_agg(t order by t.seq) from run_tool_calls t where t.run_id = r.id), '[]'::jsonb)`;
 
 /** The runs columns stored as jsonb (an Insertable carries them as JSON text). */

@@ -4,6 +4,7 @@ import type { RunObject } from '../../runs/run.schemas';
 import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
+import { approvalPanels } from './approval.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 /** A console test chat: nothing of it reaches a customer. */
@@ -66,6 +67,7 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
       ${h ? html`<section class="handoff-box"><h2>Handed off to ${h.queue}</h2><p><span class="muted">Why:</span> ${h.reason.replace(/_/g, ' ')}</p>
         <p><span class="muted">Summary:</span> ${h.summary}</p><p><span class="muted">Suggested reply:</span> <span data-suggested>${h.suggested_reply}</span>
         <button type="button" class="link" data-use-suggested>use it</button></p></section>` : ''}
+      ${approvalPanels({ runs, agent, csrf })}
       <ol class="transcript">${messages.map((m) => {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
