@@ -22,6 +22,9 @@ export interface ConversationListFilter {
 export type ConversationToPost = ConversationRow & { agent_live_version: number | null };
 const AGENT_LIVE_VERSION = sql<number | null>`(select a.live_version from agents a where a.id = conversations.agent_id)`.as('agent_live_version');
 
+/** A run of the conversation waits for a tool approval. */
+const AWAITING_APPROVAL = sql<boolean>`exists (select 1 from runs r where r.conversation_id = conversations.id and r.status = 'requires_action' and r.required_action->>'type' = 'approve_tool_call')`;
+
 export class ConversationRepo {
   async insertConversation(db: Db, row: Insertable<ConversationTable>) {
     return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
@@ -42,7 +45,9 @@ export class ConversationRepo {
   async listConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: ConversationListFilter) {
     let q = db.selectFrom('conversations').selectAll().where(inScope(scope)).where('test', '=', f.test ?? false);
     if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
-    if (f.status) q = q.where('status', '=', f.status);
+    // The handoff queue: handed off, or waiting for a person to approve a tool call (console-approvals.md).
+    if (f.status === 'handed_off') q = q.where((eb) => eb.or([eb('status', '=', 'handed_off'), AWAITING_APPROVAL]));
+    else if (f.status) q = q.where('status', '=', f.status);
     if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
     if (f.tag) q = q.where(sql<boolean>`tags @> ${JSON.stringify([f.tag])}::jsonb`);
     return paginate(db, 'conversations', q, page);

@@ -133,6 +133,21 @@ export class RunRepo {
     await db.insertInto('run_tool_calls').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
   }
 
+  /** Of these conversations, those with a run waiting for a tool approval (the inbox's badge). */
+  async conversationsAwaitingApproval(db: Db, scope: Scope, conversationIds: string[]): Promise<Set<string>> {
+    if (conversationIds.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('runs as r')
+      .select('r.conversation_id')
+      .distinct()
+      .where(inScope(scope, 'r'))
+      .where('r.conversation_id', 'in', conversationIds)
+      .where('r.status', '=', 'requires_action')
+      .where(sql<boolean>`r.required_action->>'type' = 'approve_tool_call'`)
+      .execute();
+    return new Set(rows.map((r) => r.conversation_id));
+  }
+
   async listToolCalls(db: Db, runId: string) {
     return db.selectFrom('run_tool_calls').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
   }

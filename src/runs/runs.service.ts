@@ -160,6 +160,11 @@ export class RunsService {
     return present(await this.view(run.id));
   }
 
+  /** Of these conversations (at most a page), those with a run waiting for a tool approval: the inbox's badge. */
+  async conversationsAwaitingApproval(input: Scope & { conversationIds: string[] }): Promise<Set<string>> {
+    return this.repo.conversationsAwaitingApproval(this.deps.db, scopeOf(input), input.conversationIds.slice(0, 200));
+  }
+
   /** The roles that may approve a call of `tool` in this run's agent version: its `approver_roles`, else agent and above. */
   async approverRolesOf(run: { agent_id: string; agent_version: number }, tool: string): Promise<Role[]> {
     const version = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });

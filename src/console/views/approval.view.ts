@@ -23,6 +23,9 @@ export function approvalPanel(run: RunObject, opts: { csrf: string; approverRole
   </section>`;
 }
 
+/** The inbox's badge of a conversation whose run waits for an approval. */
+export const approvalBadge = html`<span class="badge badge-awaiting_approval" data-awaiting-approval title="A tool call waits for a teammate's approval">approval needed</span>`;
+
 /** The approval panels of a conversation's runs (its page, one call site): those waiting for an approval. */
 export function approvalPanels(input: { runs: Map<string, RunObject>; agent: AgentObject | null; csrf: string }): Html {
   return html`${[...input.runs.values()].map((run) => approvalPanel(run, { csrf: input.csrf, approverRoles: (tool) => approverRolesShown(input.agent, tool) }))}`;

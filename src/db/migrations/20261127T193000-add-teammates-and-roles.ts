@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
  * - invites: a signed, single-use, expiring link (only its SHA-256 is kept) for an email and a role;
  * - API keys get a role (keys made before are owners) and the teammate who made one in the console;
  * - a human's transcript message names its author (a teammate, or the API key);
- * - a tool call records who approved or rejected it, and when.
+ * - a tool call records who approved or rejected it, and when; conversations whose run waits for an
+ *   approval are found by a partial index (the handoff queue lists them).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -36,9 +37,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.alterTable('conversation_messages').addColumn('author', 'jsonb').execute();
   await db.schema.alterTable('run_tool_calls').addColumn('decided_by', 'jsonb').addColumn('decided_at', 'timestamptz').execute();
+  // The handoff queue lists conversations whose run waits for an approval.
+  await sql`create index runs_awaiting_approval on runs (conversation_id) where status = 'requires_action'`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index if exists runs_awaiting_approval`.execute(db);
   await db.schema.alterTable('run_tool_calls').dropColumn('decided_at').dropColumn('decided_by').execute();
   await db.schema.alterTable('conversation_messages').dropColumn('author').execute();
   await db.schema.alterTable('api_keys').dropColumn('created_by_user_id').dropColumn('role').execute();
