@@ -26,9 +26,9 @@ export function teamPage(input: { teammates: TeammateRow[]; invites: InviteRow[]
       <td><form method="post" action="/console/team/${t.id}/role" class="row" data-needs-role="admin">${csrfField(csrf)}${roleSelect('role', t.role)}<button class="link">Change</button></form>
         <span class="tag" data-role-of="${t.id}">${t.role}</span> <span class="hint">${ROLE_HELP[t.role]}</span></td>
       <td>${t.disabled ? statusBadge('disabled') : statusBadge('active')}</td><td>${timeAgo(t.createdAt)}</td>
-      <td class="row" data-needs-role="admin">
+      <td><div class="row" data-needs-role="admin">
         <form method="post" action="/console/team/${t.id}/${t.disabled ? 'enable' : 'disable'}" class="inline" ${t.disabled ? '' : html`data-confirm="Disable ${t.email}? Their sessions end at once."`}>${csrfField(csrf)}<button class="link">${t.disabled ? 'Enable' : 'Disable'}</button></form>
-        <form method="post" action="/console/team/${t.id}/remove" class="inline" data-confirm="Remove ${t.email} from the team? Their sessions end at once.">${csrfField(csrf)}<button class="link danger">Remove</button></form></td></tr>`)}
+        <form method="post" action="/console/team/${t.id}/remove" class="inline" data-confirm="Remove ${t.email} from the team? Their sessions end at once.">${csrfField(csrf)}<button class="link danger">Remove</button></form></div></td></tr>`)}
     </tbody></table>
     ${input.invites.length ? html`<h2>Open invites</h2><table class="list" data-invites><thead><tr><th>Email</th><th>Role</th><th>Expires</th><th></th></tr></thead><tbody>
       ${input.invites.map((i) => html`<tr><td>${i.email}</td><td><span class="tag">${i.role}</span></td><td>${i.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</td>
