@@ -69,7 +69,7 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const list = await services.conversations.listConversations({
       ...scopeOf(session),
       page: { limit: 50, starting_after: f.starting_after },
-      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1',
+      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1', queueWithApprovals: true,
     });
     const awaitingApproval = await services.runs.conversationsAwaitingApproval({ ...scopeOf(session), conversationIds: list.data.map((c) => c.id) });
     sendPage(res, {

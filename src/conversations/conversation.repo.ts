@@ -16,6 +16,8 @@ export interface ConversationListFilter {
   tag?: string;
   /** Console test chats instead of real conversations (default false). */
   test?: boolean;
+  /** The console's handoff queue: `status: handed_off` also lists conversations whose run waits for an approval. */
+  queueWithApprovals?: boolean;
 }
 
 /** A conversation about to take a message, with its agent's live version (so posting reads no agent row). */
@@ -46,7 +48,7 @@ export class ConversationRepo {
     let q = db.selectFrom('conversations').selectAll().where(inScope(scope)).where('test', '=', f.test ?? false);
     if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
     // The handoff queue: handed off, or waiting for a person to approve a tool call (console-approvals.md).
-    if (f.status === 'handed_off') q = q.where((eb) => eb.or([eb('status', '=', 'handed_off'), AWAITING_APPROVAL]));
+    if (f.status === 'handed_off' && f.queueWithApprovals) q = q.where((eb) => eb.or([eb('status', '=', 'handed_off'), AWAITING_APPROVAL]));
     else if (f.status) q = q.where('status', '=', f.status);
     if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
     if (f.tag) q = q.where(sql<boolean>`tags @> ${JSON.stringify([f.tag])}::jsonb`);

@@ -99,11 +99,11 @@ describe('console: a support team', () => {
     await viewer.page.goto(`${ctx.stack.baseUrl}/console/inbox/${cnv}`);
     assert.equal(await viewer.page.locator('[data-approval-panel]').count(), 1);
     assert.equal(await viewer.page.locator('[data-approval-form]').isVisible(), false, 'no Approve / Reject for a viewer');
-    const posted = await viewer.page.evaluate(async ({ runId, callId }) => {
-      const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content;
-      const r = await fetch(`/console/runs/${runId}/approvals`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ tool_call_id: callId, decision: 'approve' }) });
-      return r.status;
-    }, { runId: run.id, callId: run.required_action.tool_calls[0].id });
+    const csrf = await viewer.page.getAttribute('meta[name="csrf-token"]', 'content');
+    const posted = (await viewer.page.context().request.post(`${ctx.stack.baseUrl}/console/runs/${run.id}/approvals`, {
+      headers: { accept: 'application/json', 'x-csrf-token': csrf!, origin: ctx.stack.baseUrl },
+      data: { tool_call_id: run.required_action.tool_calls[0].id, decision: 'approve' },
+    })).status();
     assert.equal(posted, 403, 'a viewer\'s approval is refused by the server too');
     await viewer.page.fill('textarea[name=content]', 'I am only watching');
     await viewer.page.click('text=Send reply');
