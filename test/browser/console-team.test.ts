@@ -137,4 +137,30 @@ describe('console: a support team', () => {
     assert.match(await agent.page.textContent('.transcript') ?? '', /Ada Agent[\s\S]*Done: your refund is on its way\./);
     await agent.page.screenshot({ path: path.join(ARTIFACTS, 'approved-and-signed-reply.png'), fullPage: true });
   });
+
+  test('the test chat shows the approval panel; an agent approves there and the run goes on', async () => {
+    tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
+    const f = await seedAgent(ctx.stack, {
+      tools: [{
+        name: 'refund_order',
+        description: 'Refund an order by its order number',
+        parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
+        endpoint: `${tools.url}/refund`,
+        timeout_ms: 2000,
+      }],
+      guardrails: { requires_approval: ['refund_order'] },
+    });
+    const agent = await signedInAs(f.accountId, 'agent', 'Ada Agent');
+    await agent.page.goto(`${ctx.stack.baseUrl}/console/agents/${f.agentId}`);
+    await agent.page.fill('[data-chat-form] input[name=content]', 'Please refund order 12345');
+    await agent.page.click('[data-chat-form] button');
+    await agent.page.waitForSelector('[data-chat-log] [data-approval-form]', { timeout: 30_000 });
+    await agent.page.fill('[data-chat-log] [data-approval-form] input[name=note]', 'Test refund');
+    await agent.page.screenshot({ path: path.join(ARTIFACTS, 'test-chat-approval.png'), fullPage: true });
+    await agent.page.click('[data-chat-log] [data-approve]');
+    const decided = await agent.page.waitForSelector('[data-chat-log] [data-approval-decided]', { timeout: 30_000 });
+    assert.match(await decided.textContent() ?? '', /refund_order approved by Ada Agent/);
+    await agent.page.waitForSelector('.run-panel .run', { timeout: 30_000 });
+    assert.match(await agent.page.textContent('[data-chat-log]') ?? '', /Refunded: yes/);
+  });
 });
