@@ -123,9 +123,10 @@
           }
           var es = new EventSource('/console/runs/' + b.run_id + '/events');
           es.addEventListener('tool.called', function (e) { var d = JSON.parse(e.data); status.textContent = 'Calling ' + d.tool + '…'; });
-          es.addEventListener('reply.delta', function (e) { reply.textContent += JSON.parse(e.data).text; log.scrollTop = log.scrollHeight; });
+          es.addEventListener('reply.delta', function (e) { reply.hidden = false; reply.textContent += JSON.parse(e.data).text; log.scrollTop = log.scrollHeight; });
           es.addEventListener('run.requires_action', function () {
             status.textContent = 'Waiting for an approval or a tool result…';
+            if (!reply.textContent) reply.hidden = true;
             // A tool call to approve: its panel (Approve / Reject with a note) right here.
             fetch('/console/runs/' + b.run_id + '/approval').then(function (r) { return r.ok ? r.text() : ''; }).then(function (h) {
               if (!h.trim()) return;
