@@ -3,6 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 /** Postgres channel announcing revoked API keys (payload: the key id) to every API process. */
 export const API_KEY_REVOKED_CHANNEL = 'converse_api_key_revoked';
 import type { DB } from '../db/schema';
+import type { Role } from '../domain/roles';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -58,7 +59,7 @@ export class AccountRepo {
 
   async insertApiKey(
     db: Db,
-    row: { id: string; account_id: string; mode: 'test' | 'live'; secret_hash: string; last4: string; name: string },
+    row: { id: string; account_id: string; mode: 'test' | 'live'; secret_hash: string; last4: string; name: string; role: Role; created_by_user_id: string | null },
   ) {
     return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
   }

@@ -6,6 +6,7 @@ import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { activeSigningSecrets, MAX_SIGNING_SECRET_GRACE_SECONDS, newSigningSecret } from '../domain/signature';
 import type { Principal } from '../domain/principal';
+import type { Role } from '../domain/roles';
 import type { Logger } from '../observability/logger';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
@@ -95,7 +96,8 @@ export class AccountsService {
     return this.repo.getAccountByName(this.deps.db, input.name);
   }
 
-  async createApiKey(input: { accountId: string; mode: 'test' | 'live'; name?: string }) {
+  /** A new key: `role` owner unless given (a teammate's key is at most their role: the console checks). */
+  async createApiKey(input: { accountId: string; mode: 'test' | 'live'; name?: string; role?: Role; createdByUserId?: string | null }) {
     await this.getAccount({ accountId: input.accountId });
     const secret = `sk_${input.mode}_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
     const row = await this.repo.insertApiKey(this.deps.db, {
@@ -105,6 +107,8 @@ export class AccountsService {
       secret_hash: hashApiKey(secret),
       last4: secret.slice(-4),
       name: input.name ?? 'default',
+      role: input.role ?? 'owner',
+      created_by_user_id: input.createdByUserId ?? null,
     });
     return { key: row, secret };
   }
@@ -178,7 +182,7 @@ export class AccountsService {
     if (hit && hit.expires > Date.now()) return hit.principal;
     const key = await this.repo.getActiveApiKeyByHash(this.deps.db, hash);
     if (!key) throw new AppError('api_key_invalid', `Invalid API key provided: sk_…${secret.slice(-4)}`);
-    const principal: Principal = { accountId: key.account_id, keyId: key.id, mode: key.mode };
+    const principal: Principal = { accountId: key.account_id, keyId: key.id, mode: key.mode, role: key.role };
     const ttl = this.revocationFeedLive ? (this.deps.cacheTtlMs ?? 30_000) : Math.min(this.deps.cacheTtlMs ?? 30_000, UNANNOUNCED_CACHE_TTL_MS);
     this.cache.set(hash, { principal, expires: Date.now() + ttl });
     return principal;

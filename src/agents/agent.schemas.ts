@@ -1,4 +1,5 @@
 import { z } from '../domain/api-schema';
+import { APPROVER_ROLES } from '../domain/roles';
 import { CONVERSATION_CHANNELS } from '../domain/channels';
 
 /**
@@ -25,6 +26,16 @@ export const ToolDefinitionSchema = z.strictObject({
   timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
   /** Retried once on network errors (SPEC: handlers should be idempotent using run_id). */
   idempotent: z.boolean().default(false),
+  /**
+   * Who may approve a call of this tool (when it is in guardrails.requires_approval): console teammates and
+   * API keys with one of these roles. Absent: agent and above (docs/decisions/console-approvals.md).
+   */
+  approver_roles: z
+    .array(z.enum(APPROVER_ROLES, { message: 'a role that may approve: agent, admin or owner' }))
+    .min(1)
+    .max(3)
+    .refine((r) => new Set(r).size === r.length, 'each role once')
+    .optional(),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
 
@@ -98,6 +109,7 @@ export const AgentToolSchema = z
     timeout_ms: z.number().int(),
     idempotent: z.boolean().describe('retried once on network errors'),
     requires_approval: z.boolean().describe('a call waits for approval (the tool is in guardrails.requires_approval)'),
+    approver_roles: z.array(z.enum(APPROVER_ROLES)).optional().describe('the roles that may approve a call (absent: agent and above)'),
   })
   .openapi('AgentTool');
 
@@ -170,6 +182,7 @@ export function toAgentObject(row: { id: string; livemode: boolean; live_version
       timeout_ms: t.timeout_ms,
       idempotent: t.idempotent,
       requires_approval: approval.has(t.name),
+      ...(t.approver_roles ? { approver_roles: t.approver_roles } : {}),
     })),
     guardrails: {
       requires_approval: config.guardrails.requires_approval,

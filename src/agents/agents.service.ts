@@ -86,6 +86,11 @@ export class AgentsService {
     config.guardrails.requires_approval.forEach((name, i) => {
       if (!names.has(name)) throw configError(['guardrails', 'requires_approval', i], `no tool named '${name}'`);
     });
+    config.tools.forEach((tool, i) => {
+      if (tool.approver_roles && !config.guardrails.requires_approval.includes(tool.name)) {
+        throw configError(['tools', i, 'approver_roles'], `approver_roles names who approves '${tool.name}', but it needs no approval: add it to guardrails.requires_approval`);
+      }
+    });
     for (const [i, kb] of config.knowledge_bases.entries()) {
       try {
         await this.deps.knowledgeBases.getBase({ ...scopeOf(input), knowledgeBaseId: kb.id });

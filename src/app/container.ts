@@ -52,6 +52,7 @@ import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { DEFAULT_SMS_DISPATCH, SmsDispatcher } from '../sms/sms-dispatcher';
 import { ConsoleSessionsService } from '../console/console-sessions.service';
+import { TeammatesService } from '../console/teammates.service';
 import { DeclaredToolAnswers } from '../evaluations/declared-tool-answers';
 import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
@@ -126,9 +127,11 @@ export function createServices(deps: ServiceDeps) {
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  // One SMTP transport: email replies and the console's invites.
+  const smtpSender = deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined);
   const emailReplies = new EmailReplyChannel({
     db, config, events, conversations: conversationRepo, tracking: emailTracking, domains: emailDomains, log: deps.log,
-    sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),
+    sender: smtpSender,
   });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
   const replyChannels = new ReplyChannels([
@@ -136,7 +139,7 @@ export function createServices(deps: ServiceDeps) {
     emailReplies,
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);
-  const runs = new RunsService({ db, workflows, notifier: runNotifier });
+  const runs = new RunsService({ db, workflows, notifier: runNotifier, agents, events });
   const queues = new QueuesService({ db });
   const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
   const visitorConversations = new VisitorConversationsService({ db, conversations });
@@ -180,8 +183,12 @@ export function createServices(deps: ServiceDeps) {
   const calls = new CallsService({ db });
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
+  const teammates = new TeammatesService({
+    db, consoleSessions, serverSecret: config.secrets.server, publicBaseUrl: config.http.publicBaseUrl, log: deps.log,
+    mail: smtpSender ? { sender: smtpSender, from: config.email.from, messageIdDomain: config.email.messageIdDomain } : undefined,
+  });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, widgetSettings, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

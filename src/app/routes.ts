@@ -27,6 +27,9 @@ import { registerConsoleChannelRoutes } from '../console/console-channels.routes
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { registerConsoleWidgetRoutes } from '../console/console-widget.routes';
 import { mountConsole } from '../console/console.routes';
+import { registerConsoleTeamRoutes } from '../console/console-team.routes';
+import { registerConsoleInviteRoutes } from '../console/console-invites.routes';
+import { registerConsoleApprovalRoutes } from '../console/console-approvals.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from '../http/route-deps';
 import { registerShortLinkRoutes } from '../links/short-links.routes';
@@ -85,5 +88,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
 }

@@ -15,6 +15,7 @@ export interface CliArgs {
     sender?: string;
     address?: string;
     email?: string;
+    role?: string;
     origin?: string[];
   };
   positionals: string[];
@@ -39,6 +40,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       sender: { type: 'string' },
       address: { type: 'string' },
       email: { type: 'string' },
+      role: { type: 'string' },
       origin: { type: 'string', multiple: true },
     },
   });

@@ -6,6 +6,7 @@ import type { CliServices } from './cli-services';
 import { runEmailsCommand } from './emails.commands';
 import { runNumbersCommand, runSendersCommand } from './numbers.commands';
 import { runPublishableKeysCommand } from './publishable-keys.commands';
+import { runTeammatesCommand } from './teammates.commands';
 
 export const CLI_USAGE = `Usage:
   npm run cli -- accounts create --name <name>
@@ -25,6 +26,8 @@ export const CLI_USAGE = `Usage:
   npm run cli -- publishable-keys create --account <acct_id> --agent <agt_id> --origin <https://shop.example> [--origin …] [--name <label>] [--mode test|live]
   npm run cli -- publishable-keys list --account <acct_id> [--agent <agt_id>] [--mode test|live]
   npm run cli -- publishable-keys revoke --account <acct_id> --key <pkey_id> [--mode test|live]   (the running service refuses it at once)
+  npm run cli -- teammates create-owner --account <acct_id> --email <owner@example.com>   (prints a one-time link: the owner sets a name and password)
+  npm run cli -- teammates invite --account <acct_id> --email <sam@example.com> [--role owner|admin|agent|viewer]   (agent unless --role)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
 
 Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
@@ -52,6 +55,7 @@ export async function runCliCommand(argv: string[], services: CliServices, opts:
     else if (resource === 'senders') output = await runSendersCommand(services, args);
     else if (resource === 'emails') output = await runEmailsCommand(services, args);
     else if (resource === 'publishable-keys') output = await runPublishableKeysCommand(services, args);
+    else if (resource === 'teammates') output = await runTeammatesCommand(services, args);
     else if (resource === 'agents' && action === 'test' && values.account && positionals[0]) {
       const { output: table, passed } = await runAgentsTestCommand(services, { account: values.account, livemode, file: positionals[0], readFile: opts.readFile });
       return print(table, passed ? 0 : 1);

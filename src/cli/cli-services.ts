@@ -17,6 +17,9 @@ import { WorkflowGateway } from '../temporal/workflow-gateway';
 import { PublishableKeysService } from '../widget/publishable-keys.service';
 import { VisitorIdentityService } from '../widget/visitor-identity.service';
 import { EventsService } from '../webhooks/events.service';
+import { ConsoleSessionsService } from '../console/console-sessions.service';
+import { TeammatesService } from '../console/teammates.service';
+import { SmtpSender } from '../channels/email/smtp-sender';
 
 /** The services the CLI's commands use (the service's own container has each of them too). */
 export interface CliServices {
@@ -28,6 +31,7 @@ export interface CliServices {
   emailAddresses: EmailAddressesService;
   senders: SendersService;
   publishableKeys: PublishableKeysService;
+  teammates: TeammatesService;
 }
 
 /**
@@ -56,6 +60,10 @@ export function buildCliServices(input: { config: Config; db: Kysely<DB> }) {
     phoneNumbers: new PhoneNumbersService({ db, agents }),
     emailAddresses: new EmailAddressesService({ db, agents }),
     senders: new SendersService({ db, reserved: [config.verify.from] }),
+    teammates: new TeammatesService({
+      db, consoleSessions: new ConsoleSessionsService({ db, accounts }), serverSecret: config.secrets.server, publicBaseUrl: config.http.publicBaseUrl,
+      mail: config.email.smtp ? { sender: new SmtpSender(config.email.smtp), from: config.email.from, messageIdDomain: config.email.messageIdDomain } : undefined,
+    }),
     publishableKeys: new PublishableKeysService({ db, accounts, agents, identity: new VisitorIdentityService({ db, agents, serverSecret: config.secrets.server }), serverSecret: config.secrets.server }),
     /** Closes the Temporal connection if a command dialled it. */
     close: () => connection.close().catch(() => undefined),

@@ -10,6 +10,8 @@ export interface ToolForm {
   timeout_ms: string;
   idempotent: boolean;
   approval: boolean;
+  /** Who may approve its calls: roles, comma-separated (empty: agent and above). */
+  approver_roles: string;
 }
 
 /** The agent editor's values, field by field; field names in the HTML are these keys (tools.N.x, kb_filter.ID). */
@@ -57,6 +59,7 @@ export function configToForm(c: AgentConfig): AgentForm {
       timeout_ms: String(t.timeout_ms),
       idempotent: t.idempotent,
       approval: c.guardrails.requires_approval.includes(t.name),
+      approver_roles: (t.approver_roles ?? []).join(', '),
     })),
     restricted_topics: c.guardrails.restricted_topics.join('\n'),
     restricted_topic_action: c.guardrails.restricted_topic_action,
@@ -93,6 +96,7 @@ export function readAgentForm(body: Record<string, unknown>): AgentForm {
     timeout_ms: str(body[`tools.${i}.timeout_ms`]).trim(),
     idempotent: on(body[`tools.${i}.idempotent`]),
     approval: on(body[`tools.${i}.approval`]),
+    approver_roles: str(body[`tools.${i}.approver_roles`]).trim(),
   }));
   return {
     name: str(body.name).trim(),
@@ -169,6 +173,7 @@ export function formToConfig(form: AgentForm): { config?: AgentConfigInput; erro
       endpoint: t.endpoint,
       timeout_ms: num(t.timeout_ms),
       idempotent: t.idempotent,
+      ...(t.approver_roles ? { approver_roles: t.approver_roles.split(',').map((r) => r.trim()).filter(Boolean) as never } : {}),
     })),
     guardrails: {
       requires_approval: form.tools.filter((t) => t.approval).map((t) => t.name),
@@ -209,7 +214,7 @@ const FIELD_BY_PATH: Record<string, string> = {
 /** The form field a config path (`tools.0.parameters`, `knowledge_bases.1.id`) is shown next to. */
 export function fieldOf(path: (string | number)[], form: AgentForm): string {
   const [head, index, leaf] = path;
-  if (head === 'tools' && typeof index === 'number') return `tools.${index}.${leaf === 'timeout_ms' || leaf === 'parameters' || leaf === 'endpoint' || leaf === 'description' ? leaf : 'name'}`;
+  if (head === 'tools' && typeof index === 'number') return `tools.${index}.${leaf === 'timeout_ms' || leaf === 'approver_roles' || leaf === 'parameters' || leaf === 'endpoint' || leaf === 'description' ? leaf : 'name'}`;
   if (head === 'knowledge_bases' && typeof index === 'number') return `kb_filter.${form.knowledge_bases[index]?.id ?? ''}`;
   if (head === 'guardrails' && index === 'requires_approval') return 'tools';
   if (head === 'guardrails' && index === 'restricted_topics') return 'restricted_topics';

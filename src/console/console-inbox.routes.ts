@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RunObject } from '../runs/run.schemas';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
+import { actorOf, idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import type { AgentsService } from '../agents/agents.service';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { RunsService } from '../runs/runs.service';
@@ -69,12 +69,13 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const list = await services.conversations.listConversations({
       ...scopeOf(session),
       page: { limit: 50, starting_after: f.starting_after },
-      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1',
+      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1', queueWithApprovals: true,
     });
+    const awaitingApproval = await services.runs.conversationsAwaitingApproval({ ...scopeOf(session), conversationIds: list.data.map((c) => c.id) });
     sendPage(res, {
       title: 'Inbox',
       active: 'inbox',
-      body: inboxPage({ f, agents, list }),
+      body: inboxPage({ f, agents, list, awaitingApproval }),
     });
   }));
 
@@ -172,7 +173,7 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
   router.post('/inbox/:id/reply', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = ReplySchema.parse(req.body);
-    await services.conversations.postMessage({ ...scopeOf(session), conversationId: idOf(req), role: 'human', content: body.content });
+    await services.conversations.postMessage({ ...scopeOf(session), conversationId: idOf(req), role: 'human', content: body.content, author: actorOf(res) });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=reply`);
   }));
 

@@ -1,6 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
+import { AppError } from '../domain/errors';
 import type { Config } from '../config/env';
 import type { Principal } from '../domain/principal';
+import type { Actor } from '../domain/roles';
 import type { Logger } from '../observability/logger';
 import type { ConsoleSession } from './console-sessions.service';
 import type { Html } from '../platform/html';
@@ -42,7 +44,7 @@ export function sendPage(res: Response, input: { title: string; active?: NavSect
   res
     .status(input.status ?? 200)
     .type('html')
-    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken } }));
+    .send(layout({ ...input, session: { accountName, mode: session.mode, csrfToken: session.csrfToken, role: session.role, displayName: session.displayName } }));
 }
 
 /** An async handler whose errors reach the console's error page. */
@@ -53,5 +55,47 @@ export const page = (fn: (req: Request, res: Response) => Promise<unknown>): Req
 /** The signed-in session as the principal services take for writes (the key id is `console`). */
 export const principalOf = (res: Response): Principal => {
   const { session } = sessionOf(res);
-  return { accountId: session.accountId, keyId: 'console', mode: session.mode };
+  return { accountId: session.accountId, keyId: 'console', mode: session.mode, role: session.role };
 };
+
+/**
+ * Who the signed-in session acts as, for what a person does (a human reply, an approval): the teammate
+ * with their display name, or the key a key sign-in used ("Support team").
+ */
+export const actorOf = (res: Response): Actor => {
+  const { session } = sessionOf(res);
+  return session.userId !== null
+    ? { type: 'teammate', id: session.userId, name: session.displayName }
+    : { type: 'api_key', id: session.keyId ?? 'console', name: 'Support team' };
+};
+
+/** The console session's cookie. */
+export const SESSION_COOKIE = 'converse_console';
+
+export function setSessionCookie(req: Request, res: Response, token: string, expires: Date) {
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/console', expires });
+}
+
+/** The host an Origin header names, or undefined when it is `null`, malformed or not http(s). */
+function originHost(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a browser request sent from another site: an Origin naming another host (or a malformed one),
+ * or `Sec-Fetch-Site: cross-site`. `null` origins are refused unless `allowNull` (a form behind the
+ * session's CSRF token). A request with neither header (curl, a script) passes.
+ */
+export function refuseCrossSite(req: Request, opts: { allowNull: boolean }) {
+  const origin = req.header('origin');
+  const refused = () => new AppError('permission_denied', 'Cross-site request refused');
+  if (req.header('sec-fetch-site') === 'cross-site') throw refused();
+  if (origin === undefined || (origin === 'null' && opts.allowNull)) return;
+  if (originHost(origin) !== req.headers.host) throw refused();
+}
+

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { DB } from '../db/schema';
 import { AppError } from '../domain/errors';
+import type { Role } from '../domain/roles';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -15,6 +16,10 @@ export interface ConsoleSession {
   userId: string | null;
   /** The key a key sign-in used (the session ends when it is revoked); null for a console user. */
   keyId: string | null;
+  /** What this sign-in may do: the teammate's role, or the key's (keys made before roles are owners). */
+  role: Role;
+  /** The teammate's display name (their email when they set none); null for a key sign-in. */
+  displayName: string | null;
   csrfToken: string;
   expiresAt: Date;
 }
@@ -61,7 +66,7 @@ export class ConsoleSessionsService {
       throw invalidSignIn();
     }
     this.deps.accounts.recordKeyUse(principal.keyId);
-    return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null, keyId: principal.keyId });
+    return this.open({ accountId: principal.accountId, mode: principal.mode, userId: null, keyId: principal.keyId }, { role: principal.role ?? 'owner', displayName: null });
   }
 
   /** Signs in a console user (email and password); users work in the account's test data unless `mode`. */
@@ -75,23 +80,25 @@ export class ConsoleSessionsService {
     // A missing user still costs one scrypt, so timing does not tell which emails exist.
     const ok = await verifyPassword(input.password, user?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
     if (!user || !ok) throw invalidSignIn();
-    return this.open({ accountId: user.account_id, mode: input.mode ?? 'test', userId: user.id, keyId: null });
+    return this.open({ accountId: user.account_id, mode: input.mode ?? 'test', userId: user.id, keyId: null }, { role: user.role, displayName: user.display_name || user.email });
   }
 
-  async createUser(input: { accountId: string; email: string; password: string }) {
+  /** A console user of the account (an invite's acceptance makes one: TeammatesService). */
+  async createUser(input: { accountId: string; email: string; password: string; role?: Role; displayName?: string }) {
     if (input.password.length < 10) throw new AppError('parameter_invalid', 'A console password has at least 10 characters', { param: 'password' });
+    if (input.password.length > 1024) throw new AppError('parameter_invalid', 'A console password has at most 1024 characters', { param: 'password' });
     await this.deps.accounts.getAccount({ accountId: input.accountId });
     const id = `cu_${randomBytes(12).toString('hex')}`;
     try {
       await this.deps.db
         .insertInto('console_users')
-        .values({ id, account_id: input.accountId, email: input.email.trim(), password_hash: await hashPassword(input.password) })
+        .values({ id, account_id: input.accountId, email: input.email.trim(), password_hash: await hashPassword(input.password), role: input.role ?? 'owner', display_name: input.displayName?.trim() ?? '' })
         .execute();
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw new AppError('parameter_invalid', `A console user with the email ${input.email} exists already`, { param: 'email' });
       throw err;
     }
-    return { id, accountId: input.accountId, email: input.email.trim() };
+    return { id, accountId: input.accountId, email: input.email.trim(), role: input.role ?? 'owner' };
   }
 
   /**
@@ -135,12 +142,12 @@ export class ConsoleSessionsService {
     if (!link || link.expires_at <= new Date()) return undefined;
     const key = await this.deps.db
       .selectFrom('api_keys')
-      .select(['id', 'account_id', 'mode'])
+      .select(['id', 'account_id', 'mode', 'role'])
       .where('id', '=', link.key_id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (!key) return undefined;
-    return this.open({ accountId: key.account_id, mode: key.mode, userId: null, keyId: key.id });
+    return this.open({ accountId: key.account_id, mode: key.mode, userId: null, keyId: key.id }, { role: key.role, displayName: null });
   }
 
   /**
@@ -155,6 +162,7 @@ export class ConsoleSessionsService {
       .leftJoin('api_keys as k', 'k.id', 's.key_id')
       .leftJoin('console_users as u', 'u.id', 's.user_id')
       .selectAll('s')
+      .select(['k.role as key_role', 'u.role as user_role', 'u.display_name', 'u.email'])
       .where('s.token_hash', '=', hash)
       .where('s.expires_at', '>', new Date())
       .where((eb) =>
@@ -171,14 +179,21 @@ export class ConsoleSessionsService {
       expiresAt = new Date(Date.now() + this.ttlMs);
       await this.deps.db.updateTable('console_sessions').set({ expires_at: expiresAt }).where('token_hash', '=', hash).execute();
     }
-    return { accountId: row.account_id, mode: row.mode, userId: row.user_id, keyId: row.key_id, csrfToken: row.csrf_token, expiresAt };
+    const role = (row.key_id !== null ? row.key_role : row.user_role) ?? 'viewer';
+    const displayName = row.user_id !== null ? (row.display_name || row.email) : null;
+    return { accountId: row.account_id, mode: row.mode, userId: row.user_id, keyId: row.key_id, role, displayName, csrfToken: row.csrf_token, expiresAt };
   }
 
   async signOut(input: { token: string }): Promise<void> {
     await this.deps.db.deleteFrom('console_sessions').where('token_hash', '=', hashToken(input.token)).execute();
   }
 
-  private async open(input: { accountId: string; mode: 'test' | 'live'; userId: string | null; keyId: string | null }) {
+  /** Ends every session of a console user (disabled, removed: TeammatesService). */
+  async endSessionsOfUser(input: { userId: string }): Promise<void> {
+    await this.deps.db.deleteFrom('console_sessions').where('user_id', '=', input.userId).execute();
+  }
+
+  private async open(input: { accountId: string; mode: 'test' | 'live'; userId: string | null; keyId: string | null }, who: { role: Role; displayName: string | null }) {
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.ttlMs);
@@ -187,6 +202,6 @@ export class ConsoleSessionsService {
       .insertInto('console_sessions')
       .values({ token_hash: hashToken(token), account_id: input.accountId, mode: input.mode, user_id: input.userId, key_id: input.keyId, csrf_token: csrfToken, expires_at: expiresAt })
       .execute();
-    return { token, session: { ...input, csrfToken, expiresAt } };
+    return { token, session: { ...input, ...who, csrfToken, expiresAt } };
   }
 }

@@ -11,11 +11,12 @@ import type { WebhookEndpointsService } from '../webhooks/webhook-endpoints.serv
 import type { Html } from '../platform/html';
 import { keysPage, numbersPage, secretOnce, webhooksPage } from './views/settings.view';
 import { scopeOf } from '../domain/principal';
+import { ROLES, roleAtLeast, roleInsufficient } from '../domain/roles';
 
 const EndpointSchema = z.object({ url: z.string().trim().min(1, 'Enter the https URL of your endpoint'), events: z.string().trim().default('*'), description: z.string().trim().max(500).optional() });
 const AttachSchema = z.object({ agent_id: z.string().default('') });
 const CallFlowFormSchema = z.object({ voice_call_flow: z.string().max(20_000).default('') });
-const KeySchema = z.object({ name: z.string().trim().max(100).default('console') });
+const KeySchema = z.object({ name: z.string().trim().max(100).default('console'), role: z.enum(ROLES).optional() });
 
 /** The services these console pages use. */
 interface ConsoleSettingsServices { accounts: AccountsService; agents: AgentsService; events: EventsService; phoneNumbers: PhoneNumbersService; senders: SendersService; webhookEndpoints: WebhookEndpointsService }
@@ -148,7 +149,7 @@ export function registerConsoleSettingsRoutes(router: Router, { services, config
     sendPage(res, {
       title: 'API keys',
       active: 'keys',
-      body: keysPage({ keys, secret, mode: session.mode, csrf: session.csrfToken }),
+      body: keysPage({ keys, secret, mode: session.mode, csrf: session.csrfToken, grantable: ROLES.filter((r) => roleAtLeast(session.role, r)) }),
     });
   }
 
@@ -158,7 +159,10 @@ export function registerConsoleSettingsRoutes(router: Router, { services, config
     const { session } = sessionOf(res);
     const body = KeySchema.parse(req.body);
     // A console session creates keys of its own mode: a test sign-in never mints a live key.
-    const { secret } = await services.accounts.createApiKey({ accountId: session.accountId, mode: session.mode, name: body.name || 'console' });
+    // A teammate's key never exceeds their own role (a key sign-in's: the key's).
+    const role = body.role ?? session.role;
+    if (!roleAtLeast(session.role, role)) throw roleInsufficient(`Creating a key with the ${role} role`, role, session.role);
+    const { secret } = await services.accounts.createApiKey({ accountId: session.accountId, mode: session.mode, name: body.name || 'console', role, createdByUserId: session.userId });
     await renderKeys(res, secretOnce('Your new secret key.', secret));
   }));
 

@@ -3,15 +3,16 @@ import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { AppError } from '../domain/errors';
-import { idOf, page, sendPage, sessionOf, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
+import { idOf, page, refuseCrossSite, SESSION_COOKIE, sendPage, sessionOf, setSessionCookie, type ConsoleDeps, type ConsoleLocals, type ConsolePageRoutes } from './console-page';
 import type { ConsoleSessionsService } from './console-sessions.service';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { AgentsService } from '../agents/agents.service';
 import { errorPage, notFoundPage } from './views/error.view';
 import { signInPage } from './views/sign-in.view';
 import { scopeOf } from '../domain/principal';
+import { requireConsoleRole } from './console-roles';
 
-export const SESSION_COOKIE = 'converse_console';
+export { SESSION_COOKIE };
 
 function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -19,33 +20,6 @@ function readCookie(req: Request, name: string): string | undefined {
     if (k === name) return decodeURIComponent(v.join('='));
   }
   return undefined;
-}
-
-function setSessionCookie(req: Request, res: Response, token: string, expires: Date) {
-  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/console', expires });
-}
-
-/** The host an Origin header names, or undefined when it is `null`, malformed or not http(s). */
-function originHost(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Refuses a browser request sent from another site: an Origin naming another host (or a malformed one),
- * or `Sec-Fetch-Site: cross-site`. `null` origins are refused unless `allowNull` (a form behind the
- * session's CSRF token). A request with neither header (curl, a script) passes.
- */
-function refuseCrossSite(req: Request, opts: { allowNull: boolean }) {
-  const origin = req.header('origin');
-  const refused = () => new AppError('permission_denied', 'Cross-site request refused');
-  if (req.header('sec-fetch-site') === 'cross-site') throw refused();
-  if (origin === undefined || (origin === 'null' && opts.allowNull)) return;
-  if (originHost(origin) !== req.headers.host) throw refused();
 }
 
 const sameToken = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -63,7 +37,7 @@ interface ConsoleFrameServices { consoleSessions: ConsoleSessionsService; accoun
  * Origin of this host (the sign-in form too: no login CSRF). The page areas' routes (`pages`, listed in the
  * app's route list) are added behind the session, before the console's 404 and error pages.
  */
-export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps: ConsoleDeps<S>, pages: readonly ConsolePageRoutes<S>[]): void {
+export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps: ConsoleDeps<S>, pages: readonly ConsolePageRoutes<S>[], publicPages: readonly ConsolePageRoutes<S>[] = []): void {
   const { services } = deps;
   const router = express.Router();
 
@@ -106,6 +80,9 @@ export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps:
     res.redirect(303, '/console');
   }));
 
+  // Pages a person opens before they have a session (an invite's link).
+  for (const register of publicPages) register(router, deps);
+
   // Everything below needs a session (no request opens one by itself).
   router.use((req, res, next) => void (async () => {
     const token = readCookie(req, SESSION_COOKIE);
@@ -125,6 +102,8 @@ export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps:
   })().then(() => {
     if (!res.headersSent) next();
   }, next));
+  // Every route below: the session's role against the one table (console-roles.ts).
+  router.use(requireConsoleRole);
 
   router.post('/sign-out', page(async (req, res) => {
     const token = readCookie(req, SESSION_COOKIE);

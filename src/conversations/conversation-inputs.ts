@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { MessageAuthor } from '../domain/roles';
 import { parseRecipient } from '../domain/phone-addresses';
 import type { DB } from '../db/schema';
 import type { ConversationChannel } from '../db/tables/agents';
@@ -32,6 +33,8 @@ export interface PostMessageInput {
   conversationId: string;
   role: 'customer' | 'human';
   content: string;
+  /** Who wrote a human message: the console's teammate (their display name), or the API key. */
+  author?: MessageAuthor;
   attachments?: string[];
   trigger_run?: boolean;
   /** The evaluation runner posting a scripted turn: the only writer of an evaluation's test conversation. */

@@ -16,11 +16,16 @@ export interface ConversationListFilter {
   tag?: string;
   /** Console test chats instead of real conversations (default false). */
   test?: boolean;
+  /** The console's handoff queue: `status: handed_off` also lists conversations whose run waits for an approval. */
+  queueWithApprovals?: boolean;
 }
 
 /** A conversation about to take a message, with its agent's live version (so posting reads no agent row). */
 export type ConversationToPost = ConversationRow & { agent_live_version: number | null };
 const AGENT_LIVE_VERSION = sql<number | null>`(select a.live_version from agents a where a.id = conversations.agent_id)`.as('agent_live_version');
+
+/** A run of the conversation waits for a tool approval. */
+const AWAITING_APPROVAL = sql<boolean>`exists (select 1 from runs r where r.conversation_id = conversations.id and r.status = 'requires_action' and r.required_action->>'type' = 'approve_tool_call')`;
 
 export class ConversationRepo {
   async insertConversation(db: Db, row: Insertable<ConversationTable>) {
@@ -42,7 +47,9 @@ export class ConversationRepo {
   async listConversations(db: Kysely<DB>, scope: Scope, page: PageParams, f: ConversationListFilter) {
     let q = db.selectFrom('conversations').selectAll().where(inScope(scope)).where('test', '=', f.test ?? false);
     if (f.agent_id) q = q.where('agent_id', '=', f.agent_id);
-    if (f.status) q = q.where('status', '=', f.status);
+    // The handoff queue: handed off, or waiting for a person to approve a tool call (console-approvals.md).
+    if (f.status === 'handed_off' && f.queueWithApprovals) q = q.where((eb) => eb.or([eb('status', '=', 'handed_off'), AWAITING_APPROVAL]));
+    else if (f.status) q = q.where('status', '=', f.status);
     if (f.channel) q = q.where('channel', '=', f.channel as ConversationRow['channel']);
     if (f.tag) q = q.where(sql<boolean>`tags @> ${JSON.stringify([f.tag])}::jsonb`);
     return paginate(db, 'conversations', q, page);

@@ -1,6 +1,6 @@
 import { z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
-import { HandoffSchema, RunSchema } from '../runs/run.schemas';
+import { ActorSchema, HandoffSchema, RunSchema } from '../runs/run.schemas';
 import type { ConversationMessageRow, ConversationRow } from './conversation.repo';
 
 export const ConversationStatusSchema = z.enum(['active', 'handed_off', 'closed']);
@@ -47,6 +47,7 @@ export const ConversationMessageSchema = z
     content: z.string(),
     attachments: z.array(z.string()),
     run_id: z.string().nullable().describe('the run this message triggered (customer) or that wrote it (agent)'),
+    author: ActorSchema.nullable().describe('who wrote a human message: a console teammate (`teammate`, with their display name) or an API key (`api_key`); null for customer, agent and system messages'),
     run: RunSchema.optional().describe('in the response to a posted message that triggered a run'),
     metadata: z.record(z.string(), z.string()),
     created_at: z.string(),
@@ -82,6 +83,7 @@ export const toConversationMessageObject = (m: ConversationMessageRow, metadata:
   content: m.content,
   attachments: m.attachments,
   run_id: m.run_id,
+  author: m.author ?? null,
   metadata,
   created_at: m.created_at.toISOString(),
 });

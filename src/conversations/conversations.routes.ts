@@ -118,7 +118,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
     }
     const posted = visitor
       ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
-      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs });
+      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs, author: body.role === 'human' ? { type: 'api_key', id: principal.keyId, name: null } : undefined });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
       return;

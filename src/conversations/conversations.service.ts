@@ -216,6 +216,7 @@ export class ConversationsService {
       content: redactText(input.content).text,
       attachments: JSON.stringify(input.attachments ?? []),
       run_id: runId,
+      author: input.role === 'human' && input.author ? JSON.stringify(input.author) : null,
     };
     const runRow = live && runId && agentId !== null
       ? newRunRow({ id: runId, ...scopeOf(input), conversationId: conversation.id, messageId, agentId, agentVersion: live.version, channel })

@@ -4,7 +4,7 @@ import type { MessageBatchTable, MessagePartTable, MessageTable, PhoneNumberTabl
 import type { AgentTable, AgentVersionTable, ConversationEventTable, ConversationMessageTable, ConversationTable, QueueTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { CitationPageTable, ShortLinkTable } from './tables/links';
-import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
+import type { ConsoleInviteTable, ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
@@ -53,6 +53,7 @@ export interface DB {
   short_links: ShortLinkTable;
   citation_pages: CitationPageTable;
   console_users: ConsoleUserTable;
+  console_invites: ConsoleInviteTable;
   console_sessions: ConsoleSessionTable;
   console_sign_in_links: ConsoleSignInLinkTable;
   calls: CallTable;

@@ -39,6 +39,8 @@ export const errorPolicy = {
   operator_token_missing: { status: 401, type: 'authentication_error', retryable: false },
   operator_token_invalid: { status: 401, type: 'authentication_error', retryable: false },
   permission_denied: { status: 403, type: 'permission_error', retryable: false },
+  /** A console teammate or an API key whose role is below what the route or the action needs (domain/roles.ts). */
+  role_insufficient: { status: 403, type: 'permission_error', retryable: false },
   /** A publishable key used on an operation outside its scope (anything but its agent's visitor chat). */
   publishable_key_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   /** A publishable key used from an Origin (or without one) that is not on its allowed list. */

@@ -30,6 +30,7 @@ export const IdPrefix = {
   identitySecret: 'idk',
   visitor: 'vis',
   queue: 'que',
+  invite: 'inv',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

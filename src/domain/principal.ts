@@ -1,8 +1,12 @@
-/** Who is calling: the account an API key belongs to, the key, and its mode (test or live). */
+import type { Role } from './roles';
+
+/** Who is calling: the account an API key belongs to, the key, its mode (test or live) and its role. */
 export interface Principal {
   accountId: string;
   keyId: string;
   mode: 'test' | 'live';
+  /** The key's role (http/api-roles.ts); absent: the service itself (CLI, dev examples), as an owner. */
+  role?: Role;
 }
 
 /**

@@ -148,7 +148,7 @@ export class EvaluationCaseRunner {
       for (const call of action.tool_calls) {
         answered.add(call.id);
         if (action.type === 'approve_tool_call') {
-          await ignoreSettled(this.deps.runs.decideApproval({ ...scope, runId, toolCallId: call.id, decision: approve ? 'approve' : 'reject', note: 'evaluation' }));
+          await ignoreSettled(this.deps.runs.decideApproval({ ...scope, runId, toolCallId: call.id, decision: approve ? 'approve' : 'reject', note: 'evaluation', approver: { type: 'evaluation', id: 'evaluation', name: 'Evaluation' }, approverRole: 'owner' }));
           continue;
         }
         const declared = declaredResultFor(d.tool_results, call.tool, call.arguments);

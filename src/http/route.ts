@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors';
 import type { Principal, PublishableKeyGrant, VisitorPrincipal } from '../domain/principal';
 import { ErrorResponseSchema } from './schemas';
 import { SSE_EVENT_DOC_SCHEMA } from './sse';
+import { requireApiRole } from './api-roles';
 
 export type { Principal, PublishableKeyGrant, VisitorPrincipal };
 
@@ -200,6 +201,8 @@ export function defineRoute<
       req.routeTemplate = spec.path;
       if ((req.visitor || req.publishableKey) && !spec.visitor) throw publishableKeyNotAllowed();
       if (!spec.public && !req.principal && !req.visitor && !req.publishableKey) throw new AppError('api_key_missing', 'No API key provided');
+      // The key's role against the one table of what each operation needs (http/api-roles.ts).
+      if (req.principal && !spec.public) requireApiRole(req.principal.role, spec.method, spec.path);
       const params = spec.params ? parseInput(spec.params, req.params, 'path') : (undefined as P);
       const query = spec.query ? parseInput(spec.query, req.query, 'query') : (undefined as Q);
       const body = spec.body ? parseInput(spec.body, req.body, 'body') : (undefined as B);

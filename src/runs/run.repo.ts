@@ -35,7 +35,7 @@ const dated = <T extends Record<string, unknown>>(row: T, keys: string[]): T => 
   for (const k of keys) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
   return out as T;
 };
-const toolCallsOf = (json: unknown): ToolCallRow[] => ((json ?? []) as ToolCallRow[]).map((c) => dated(c, ['expires_at', 'created_at', 'updated_at']));
+const toolCallsOf = (json: unknown): ToolCallRow[] => ((json ?? []) as ToolCallRow[]).map((c) => dated(c, ['expires_at', 'decided_at', 'created_at', 'updated_at']));
 const TOOL_CALLS_OF_RUN = sql<unknown>`coalesce((select jsonb_agg(t order by t.seq) from run_tool_calls t where t.run_id = r.id), '[]'::jsonb)`;
 
 /** The runs columns stored as jsonb (an Insertable carries them as JSON text). */
@@ -131,6 +131,21 @@ export class RunRepo {
   async insertToolCalls(db: Db, rows: Insertable<RunToolCallTable>[]) {
     if (rows.length === 0) return;
     await db.insertInto('run_tool_calls').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+  }
+
+  /** Of these conversations, those with a run waiting for a tool approval (the inbox's badge). */
+  async conversationsAwaitingApproval(db: Db, scope: Scope, conversationIds: string[]): Promise<Set<string>> {
+    if (conversationIds.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('runs as r')
+      .select('r.conversation_id')
+      .distinct()
+      .where(inScope(scope, 'r'))
+      .where('r.conversation_id', 'in', conversationIds)
+      .where('r.status', '=', 'requires_action')
+      .where(sql<boolean>`r.required_action->>'type' = 'approve_tool_call'`)
+      .execute();
+    return new Set(rows.map((r) => r.conversation_id));
   }
 
   async listToolCalls(db: Db, runId: string) {

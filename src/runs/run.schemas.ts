@@ -26,6 +26,15 @@ export type Handoff = z.infer<typeof HandoffSchema>;
 export const GuardrailNoteSchema = z.object({ guardrail: z.string(), action: z.string(), detail: z.string() });
 export type GuardrailNote = z.infer<typeof GuardrailNoteSchema>;
 
+/** Who did what a person does: a console teammate (with their display name) or an API key. */
+export const ActorSchema = z
+  .object({
+    type: z.enum(['teammate', 'api_key', 'evaluation']),
+    id: z.string().describe('cu_ (teammate) or key_ (API key) prefix'),
+    name: z.string().nullable().describe("the teammate's display name; \"Support team\" for a console signed in with a key; null for an API key"),
+  })
+  .openapi('Actor');
+
 export const RunToolCallSchema = z.object({
   id: z.string().describe('call_ prefix'),
   tool: z.string(),
@@ -33,6 +42,15 @@ export const RunToolCallSchema = z.object({
   result_status: z.string().describe('ok, error, timed_out, pending, awaiting_approval, rejected, expired, invalid'),
   latency_ms: z.number().int().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  approval: z
+    .object({
+      decision: z.enum(['approve', 'reject']),
+      note: z.string().nullable(),
+      approver: ActorSchema,
+      decided_at: z.string(),
+    })
+    .nullable()
+    .describe('who approved or rejected a call gated by requires_approval, and when; null while undecided or ungated'),
 });
 
 export const RunSchema = z
@@ -104,6 +122,9 @@ export function toRunObject(run: RunRow, calls: ToolCallRow[], metadata: Record<
       result_status: RESULT_STATUS[c.status] ?? c.status,
       latency_ms: c.latency_ms,
       error: c.error,
+      approval: c.decided_by && c.decided_at && (c.status !== 'awaiting_approval')
+        ? { decision: c.status === 'rejected' ? 'reject' : 'approve', note: c.decision_note, approver: c.decided_by, decided_at: new Date(c.decided_at).toISOString() }
+        : null,
     })),
     reply: run.reply,
     handoff: run.handoff as Handoff | null,

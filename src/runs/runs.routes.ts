@@ -33,5 +33,9 @@ export function registerRunRoutes({ router, registry, services }: RouteDeps<{ ru
     params: IdParamsSchema,
     body: z.strictObject({ tool_call_id: z.string().min(1).max(255), decision: z.enum(['approve', 'reject']), note: z.string().max(2000).optional() }),
     response: RunSchema,
-  }, ({ params, body, principal }) => svc.decideApproval({ ...scopeOf(principal), runId: params.id, toolCallId: body.tool_call_id, decision: body.decision, note: body.note }));
+  }, ({ params, body, principal }) => svc.decideApproval({
+    ...scopeOf(principal), runId: params.id, toolCallId: body.tool_call_id, decision: body.decision, note: body.note,
+    // The key is the approver (a tool's approver_roles apply to its role).
+    approver: { type: 'api_key', id: principal.keyId, name: null }, approverRole: principal.role ?? 'owner',
+  }));
 }

@@ -10,6 +10,10 @@ import type { RunStatus } from '../db/tables/agents';
 import { RunRepo, type RunRow, type RunView } from './run.repo';
 import { toRunObject, type RunObject } from './run.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
+import { APPROVER_ROLES, type Approver, type Role } from '../domain/roles';
+import { derivedId, IdPrefix } from '../domain/ids';
+import type { AgentsService } from '../agents/agents.service';
+import type { EventsService } from '../webhooks/events.service';
 
 /** Whether a run in this status ends a wait (POST …/messages with wait_ms, GET with wait). */
 const endsWait = (status: RunStatus) => RUN_WAIT_ENDS.includes(status);
@@ -40,7 +44,7 @@ export interface RunStreamEvent {
 export class RunsService {
   private readonly repo = new RunRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; workflows: WorkflowGateway; notifier: RunNotifier }) {}
+  constructor(private readonly deps: { db: Kysely<DB>; workflows: WorkflowGateway; notifier: RunNotifier; agents: Pick<AgentsService, 'getVersion'>; events: EventsService }) {}
 
   async getRun(input: Scope & { runId: string }): Promise<RunObject> {
     return present(await this.view(input.runId, scopeOf(input)));
@@ -117,21 +121,54 @@ export class RunsService {
     return present(await this.view(run.id));
   }
 
-  /** Approves or rejects a tool call gated by requires_approval. */
-  async decideApproval(input: Scope & { runId: string; toolCallId: string; decision: 'approve' | 'reject'; note?: string }): Promise<RunObject> {
-    const { db } = this.deps;
+  /**
+   * Approves or rejects a tool call gated by requires_approval, as `approver` (a teammate or an API key)
+   * whose role is `approverRole`: agent and above, or only the roles the tool names (`approver_roles`).
+   * The decision, the approver and the time are recorded on the tool call (the run object shows them),
+   * in the run's stream (`run.approval`) and as the `run.approval` webhook event, in one transaction.
+   */
+  async decideApproval(input: Scope & { runId: string; toolCallId: string; decision: 'approve' | 'reject'; note?: string; approver: Approver; approverRole: Role }): Promise<RunObject> {
     const { run, call } = await this.resolvable(scopeOf(input), input.runId, input.toolCallId);
     const expired = () => new AppError('approval_expired', `The approval of ${call.id} came after the run stopped waiting for it`, { param: 'tool_call_id' });
     if (call.status === 'expired' || (call.status === 'awaiting_approval' && call.expires_at && call.expires_at.getTime() <= Date.now())) throw expired();
-    const decided = { decision_note: input.note ? redactText(input.note).text : null };
-    const moved = input.decision === 'approve' ? await moveToolCall(db, call.id, 'approve', 'approved', decided) : await moveToolCall(db, call.id, 'reject', 'rejected', decided);
+    const allowed = await this.approverRolesOf(run, call.tool);
+    if (!allowed.includes(input.approverRole)) {
+      throw new AppError('role_insufficient', `A call of ${call.tool} is approved by ${allowed.join(', ')} only (this has ${input.approverRole})`);
+    }
+    const note = input.note ? redactText(input.note).text : null;
+    const decidedAt = new Date();
+    const decided = { decision_note: note, decided_by: JSON.stringify(input.approver), decided_at: decidedAt };
+    const moved = await this.deps.events.transaction(async (tx) => {
+      const m = input.decision === 'approve' ? await moveToolCall(tx, call.id, 'approve', 'approved', decided) : await moveToolCall(tx, call.id, 'reject', 'rejected', decided);
+      if (!m) return undefined;
+      const approval = { run_id: run.id, tool_call_id: call.id, tool: call.tool, decision: input.decision, note, approver: input.approver, decided_at: decidedAt.toISOString() };
+      await this.repo.appendEvents(tx, run.id, [{ type: 'run.approval', data: approval }]);
+      const view = (await this.repo.getView(tx, run.id))!;
+      await this.deps.events.emit(
+        { accountId: run.account_id, livemode: run.livemode, type: 'run.approval', data: { ...present(view), approval }, eventId: derivedId(IdPrefix.event, run.id, 'run.approval', call.id) },
+        { tx },
+      );
+      return m;
+    });
     if (!moved) {
-      const now = await this.repo.getToolCall(db, run.id, call.id);
+      const now = await this.repo.getToolCall(this.deps.db, run.id, call.id);
       if (now?.status === 'expired') throw expired();
       throw new AppError('tool_call_not_pending', `Tool call ${call.id} is not awaiting approval (it is ${now?.status})`, { param: 'tool_call_id' });
     }
+    this.deps.notifier.notifyLocally(run.id, undefined);
     await this.deps.workflows.signalIfRunning(agentRunWorkflowId(run.id), toolCallResolvedSignal, { toolCallId: call.id });
     return present(await this.view(run.id));
+  }
+
+  /** Of these conversations (at most a page), those with a run waiting for a tool approval: the inbox's badge. */
+  async conversationsAwaitingApproval(input: Scope & { conversationIds: string[] }): Promise<Set<string>> {
+    return this.repo.conversationsAwaitingApproval(this.deps.db, scopeOf(input), input.conversationIds.slice(0, 200));
+  }
+
+  /** The roles that may approve a call of `tool` in this run's agent version: its `approver_roles`, else agent and above. */
+  async approverRolesOf(run: { agent_id: string; agent_version: number }, tool: string): Promise<Role[]> {
+    const version = await this.deps.agents.getVersion({ agentId: run.agent_id, version: run.agent_version });
+    return [...(version.config.tools.find((t) => t.name === tool)?.approver_roles ?? APPROVER_ROLES)];
   }
 
   /** The run (in scope) and the tool call to resolve, or 404. */

@@ -23,6 +23,18 @@
     });
   }
 
+  // An approval given in the test chat: posted without leaving the page; the run's stream goes on.
+  document.addEventListener('submit', function (ev) {
+    var f = ev.target;
+    if (!f.matches || !f.matches('[data-chat-log] [data-approval-form]')) return;
+    ev.preventDefault();
+    var body = { tool_call_id: f.tool_call_id.value, decision: ev.submitter && ev.submitter.value === 'reject' ? 'reject' : 'approve', note: f.note.value.trim() || undefined };
+    fetch(f.getAttribute('action'), { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, accept: 'application/json' }, body: JSON.stringify(body) })
+      .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error ? b.error.message : 'The decision failed'); return b; }); })
+      .then(function (b) { var d = el('div', 'approval-done'); d.innerHTML = b.decided; f.closest('[data-approval-panel]').replaceWith(d); })
+      .catch(function (e) { var er = f.querySelector('.field-error') || f.appendChild(el('div', 'field-error')); er.textContent = e.message; });
+  });
+
   // Tools: add from the template, remove a fieldset.
   var tools = document.querySelector('[data-tools]');
   var tpl = document.querySelector('[data-tool-template]');
@@ -111,8 +123,16 @@
           }
           var es = new EventSource('/console/runs/' + b.run_id + '/events');
           es.addEventListener('tool.called', function (e) { var d = JSON.parse(e.data); status.textContent = 'Calling ' + d.tool + '…'; });
-          es.addEventListener('reply.delta', function (e) { reply.textContent += JSON.parse(e.data).text; log.scrollTop = log.scrollHeight; });
-          es.addEventListener('run.requires_action', function () { status.textContent = 'Waiting for an approval or a tool result (see the inbox).'; });
+          es.addEventListener('reply.delta', function (e) { reply.hidden = false; reply.textContent += JSON.parse(e.data).text; log.scrollTop = log.scrollHeight; });
+          es.addEventListener('run.requires_action', function () {
+            status.textContent = 'Waiting for an approval or a tool result…';
+            if (!reply.textContent) reply.hidden = true;
+            // A tool call to approve: its panel (Approve / Reject with a note) right here.
+            fetch('/console/runs/' + b.run_id + '/approval').then(function (r) { return r.ok ? r.text() : ''; }).then(function (h) {
+              if (!h.trim()) return;
+              var slot = el('div', 'run-panel'); slot.innerHTML = h; status.after(slot); log.scrollTop = log.scrollHeight;
+            });
+          });
           es.addEventListener('run.completed', function () {
             es.close();
             fetch('/console/runs/' + b.run_id + '/panel').then(function (r) { return r.text(); }).then(function (h) {

@@ -36,11 +36,12 @@ function toolFieldset(t: ToolForm, i: number | string, errors: FieldErrors): Htm
     <label>Timeout (ms) <input name="${f('timeout_ms')}" value="${t.timeout_ms}" type="number" min="100" max="60000" class="short ${invalid(errors, f('timeout_ms'))}">${err(errors, f('timeout_ms'))}</label>
     <label class="check"><input type="checkbox" name="${f('idempotent')}" value="1" ${t.idempotent ? 'checked' : ''}> Idempotent <span class="hint">(retried once on network errors)</span></label>
     <label class="check"><input type="checkbox" name="${f('approval')}" value="1" ${t.approval ? 'checked' : ''}> Needs approval <span class="hint">(a person approves each call)</span></label>
+    <label>Approvers <span class="hint">roles, comma-separated (empty: agent and above)</span><input name="${f('approver_roles')}" value="${t.approver_roles}" placeholder="admin, owner" class="short ${invalid(errors, f('approver_roles'))}">${err(errors, f('approver_roles'))}</label>
   </div>
 </fieldset>`;
 }
 
-export const emptyTool: ToolForm = { name: '', description: '', parameters: '{\n  "type": "object",\n  "properties": {},\n  "required": []\n}', endpoint: '', timeout_ms: '10000', idempotent: false, approval: false };
+export const emptyTool: ToolForm = { name: '', description: '', parameters: '{\n  "type": "object",\n  "properties": {},\n  "required": []\n}', endpoint: '', timeout_ms: '10000', idempotent: false, approval: false, approver_roles: '' };
 
 /** The draft editor: every field of the agent's config, with its validation message next to it. */
 export function agentEditor(input: { action: string; form: AgentForm; errors: FieldErrors; bases: { id: string; name: string }[]; csrf: string; submitLabel: string }): Html {

@@ -4,6 +4,7 @@ import type { RunObject } from '../../runs/run.schemas';
 import { html, type Html } from '../../platform/html';
 import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails, scorePercent } from './run.view';
+import { approvalBadge, approvalPanels } from './approval.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
 /** A console test chat: nothing of it reaches a customer. */
@@ -19,7 +20,7 @@ export interface InboxFilter {
 }
 
 /** The inbox: tabs by status (the handoff queue among them), filters, and a page of conversations. */
-export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentObject[]; list: { data: ConversationObject[]; has_more: boolean } }): Html {
+export function inboxPage({ f, agents, list, awaitingApproval = new Set() }: { f: InboxFilter; agents: AgentObject[]; list: { data: ConversationObject[]; has_more: boolean }; awaitingApproval?: ReadonlySet<string> }): Html {
   const names = new Map(agents.map((a) => [a.id, a.name]));
   const tab = (label: string, status?: string) =>
     html`<a class="tab ${f.status === status && !f.test ? 'active' : ''}" href="/console/inbox${status ? `?status=${status}` : ''}">${label}</a>`;
@@ -38,7 +39,7 @@ export function inboxPage({ f, agents, list }: { f: InboxFilter; agents: AgentOb
         ${list.data.map((c) => {
           const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? c.customer.id ?? 'Anonymous customer');
           const h = c.handoff as { reason?: string; summary?: string; queue?: string } | null;
-          return html`<tr class="${c.unread ? 'unread' : ''}" data-conversation="${c.id}"><td><a href="/console/inbox/${c.id}">${who}</a> ${c.unread ? html`<span class="badge badge-unread" data-unread>unread</span>` : ''} ${f.test ? testBadge : ''}<div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${c.agent_id === null ? html`<span class="muted">none (team)</span>` : (names.get(c.agent_id) ?? c.agent_id)}</td>
+          return html`<tr class="${c.unread ? 'unread' : ''}" data-conversation="${c.id}"><td><a href="/console/inbox/${c.id}">${who}</a> ${c.unread ? html`<span class="badge badge-unread" data-unread>unread</span>` : ''} ${awaitingApproval.has(c.id) ? approvalBadge : ''} ${f.test ? testBadge : ''}<div class="muted mono">${c.id}</div></td><td>${statusBadge(c.status)}</td><td>${c.channel}</td><td>${c.agent_id === null ? html`<span class="muted">none (team)</span>` : (names.get(c.agent_id) ?? c.agent_id)}</td>
           ${queue ? html`<td>${h ? html`<b>${h.queue ?? ''}</b> · ${(h.reason ?? '').replace(/_/g, ' ')}<div class="muted clamp">${h.summary ?? ''}</div>` : html`<span class="muted">${c.agent_id === null ? 'to the team (no agent)' : ''}</span>`}</td>` : html`<td>${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</td>`}
           <td>${timeAgo(c.updated_at)}</td></tr>`;
         })}</tbody></table>
@@ -66,9 +67,10 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
       ${h ? html`<section class="handoff-box"><h2>Handed off to ${h.queue}</h2><p><span class="muted">Why:</span> ${h.reason.replace(/_/g, ' ')}</p>
         <p><span class="muted">Summary:</span> ${h.summary}</p><p><span class="muted">Suggested reply:</span> <span data-suggested>${h.suggested_reply}</span>
         <button type="button" class="link" data-use-suggested>use it</button></p></section>` : ''}
+      ${approvalPanels({ runs, agent, csrf })}
       <ol class="transcript">${messages.map((m) => {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
-        return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
+        return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : (m.author?.name ?? 'Support team')}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
           ${deliveryMark(deliveries.get(m.id))}
           ${m.role === 'customer' && agent ? addToTests(c.id, m.id, csrf) : ''}

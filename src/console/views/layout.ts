@@ -1,9 +1,14 @@
 import { html, type Html } from '../../platform/html';
+import type { Role } from '../../domain/roles';
 
 export interface LayoutSession {
   accountName: string;
   mode: 'test' | 'live';
   csrfToken: string;
+  /** The sign-in's role: the page hides what it cannot do (`data-needs-role`), the server refuses it anyway. */
+  role?: Role;
+  /** The teammate's name (null: a key sign-in). */
+  displayName?: string | null;
 }
 
 const NAV = [
@@ -15,6 +20,7 @@ const NAV = [
   ['calls', 'Calls'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
+  ['team', 'Team'],
 ] as const;
 
 export type NavSection = (typeof NAV)[number][0];
@@ -28,13 +34,14 @@ export function layout(input: { title: string; session?: LayoutSession; active?:
 ${session ? html`<meta name="csrf-token" content="${session.csrfToken}">` : ''}
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script></head>
-<body>
+<body${session?.role ? html` data-role="${session.role}"` : ''}>
 <header class="top">
   <a class="brand" href="/console">Converse</a>
   ${session
     ? html`<nav>${NAV.map(([key, label]) => html`<a href="/console/${key}" class="${key === input.active ? 'active' : ''}">${label}</a>`)}</nav>
   <div class="who"><span class="mode mode-${session.mode}" title="${session.mode === 'test' ? 'Test data: test keys, sandbox carriers' : 'Live data'}">${session.mode === 'test' ? 'Test mode' : 'Live'}</span>
   <span>${session.accountName}</span>
+  ${session.role ? html`<span class="who-me" data-who>${session.displayName ?? 'Key sign-in'} · <span class="tag" data-my-role>${session.role}</span></span>` : ''}
   <form method="post" action="/console/sign-out" class="inline"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button class="link">Sign out</button></form></div>`
     : ''}
 </header>

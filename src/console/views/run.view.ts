@@ -31,7 +31,7 @@ export function runDetails(run: RunObject, ui: { uiUrl: string; namespace: strin
   ${run.tool_calls.length
     ? html`<details class="run-part" open><summary>Tool calls (${run.tool_calls.length})</summary><ul class="tool-calls">${run.tool_calls.map(
         (t) => html`<li><b>${t.tool}</b> ${statusBadge(t.result_status)} ${t.latency_ms !== null ? html`<span class="muted">${t.latency_ms} ms</span>` : ''}
-        <code class="args">${JSON.stringify(t.arguments)}</code>${t.error ? html`<div class="field-error">${t.error.code}: ${t.error.message}</div>` : ''}</li>`,
+        <code class="args">${JSON.stringify(t.arguments)}</code>${t.approval ? html`<div class="muted" data-approved-by>${t.approval.decision === 'approve' ? 'Approved' : 'Rejected'} by <b>${t.approval.approver.name ?? t.approval.approver.id}</b>${t.approval.note ? html`: “${t.approval.note}”` : ''}</div>` : ''}${t.error ? html`<div class="field-error">${t.error.code}: ${t.error.message}</div>` : ''}</li>`,
       )}</ul></details>`
     : ''}
   ${floorNote.length

@@ -21,6 +21,7 @@ export interface KeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  role: string;
 }
 
 /** A secret shown once (a webhook signing secret, a new API key) with a copy button. */
@@ -92,12 +93,15 @@ export function webhooksPage({ endpoints, deliveries, secret, csrf }: { endpoint
 }
 
 /** The session's mode's API keys and the form that creates one. */
-export function keysPage({ keys, secret, mode, csrf }: { keys: KeyRow[]; secret?: Html; mode: 'test' | 'live'; csrf: string }): Html {
+export function keysPage({ keys, secret, mode, csrf, grantable }: { keys: KeyRow[]; secret?: Html; mode: 'test' | 'live'; csrf: string; grantable: readonly string[] }): Html {
   return html`<div class="page-head"><h1>API keys</h1></div>${secret ?? ''}
-      <table class="list"><thead><tr><th>Name</th><th>Key</th><th>Mode</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>
-      ${keys.map((k) => html`<tr class="${k.revoked_at ? 'revoked' : ''}"><td>${k.name}</td><td class="mono">sk_${k.mode}_…${k.last4}</td><td>${k.mode}</td><td>${timeAgo(k.created_at)}</td><td>${timeAgo(k.last_used_at)}</td>
+      <table class="list"><thead><tr><th>Name</th><th>Key</th><th>Mode</th><th>Role</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>
+      ${keys.map((k) => html`<tr class="${k.revoked_at ? 'revoked' : ''}"><td>${k.name}</td><td class="mono">sk_${k.mode}_…${k.last4}</td><td>${k.mode}</td><td><span class="tag" data-key-role>${k.role}</span></td><td>${timeAgo(k.created_at)}</td><td>${timeAgo(k.last_used_at)}</td>
         <td>${k.revoked_at ? html`<span class="muted">revoked ${timeAgo(k.revoked_at)}</span>` : html`<form method="post" action="/console/keys/${k.id}/revoke" class="inline" data-confirm="Revoke this key? Calls with it fail at once.">${csrfField(csrf)}<button class="link danger">Revoke</button></form>`}</td></tr>`)}
       </tbody></table>
       <form method="post" action="/console/keys" class="card">${csrfField(csrf)}<h2>Create a ${mode} key</h2>
-        <label>Name <input name="name" placeholder="backend"></label><button class="button primary">Create key</button></form>`;
+        <label>Name <input name="name" placeholder="backend"></label>
+        <label>Role <span class="hint">what the key may call: viewer reads; agent also replies, hands back and approves; admin and owner everything (never above your own role)</span>
+          <select name="role">${grantable.map((r) => html`<option ${r === grantable.at(-1) ? 'selected' : ''}>${r}</option>`)}</select></label>
+        <button class="button primary">Create key</button></form>`;
 }

@@ -32,6 +32,7 @@ import * as createKnowledgeRecords from './20261127T150000-create-knowledge-reco
 import * as createPublishableKeys from './20261127T170000-create-publishable-keys';
 import * as createConversationEvents from './20261127T180000-create-conversation-events';
 import * as addWidgetAppearance from './20261127T192000-add-widget-appearance';
+import * as addTeammatesAndRoles from './20261127T193000-add-teammates-and-roles';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T170000-create-publishable-keys': createPublishableKeys,
   '20261127T180000-create-conversation-events': createConversationEvents,
   '20261127T192000-add-widget-appearance': addWidgetAppearance,
+  '20261127T193000-add-teammates-and-roles': addTeammatesAndRoles,
 };

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Role } from '../../domain/roles';
 
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -31,6 +32,10 @@ export interface ApiKeyTable {
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** What the key may do (domain/roles.ts, http/api-roles.ts); keys made before roles are owners. */
+  role: ColumnType<Role, Role | undefined, Role>;
+  /** The console teammate who made the key (its role is at most theirs); null: the CLI or a key sign-in. */
+  created_by_user_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyKeyTable {

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { ConversationChannel } from '../../domain/channels';
+import type { Approver, MessageAuthor } from '../../domain/roles';
 import type { Json, NullableTimestamp, Timestamp } from './accounts';
 
 /** A stored agent configuration (draft or a published version); its shape is AgentConfig in src/agents. */
@@ -96,6 +97,8 @@ export interface ConversationMessageTable {
   content: string;
   attachments: Json<string[]>;
   run_id: string | null;
+  /** Who wrote a human message: a console teammate (with their display name) or an API key; null otherwise. */
+  author: ColumnType<MessageAuthor | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -163,6 +166,9 @@ export interface RunToolCallTable {
   attempts: ColumnType<number, number | undefined, number>;
   expires_at: NullableTimestamp;
   decision_note: string | null;
+  /** Who approved or rejected the call (a teammate or an API key), and when. */
+  decided_by: ColumnType<Approver | null, string | null | undefined, string | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,4 +1,5 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import type { Role } from '../../domain/roles';
 import type { NullableTimestamp, Timestamp } from './accounts';
 
 /** A person who signs in to the console with an email and password (scrypt hash); one account each. */
@@ -10,6 +11,25 @@ export interface ConsoleUserTable {
   created_at: Generated<Date>;
   /** Set when the user may no longer sign in; their sessions end with it. */
   disabled_at: NullableTimestamp;
+  /** What the teammate may do in the console (domain/roles.ts); users made before roles are owners. */
+  role: ColumnType<Role, Role | undefined, Role>;
+  /** The name their replies are signed with (the email when empty). */
+  display_name: ColumnType<string, string | undefined, string>;
+}
+
+/** An invite to the console: a signed, single-use, expiring link (only its SHA-256 is kept) for an email and a role. */
+export interface ConsoleInviteTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: Role;
+  token_hash: string;
+  /** The teammate who invited (null: the CLI or a key sign-in). */
+  invited_by: string | null;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
 }
 
 /** A console sign-in: the cookie holds a random token, this row its SHA-256 (a leaked table signs nobody in). */
