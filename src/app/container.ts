@@ -16,6 +16,11 @@ import { ConversationEventsNotifier } from '../conversations/conversation-events
 import { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { ReplyChannels } from '../conversations/reply-channels';
 import { QueuesService } from '../conversations/queues.service';
+import { InboxService } from '../conversations/inbox.service';
+import { TeamAlerts } from '../channels/email/team-alerts';
+import { InboxStreamService } from '../conversations/inbox-stream.service';
+import { ConversationNotesService } from '../conversations/conversation-notes.service';
+import { SavedRepliesService } from '../conversations/saved-replies.service';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
@@ -124,9 +129,10 @@ export function createServices(deps: ServiceDeps) {
   const runNotifier = new RunNotifier({ db, databaseUrl: config.database.url, notifyAcrossProcesses: config.database.url !== undefined, log: deps.log });
   const conversationRepo = new ConversationRepo();
   const emailTracking = new EmailTrackingService({ db, events, publicBaseUrl: config.http.publicBaseUrl, serverSecret: config.secrets.server });
+  const smtpSender = deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined);
   const emailReplies = new EmailReplyChannel({
     db, config, events, conversations: conversationRepo, tracking: emailTracking, domains: emailDomains, log: deps.log,
-    sender: deps.smtpSender ?? (config.email.smtp ? new SmtpSender(config.email.smtp) : undefined),
+    sender: smtpSender,
   });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
   const replyChannels = new ReplyChannels([
@@ -140,6 +146,14 @@ export function createServices(deps: ServiceDeps) {
   const visitorConversations = new VisitorConversationsService({ db, conversations });
   const conversationEvents = new ConversationEventsNotifier({ db, databaseUrl: config.database.url, log: deps.log });
   const conversationStream = new ConversationStreamService({ db, notifier: conversationEvents });
+  const inbox = new InboxService({ db });
+  const inboxStream = new InboxStreamService({ notifier: conversationEvents, inbox });
+  const conversationNotes = new ConversationNotesService({ db });
+  // With SMTP configured, the team hears of conversations that need a person by email too.
+  const teamAlerts = smtpSender
+    ? new TeamAlerts({ notifier: conversationEvents, inbox, sender: smtpSender, from: config.email.from, messageIdDomain: config.email.messageIdDomain, publicBaseUrl: config.http.publicBaseUrl, log: deps.log })
+    : undefined;
+  const savedReplies = new SavedRepliesService({ db });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
@@ -179,7 +193,7 @@ export function createServices(deps: ServiceDeps) {
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -6,6 +6,7 @@ import type { SenderTable } from './tables/senders';
 import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
+import type { ConversationNoteTable, ConversationReadTable, SavedReplyTable } from './tables/inbox';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
@@ -53,6 +54,9 @@ export interface DB {
   short_links: ShortLinkTable;
   citation_pages: CitationPageTable;
   console_users: ConsoleUserTable;
+  conversation_reads: ConversationReadTable;
+  conversation_notes: ConversationNoteTable;
+  saved_replies: SavedReplyTable;
   console_sessions: ConsoleSessionTable;
   console_sign_in_links: ConsoleSignInLinkTable;
   calls: CallTable;

@@ -30,6 +30,8 @@ export const IdPrefix = {
   identitySecret: 'idk',
   visitor: 'vis',
   queue: 'que',
+  note: 'note',
+  savedReply: 'srep',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
