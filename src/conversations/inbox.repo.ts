@@ -113,7 +113,7 @@ export class InboxRepo {
   /** How many conversations each tab holds (open ones for mine and unread), and the test chats. */
   async counts(db: Kysely<DB>, scope: Scope, who: InboxReader): Promise<InboxCounts> {
     const r = await sql<Record<string, string>>`select
-        count(*) filter (where not c.test) as all,
+        count(*) filter (where not c.test) as "all",
         count(*) filter (where not c.test and (c.status = 'handed_off' or c.id = any(${awaitingIds(scope)}))) as queue,
         count(*) filter (where not c.test and c.status <> 'closed' and c.assignee_user_id = ${who.userId ?? ''}) as mine,
         count(*) filter (where not c.test and c.status = 'active') as active,
