@@ -419,9 +419,13 @@ describe('email conversations', () => {
     assert.equal((await f.call('GET', `/v1/conversations/${res.body.conversation_id}`)).body.agent_id, null);
   });
 
-  it('an address without an agent is a team inbox: the mail waits in the inbox, the team is emailed (at most once per 5 minutes), a console reply goes out by SMTP', async () => {
+  it('an address without an agent is a team inbox: the mail waits in the inbox, the team is emailed (at most once per 5 minutes), a console reply goes out by SMTP', async (t) => {
     await ctx.stack.services.conversationEvents.listen();
     ctx.stack.services.teamAlerts!.start();
+    t.after(async () => {
+      ctx.stack.services.teamAlerts!.stop();
+      await ctx.stack.services.conversationEvents.close();
+    });
     const f = await seedEmailAgent();
     const [address] = await ctx.stack.services.emailAddresses.listAddresses({ accountId: f.accountId, livemode: true });
     await ctx.stack.services.emailAddresses.attachAgent({ accountId: f.accountId, livemode: true, emailAddressId: address!.id, agentId: null });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { consoleRequest, consoleSession, signInToConsole } from '../support/console';
 import { openEventStream } from '../support/sse';
@@ -27,8 +27,14 @@ async function teammate(f: AgentFixture, name: string) {
 const rowOf = (page: string, id: string) => new RegExp(`<tr class="([^"]*)" data-conversation="${id}"`).exec(page);
 
 describe('the live inbox', () => {
-  it('streams a handoff to an open inbox (with an alert), but nothing of another account', async () => {
+  before(async () => {
     await ctx.stack.services.conversationEvents.listen();
+  });
+  after(async () => {
+    await ctx.stack.services.conversationEvents.close();
+  });
+
+  it('streams a handoff to an open inbox (with an alert), but nothing of another account', async () => {
     const f = await seedAgent(ctx.stack, handsOffOnRefunds);
     const other = await seedAgent(ctx.stack, handsOffOnRefunds);
     const ana = await teammate(f, 'ana');
