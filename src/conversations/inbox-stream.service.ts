@@ -57,13 +57,16 @@ export class InboxStreamService {
           if (timedOut) resync = true;
           else await new Promise((r) => setTimeout(r, BATCH_MS));
         }
-        const ids = await this.ownIds([...pending], key);
+        // Taken before any await: a change arriving while this batch is read waits for the next one.
+        const woken = [...pending];
         pending.clear();
+        const ids = await this.ownIds(woken, key);
         const readAt = new Date();
-        const rows = resync
+        const catchUp = resync;
+        resync = false;
+        const rows = catchUp
           ? await this.deps.inbox.changedSince({ ...input, since: new Date(since.getTime() - 1000) })
           : await this.deps.inbox.inboxRows({ ...input, ids });
-        resync = false;
         since = readAt;
         for (const row of rows) {
           const at = row.unread_at?.getTime() ?? 0;

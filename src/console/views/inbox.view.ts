@@ -28,10 +28,10 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
   return html`<div class="page-head"><div><a href="/console/inbox${test ? '?test=1' : ''}" class="muted">Inbox</a> / <h1>${who}</h1> ${statusBadge(c.status)} ${test ? testBadge : ''}
         <div class="muted">${c.channel} · ${agent ? html`agent <a href="/console/agents/${agent.id}">${agent.name}</a>` : html`<span data-no-agent>no agent: the team answers</span>`} · <span class="mono">${c.id}</span> ${c.tags.map((t) => html`<span class="tag">${t}</span> `)}</div></div>
         ${c.status !== 'closed' ? html`<form method="post" action="/console/inbox/${c.id}/close" class="inline">${csrfField(csrf)}<button class="button danger">Close conversation</button></form>` : ''}</div>
+      <div class="conversation-layout" data-conversation-live="${c.id}"><div class="conversation-main">
       ${h ? html`<section class="handoff-box"><h2>Handed off to ${h.queue}</h2><p><span class="muted">Why:</span> ${h.reason.replace(/_/g, ' ')}</p>
         <p><span class="muted">Summary:</span> ${h.summary}</p><p><span class="muted">Suggested reply:</span> <span data-suggested>${h.suggested_reply}</span>
         <button type="button" class="link" data-use-suggested>use it</button></p></section>` : ''}
-      <div class="conversation-layout" data-conversation-live="${c.id}"><div class="conversation-main">
       <ol class="transcript" data-transcript>${messages.map((m) => {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
         return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : 'Support team'}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
