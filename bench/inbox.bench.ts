@@ -60,6 +60,7 @@ async function main() {
     const perConversation = Math.max(1, Math.floor(MESSAGES / CONVERSATIONS));
     await db.transaction().execute(async (tx) => {
       await sql`set local session_replication_role = replica`.execute(tx);
+      await sql`set local statement_timeout = 0`.execute(tx);
       await sql`insert into conversations (id, account_id, livemode, agent_id, channel, status, customer, context, tags, metadata, handoff, created_at, updated_at, unread, test)
         select 'cnv_bench' || lpad(i::text, 6, '0'), ${account.id}, false, ${agent.id}, (array['chat','sms','email'])[1 + i % 3],
           case when i < ${HANDED_OFF} then 'handed_off' when i % 5 = 0 then 'closed' else 'active' end,
@@ -78,8 +79,12 @@ async function main() {
         from (select distinct on (conversation_id) conversation_id, created_at, content, role from conversation_messages where account_id = ${account.id} order by conversation_id, seq desc) m
         where m.conversation_id = c.id`.execute(tx);
     });
-    await sql`analyze conversations`.execute(db);
-    await sql`analyze conversation_messages`.execute(db);
+    // The test server runs without autovacuum: statistics are gathered here, as a production server would have them.
+    await db.transaction().execute(async (tx) => {
+      await sql`set local statement_timeout = 0`.execute(tx);
+      await sql`analyze conversations`.execute(tx);
+      await sql`analyze conversation_messages`.execute(tx);
+    });
     const loadMs = performance.now() - loadStart;
 
     const teammate = await signInToConsole(baseUrl, secret);

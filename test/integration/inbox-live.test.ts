@@ -202,6 +202,21 @@ describe('the live inbox', () => {
     assert.match(queue, /data-count="queue">2</);
   });
 
+  it('a conversation waiting for an approval is in the handoff queue with its own badge', async () => {
+    const f = await seedAgent(ctx.stack);
+    const key = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const cnv = await openConversation(f);
+    const asked = await ask(f, cnv, 'How do I reset my password?');
+    assert.equal(rowOf((await key.get('/console/inbox?tab=queue')).text, cnv), null, 'answered: not in the queue');
+    // The run's tool call waits for a person (as a tool that requires approval leaves it).
+    const now = new Date();
+    await ctx.stack.database.db.insertInto('run_tool_calls').values({ id: `call_inbox${Date.now()}`, run_id: asked.run.id, seq: 99, tool: 'issue_refund', arguments: JSON.stringify({}), status: 'awaiting_approval', result: null, error: null, latency_ms: null, expires_at: null, decision_note: null, created_at: now, updated_at: now }).execute();
+    const queue = (await key.get('/console/inbox?tab=queue')).text;
+    assert.ok(rowOf(queue, cnv), 'in the queue while the approval waits');
+    assert.match(queue, new RegExp(`data-conversation="${cnv}"[\\s\\S]*?data-approval-badge`));
+    assert.match(queue, /data-count="queue">1</);
+  });
+
   it('a conversation opened for the team (a number without an agent) emits conversation.handoff', async () => {
     const f = await seedAgent(ctx.stack);
     const scope = { accountId: f.accountId, livemode: f.livemode };
