@@ -15,7 +15,8 @@
  */
 import os from 'node:os';
 import { sql } from 'kysely';
-import { buildTestConfig } from '../test/support/config';
+import { buildTestConfig, TEST_DATABASE_URL } from '../test/support/config';
+import { connectPostgres } from '../src/db/database';
 import { apiClient } from '../test/support/http';
 import { openEventStream } from '../test/support/sse';
 import { signInToConsole } from '../test/support/console';
@@ -58,9 +59,11 @@ async function main() {
     // The data: one transaction, triggers off (session_replication_role), then the inbox columns in bulk.
     const loadStart = performance.now();
     const perConversation = Math.max(1, Math.floor(MESSAGES / CONVERSATIONS));
-    await db.transaction().execute(async (tx) => {
+    // A connection of its own for the load, without the service pool's 30 s statement timeout.
+    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s;
+    const loader = connectPostgres({ url: TEST_DATABASE_URL, schema, max: 1, statementTimeoutMs: 1_800_000 });
+    await loader.db.transaction().execute(async (tx) => {
       await sql`set local session_replication_role = replica`.execute(tx);
-      await sql`set local statement_timeout = 0`.execute(tx);
       await sql`insert into conversations (id, account_id, livemode, agent_id, channel, status, customer, context, tags, metadata, handoff, created_at, updated_at, unread, test)
         select 'cnv_bench' || lpad(i::text, 6, '0'), ${account.id}, false, ${agent.id}, (array['chat','sms','email'])[1 + i % 3],
           case when i < ${HANDED_OFF} then 'handed_off' when i % 5 = 0 then 'closed' else 'active' end,
@@ -80,11 +83,9 @@ async function main() {
         where m.conversation_id = c.id`.execute(tx);
     });
     // The test server runs without autovacuum: statistics are gathered here, as a production server would have them.
-    await db.transaction().execute(async (tx) => {
-      await sql`set local statement_timeout = 0`.execute(tx);
-      await sql`analyze conversations`.execute(tx);
-      await sql`analyze conversation_messages`.execute(tx);
-    });
+    await sql`analyze conversations`.execute(loader.db);
+    await sql`analyze conversation_messages`.execute(loader.db);
+    await loader.close();
     const loadMs = performance.now() - loadStart;
 
     const teammate = await signInToConsole(baseUrl, secret);
