@@ -18,6 +18,6 @@ describe('inbox search terms', () => {
     assert.equal(searchQuery("refund & | ! ( ) ' :*"), 'refund:*');
     assert.equal(searchQuery('Lieferung für Müller 42'), 'lieferung:* & für:* & müller:* & 42:*');
     assert.equal(searchQuery('!!! ***'), undefined);
-    assert.equal(searchQuery('a b c d e f g h i j').split(' & ').length, 8, 'at most eight words');
+    assert.equal(searchQuery('a b c d e f g h i j')?.split(' & ').length, 8, 'at most eight words');
   });
 });
