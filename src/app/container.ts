@@ -17,6 +17,11 @@ import { ConversationEventsNotifier } from '../conversations/conversation-events
 import { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { ReplyChannels } from '../conversations/reply-channels';
 import { QueuesService } from '../conversations/queues.service';
+import { InboxService } from '../conversations/inbox.service';
+import { TeamAlerts } from '../channels/email/team-alerts';
+import { InboxStreamService } from '../conversations/inbox-stream.service';
+import { ConversationNotesService } from '../conversations/conversation-notes.service';
+import { SavedRepliesService } from '../conversations/saved-replies.service';
 import { createVoiceReplyChannel } from '../channels/voice/voice-reply-channel';
 import { VoiceCallsService } from '../channels/voice/voice-calls.service';
 import { CallsService } from '../channels/voice/calls.service';
@@ -145,6 +150,14 @@ export function createServices(deps: ServiceDeps) {
   const visitorConversations = new VisitorConversationsService({ db, conversations });
   const conversationEvents = new ConversationEventsNotifier({ db, databaseUrl: config.database.url, log: deps.log });
   const conversationStream = new ConversationStreamService({ db, notifier: conversationEvents });
+  const inbox = new InboxService({ db });
+  const inboxStream = new InboxStreamService({ notifier: conversationEvents, inbox });
+  const conversationNotes = new ConversationNotesService({ db });
+  // With SMTP configured, the team hears of conversations that need a person by email too.
+  const teamAlerts = smtpSender
+    ? new TeamAlerts({ notifier: conversationEvents, inbox, sender: smtpSender, from: config.email.from, messageIdDomain: config.email.messageIdDomain, publicBaseUrl: config.http.publicBaseUrl, log: deps.log })
+    : undefined;
+  const savedReplies = new SavedRepliesService({ db });
   // Inbound SMS comes after conversations: a customer's SMS to a number with an agent is posted there.
   const inboundSms = new InboundSmsService({
     db, workflows, events, phoneNumbers, senders, messages, config, log: deps.log,
@@ -188,7 +201,7 @@ export function createServices(deps: ServiceDeps) {
     mail: smtpSender ? { sender: smtpSender, from: config.email.from, messageIdDomain: config.email.messageIdDomain } : undefined,
   });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, widgetSettings, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -20,6 +20,9 @@ import { registerCallRoutes } from '../channels/voice/calls.routes';
 import { registerTestHelperRoutes } from '../test-helpers/test-helpers.routes';
 import { registerConsoleAgentRoutes } from '../console/console-agents.routes';
 import { registerConsoleInboxRoutes } from '../console/console-inbox.routes';
+import { registerConsoleInboxWorkRoutes } from '../console/console-inbox-work.routes';
+import { registerConsoleQueueRoutes } from '../console/console-queues.routes';
+import { registerSavedReplyRoutes } from '../conversations/saved-replies.routes';
 import { registerConsoleKnowledgeRoutes } from '../console/console-knowledge.routes';
 import type { ConsoleDeps } from '../console/console-page';
 import { registerConsoleSettingsRoutes } from '../console/console-settings.routes';
@@ -60,6 +63,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerWidgetRoutes(deps);
   registerConversationRoutes(deps);
   registerQueueRoutes(deps);
+  registerSavedReplyRoutes(deps);
   registerRunRoutes(deps);
   registerEmailAddressRoutes(deps);
   registerEmailDomainRoutes(deps);
@@ -88,5 +92,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxWorkRoutes, registerConsoleInboxRoutes, registerConsoleQueueRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
 }

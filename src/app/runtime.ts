@@ -101,6 +101,8 @@ export async function createRuntime(input: {
       await listenForRuns();
       // Conversation streams: one listener for every open stream of this process.
       await services.conversationEvents.listen().catch((err) => log.warn({ err }, 'Conversation stream listener failed; streams read again every 30 s'));
+      // Team emails about conversations that need a person (SMTP configured): heard through that listener.
+      services.teamAlerts?.start();
       if (config.metrics.port !== undefined) metricsServer = await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port });
       return server;
     },
@@ -139,6 +141,7 @@ export async function createRuntime(input: {
       // Requests in flight finish (bounded); then first attempts in flight are recorded, the worker
       // drains (its shutdown grace), and only then do the carriers stop.
       // Open conversation streams end now (clients resume with Last-Event-ID) rather than hold the drain.
+      services.teamAlerts?.stop();
       await services.conversationEvents.close();
       if (server) await closeGracefully(server, SHUTDOWN_GRACE_MS);
       await services.webhookDispatcher.stop(SHUTDOWN_GRACE_MS);

@@ -7,55 +7,25 @@ import type { ConversationsService } from '../conversations/conversations.servic
 import type { RunsService } from '../runs/runs.service';
 import type { EmailsService } from '../channels/email/emails.service';
 import type { MessagesService } from '../sms/messages.service';
-import { conversationPage, inboxPage, type ReplyDelivery } from './views/inbox.view';
+import { conversationPage, type ReplyDelivery } from './views/inbox.view';
 import { AppError } from '../domain/errors';
 import { smsOfConversationMessage } from '../channels/sms/sms-reply.channel';
-import { emptyQueueForm, queuesPage, queueToForm, type QueueForm } from './views/queues.view';
-import type { QueuesService } from '../conversations/queues.service';
-import { WEEKDAYS } from '../conversations/business-hours';
-import type { Response } from 'express';
 import type { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { scopeOf } from '../domain/principal';
-import { CONVERSATION_CHANNELS } from '../domain/channels';
-import { CreateQueueBodySchema, UpdateQueueBodySchema } from '../conversations/queue.schemas';
+import type { InboxService } from '../conversations/inbox.service';
+import type { ConversationNotesService } from '../conversations/conversation-notes.service';
+import type { SavedRepliesService } from '../conversations/saved-replies.service';
+import { inboxPage } from './views/inbox-list.view';
+import { conversationAside, savedReplyPicker } from './views/inbox-panel.view';
+import { InboxFilterSchema, readerOf } from './console-inbox-filter';
 
-const FilterSchema = z.object({
-  status: z.enum(['active', 'handed_off', 'closed']).optional().catch(undefined),
-  channel: z.enum(CONVERSATION_CHANNELS).optional().catch(undefined),
-  agent_id: z.string().startsWith('agt_').optional().catch(undefined),
-  tag: z.string().min(1).max(100).optional().catch(undefined),
-  starting_after: z.string().optional().catch(undefined),
-  /** 1: the console's test chats (and evaluations' test conversations) instead of customers' conversations. */
-  test: z.enum(['1']).optional().catch(undefined),
-});
 const ReplySchema = z.object({ content: z.string().trim().min(1, 'Write a reply first').max(4000) });
 const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 
 /** The services these console pages use. */
-interface ConsoleInboxServices { agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService; queues: QueuesService; conversationStream: ConversationStreamService }
-
-/** The queue form as posted (strings as typed). */
-function readQueueForm(body: Record<string, unknown>, id?: string): QueueForm {
-  const str = (v: unknown) => (typeof v === 'string' ? v : '');
-  return {
-    id,
-    name: str(body.name).trim(),
-    time_zone: str(body.time_zone).trim(),
-    always_open: str(body.always_open) === '1',
-    days: Object.fromEntries(WEEKDAYS.map((d) => [d, str(body[`day_${d}`])])),
-    holidays: str(body.holidays),
-  };
-}
-
-/** The form as the queues API takes it: intervals split on commas, holidays one per line. */
-function queueInputOf(form: QueueForm) {
-  const list = (text: string, sep: RegExp) => text.split(sep).map((s) => s.trim()).filter(Boolean);
-  return {
-    name: form.name,
-    time_zone: form.time_zone,
-    weekly_hours: form.always_open ? null : Object.fromEntries(WEEKDAYS.map((d) => [d, list(form.days[d] ?? '', /,/).map((i) => i.replace(/\s+/g, ''))])),
-    holidays: list(form.holidays, /\r?\n/),
-  };
+interface ConsoleInboxServices {
+  agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService; conversationStream: ConversationStreamService;
+  inbox: InboxService; conversationNotes: ConversationNotesService; savedReplies: SavedRepliesService;
 }
 
 /** The inbox: conversations by status, channel, agent and tag; the handoff queue; transcripts; human replies. */
@@ -64,68 +34,15 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
 
   router.get('/inbox', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const f = FilterSchema.parse(req.query);
-    const agents = (await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } })).data;
-    const list = await services.conversations.listConversations({
-      ...scopeOf(session),
-      page: { limit: 50, starting_after: f.starting_after },
-      status: f.status, channel: f.channel, agent_id: f.agent_id, tag: f.tag, test: f.test === '1', queueWithApprovals: true,
-    });
-    const awaitingApproval = await services.runs.conversationsAwaitingApproval({ ...scopeOf(session), conversationIds: list.data.map((c) => c.id) });
-    sendPage(res, {
-      title: 'Inbox',
-      active: 'inbox',
-      body: inboxPage({ f, agents, list, awaitingApproval }),
-    });
-  }));
-
-  // Queues and their business hours (the API's /v1/queues as a form).
-  async function renderQueues(res: Response, form?: QueueForm, error?: string) {
-    const { session } = sessionOf(res);
-    const queues = (await services.queues.listQueues(scopeOf(session))).data;
-    const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-    sendPage(res, { title: 'Queues', active: 'inbox', status: error ? 422 : undefined, body: queuesPage({ queues, form: form ?? emptyQueueForm(), csrf: session.csrfToken, error, zones }) });
-  }
-
-  router.get('/queues', page(async (req, res) => {
-    const { session } = sessionOf(res);
-    const edit = typeof req.query.edit === 'string' ? await services.queues.getQueue({ ...scopeOf(session), queueId: req.query.edit }) : undefined;
-    await renderQueues(res, edit && queueToForm(edit));
-  }));
-
-  /** Saves the queue the form describes; a bad value shows the form again, as typed, with the API's message. */
-  async function saveQueue(res: Response, form: QueueForm, save: (input: ReturnType<typeof queueInputOf>) => Promise<unknown>) {
-    const input = queueInputOf(form);
-    const parsed = (form.id ? UpdateQueueBodySchema : CreateQueueBodySchema).safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return renderQueues(res, form, `${issue.path.join('.') || 'queue'}: ${issue.message}`);
-    }
-    try {
-      await save(input);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return renderQueues(res, form, err.message);
-    }
-    res.redirect(303, '/console/queues');
-  }
-
-  router.post('/queues', page(async (req, res) => {
-    const { session } = sessionOf(res);
-    const form = readQueueForm(req.body as Record<string, unknown>);
-    await saveQueue(res, form, (input) => services.queues.createQueue({ ...scopeOf(session), ...input }));
-  }));
-
-  router.post('/queues/:id', page(async (req, res) => {
-    const { session } = sessionOf(res);
-    const form = readQueueForm(req.body as Record<string, unknown>, idOf(req));
-    await saveQueue(res, form, (input) => services.queues.updateQueue({ ...scopeOf(session), queueId: idOf(req), ...input }));
-  }));
-
-  router.post('/queues/:id/delete', page(async (req, res) => {
-    const { session } = sessionOf(res);
-    await services.queues.deleteQueue({ ...scopeOf(session), queueId: idOf(req) });
-    res.redirect(303, '/console/queues');
+    const f = InboxFilterSchema.parse(req.query);
+    const since = new Date().toISOString();
+    const who = readerOf(session);
+    const [agents, list, counts] = await Promise.all([
+      services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } }),
+      services.inbox.listInbox({ ...scopeOf(session), who, tab: f.tab, test: f.test === '1', channel: f.channel, agent_id: f.agent_id, tag: f.tag, search: f.q, startingAfter: f.starting_after }),
+      services.inbox.counts({ ...scopeOf(session), who }),
+    ]);
+    sendPage(res, { title: 'Inbox', active: 'inbox', body: inboxPage({ f, agents: agents.data, list, counts, since }) });
   }));
 
   router.get('/inbox/:id', page(async (req, res) => {
@@ -133,8 +50,8 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
     const c = await services.conversations.getConversation({ accountId, livemode, conversationId: idOf(req) });
-    // Opened by a teammate: read (it shows as unread below only this once).
-    if (c.unread) await services.conversations.markRead({ accountId, livemode, conversationId: c.id });
+    // Opened by a teammate: read for them (and the conversation's own unread marker clears).
+    await services.inbox.markRead({ accountId, livemode, conversationId: c.id, reader: readerOf(session).reader });
     const messages = [];
     let startingAfter: string | undefined;
     for (let i = 0; i < 10; i++) {
@@ -161,12 +78,21 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
       if (sms) deliveries.set(m.id, { channel: 'sms', status: sms.status, code: sms.error_code, message: sms.error_message, sandbox: !sms.livemode, to: sms.to });
     }
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
-    const notice = req.query.done === 'reply' ? 'Reply sent.' : req.query.done === 'handoff' ? 'Handoff closed: the agent answers again.' : req.query.done === 'closed' ? 'Conversation closed.' : undefined;
+    const [teammates, notes, past, replies, assignee] = await Promise.all([
+      services.inbox.teammates({ accountId }),
+      services.conversationNotes.listNotes({ accountId, livemode, conversationId: c.id }),
+      services.inbox.customerConversations({ accountId, livemode, customer: c.customer, exceptId: c.id }),
+      services.savedReplies.listSavedReplies({ accountId, livemode }),
+      services.inbox.assigneeOf({ accountId, livemode, conversationId: c.id }),
+    ]);
+    const aside = conversationAside({ c: { ...c, assignee_user_id: assignee }, teammates, me: session.userId, notes, past, csrf: session.csrfToken });
+    const done: Record<string, string> = { reply: 'Reply sent.', handoff: 'Handoff closed: the agent answers again.', closed: 'Conversation closed.', claimed: 'Assigned to you.', assigned: 'Assignee saved.', note: 'Note added (the customer does not see it).' };
+    const notice = typeof req.query.done === 'string' ? done[req.query.done] : undefined;
     sendPage(res, {
       title: `Conversation with ${who}`,
       active: 'inbox',
       notice,
-      body: conversationPage({ c, agent, messages, runs, deliveries, who, csrf: session.csrfToken, ui }),
+      body: conversationPage({ c, agent, messages, runs, deliveries, who, csrf: session.csrfToken, ui, aside, picker: savedReplyPicker(c.id, replies.data) }),
     });
   }));
 

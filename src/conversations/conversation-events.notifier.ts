@@ -95,6 +95,8 @@ class Subscription implements ConversationSubscription {
  */
 export class ConversationEventsNotifier {
   private readonly subscribers = new Map<string, Set<Subscription>>();
+  /** Every conversation's changes (the inbox streams): called with the conversation id, never for typing or deltas. */
+  private readonly anyConversation = new Set<(conversationId: string) => void>();
   private listener?: PgListener;
 
   constructor(private readonly deps: { db: Kysely<DB>; databaseUrl?: string; log: Logger }) {}
@@ -138,6 +140,25 @@ export class ConversationEventsNotifier {
     return sub;
   }
 
+  /** Listens to every conversation's stored changes in this process (the inbox); the answer stops listening. */
+  onAnyConversation(listener: (conversationId: string) => void): () => void {
+    this.anyConversation.add(listener);
+    return () => this.anyConversation.delete(listener);
+  }
+
+  /**
+   * Something the conversation's events do not carry changed (its assignee): every process's inbox streams
+   * and conversation streams read it again (a conversation stream finds nothing new and waits on).
+   */
+  async publishChanged(conversationId: string): Promise<void> {
+    const payload = `${conversationId}:changed`;
+    if (!this.deps.databaseUrl) {
+      this.dispatch(payload);
+      return;
+    }
+    await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(this.deps.db);
+  }
+
   /** Open streams in this process (metrics, tests). */
   get openStreams(): number {
     let n = 0;
@@ -158,9 +179,13 @@ export class ConversationEventsNotifier {
   private dispatch(payload: string) {
     const colon = payload.indexOf(':');
     if (colon <= 0) return;
-    const set = this.subscribers.get(payload.slice(0, colon));
-    if (!set) return;
+    const conversationId = payload.slice(0, colon);
     const rest = payload.slice(colon + 1);
+    const isTyping = rest.startsWith('typing:');
+    // The inbox hears of stored changes (a message, a status, an assignee), not of typing or reply deltas.
+    if (!isTyping && rest.indexOf(':') < 0) for (const listener of this.anyConversation) listener(conversationId);
+    const set = this.subscribers.get(conversationId);
+    if (!set) return;
     let typing: TypingSignal | undefined;
     let delta: NotifiedDelta | undefined;
     const second = rest.indexOf(':');
@@ -176,5 +201,7 @@ export class ConversationEventsNotifier {
 
   private wakeAll() {
     for (const set of this.subscribers.values()) for (const s of set) s.notify();
+    // Notifications may have been lost: inbox streams read what changed since.
+    for (const listener of this.anyConversation) listener('');
   }
 }

@@ -29,7 +29,8 @@ const AWAITING_APPROVAL = sql<boolean>`exists (select 1 from runs r where r.conv
 
 export class ConversationRepo {
   async insertConversation(db: Db, row: Insertable<ConversationTable>) {
-    return db.insertInto('conversations').values(row).returningAll().executeTakeFirstOrThrow();
+    // Unread from the start (a team conversation): every teammate sees it unread.
+    return db.insertInto('conversations').values(row.unread ? { ...row, unread_at: new Date() } : row).returningAll().executeTakeFirstOrThrow();
   }
 
   async getConversation(db: Db, id: string) {
@@ -83,7 +84,7 @@ export class ConversationRepo {
   async setStatus(db: Db, id: string, status: ConversationStatus, set: { handoff?: string | null; closed_at?: Date; unread?: boolean } = {}) {
     return db
       .updateTable('conversations')
-      .set({ status, ...set, updated_at: new Date() })
+      .set({ status, ...set, ...(set.unread ? { unread_at: new Date() } : {}), updated_at: new Date() })
       .where('id', '=', id)
       .where('status', '!=', 'closed')
       .returningAll()
@@ -92,7 +93,7 @@ export class ConversationRepo {
 
   /** Sets the inbox's unread marker; the conversation's updated_at moves when it becomes unread (a new message). */
   async setUnread(db: Db, id: string, unread: boolean) {
-    await db.updateTable('conversations').set(unread ? { unread, updated_at: new Date() } : { unread }).where('id', '=', id).execute();
+    await db.updateTable('conversations').set(unread ? { unread, unread_at: new Date(), updated_at: new Date() } : { unread }).where('id', '=', id).execute();
   }
 
   async setChannel(db: Db, id: string, channel: ConversationRow['channel']) {

@@ -2,6 +2,7 @@ import { z } from '../domain/api-schema';
 import { ChannelSchema } from '../agents/agent.schemas';
 import { ActorSchema, HandoffSchema, RunSchema } from '../runs/run.schemas';
 import type { ConversationMessageRow, ConversationRow } from './conversation.repo';
+import { ConversationNoteSchema } from './conversation-note.schemas';
 
 export const ConversationStatusSchema = z.enum(['active', 'handed_off', 'closed']);
 
@@ -31,6 +32,7 @@ export const ConversationSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     closed_at: z.string().nullable(),
+    notes: z.array(ConversationNoteSchema).optional().describe("the team's internal notes, oldest first: only when a secret key retrieves one conversation (never for a publishable key, never in lists or webhooks)"),
     visitor_token: z.string().optional().describe('only when a publishable key opens it: the visitor token to send back in X-Visitor-Token'),
   })
   .openapi('Conversation');

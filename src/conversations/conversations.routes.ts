@@ -11,6 +11,8 @@ import { AppError } from '../domain/errors';
 import { assertCustomerPhone, type ConversationsService } from './conversations.service';
 import type { ConversationStreamService } from './conversation-stream.service';
 import type { VisitorConversationsService } from './visitor-conversations.service';
+import type { ConversationNotesService } from './conversation-notes.service';
+import { ConversationNoteSchema, CreateNoteBodySchema } from './conversation-note.schemas';
 import type { Principal, VisitorPrincipal } from '../domain/principal';
 
 /**
@@ -64,7 +66,7 @@ const PostMessageQuerySchema = z.strictObject({
 
 const ListMessagesQuerySchema = PageQuerySchema.extend({ order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first') });
 
-export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService; visitorConversations: VisitorConversationsService }>) {
+export function registerConversationRoutes({ router, registry, services }: RouteDeps<{ conversations: ConversationsService; runs: RunsService; conversationStream: ConversationStreamService; visitorConversations: VisitorConversationsService; conversationNotes: ConversationNotesService }>) {
   const tag = 'Conversations';
   const svc = services.conversations;
   const visitors = services.visitorConversations;
@@ -92,10 +94,19 @@ export function registerConversationRoutes({ router, registry, services }: Route
       return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
     });
 
-  defineRoute(router, registry, { method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema, visitor: true },
-    ({ params, principal, visitor }) => (visitor
-      ? visitors.getVisitorConversation({ visitor, conversationId: params.id })
-      : svc.getConversation({ ...scopeOf(principal), conversationId: params.id })));
+  defineRoute(router, registry, {
+    method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema, visitor: true,
+    description: "With a secret key the conversation carries the team's internal `notes`; with a publishable key (a visitor) it never does.",
+  }, async ({ params, principal, visitor }) => {
+    if (visitor) return visitors.getVisitorConversation({ visitor, conversationId: params.id });
+    const conversation = await svc.getConversation({ ...scopeOf(principal), conversationId: params.id });
+    return { ...conversation, notes: await services.conversationNotes.listNotes({ ...scopeOf(principal), conversationId: conversation.id }) };
+  });
+
+  defineRoute(router, registry, {
+    method: 'post', path: '/v1/conversations/{id}/notes', summary: 'Add an internal note (for the team only: never sent, never in the transcript)', tag,
+    params: IdParamsSchema, body: CreateNoteBodySchema, response: ConversationNoteSchema, status: 201,
+  }, ({ params, body, principal }) => services.conversationNotes.addNote({ ...scopeOf(principal), conversationId: params.id, body: body.body, author: { keyId: principal.keyId, name: `API key ${principal.keyId}` } }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations/{id}/close', summary: 'Resolve and close a conversation', tag, params: IdParamsSchema, response: ConversationSchema },
     ({ params, principal }) => svc.closeConversation({ ...scopeOf(principal), conversationId: params.id }));

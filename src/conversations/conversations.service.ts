@@ -124,6 +124,8 @@ export class ConversationsService {
       closed_at: null,
       unread: true,
     });
+    // The team is told as for any handoff (conversation.handoff; `run_id` null: no run escalated it).
+    await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.handoff', data: { ...toConversationObject(row), run_id: null }, eventId: derivedId(IdPrefix.event, row.id, 'conversation.handoff') });
     return { ...row, agent_live_version: null };
   }
 

@@ -6,6 +6,7 @@ import type { SenderTable } from './tables/senders';
 import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleInviteTable, ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
 import type { CallTable } from './tables/calls';
+import type { ConversationNoteTable, ConversationReadTable, SavedReplyTable } from './tables/inbox';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
@@ -54,6 +55,9 @@ export interface DB {
   citation_pages: CitationPageTable;
   console_users: ConsoleUserTable;
   console_invites: ConsoleInviteTable;
+  conversation_reads: ConversationReadTable;
+  conversation_notes: ConversationNoteTable;
+  saved_replies: SavedReplyTable;
   console_sessions: ConsoleSessionTable;
   console_sign_in_links: ConsoleSignInLinkTable;
   calls: CallTable;

@@ -31,6 +31,8 @@ export const IdPrefix = {
   visitor: 'vis',
   queue: 'que',
   invite: 'inv',
+  note: 'note',
+  savedReply: 'srep',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

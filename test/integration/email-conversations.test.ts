@@ -12,6 +12,7 @@ import { seedAgent, type AgentFixture } from '../support/agents';
 import { deliveryStatusReport } from '../support/delivery-status';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
+import { signInToConsole } from '../support/console';
 
 const INBOUND_SECRET = `whsec_${randomBytes(18).toString('base64url')}`;
 
@@ -384,6 +385,7 @@ describe('email conversations', () => {
     assert.equal(conversation.handoff.reason, 'no_supporting_source');
     const notice = await mailTo(customer, (m) => /a member of our team will reply here/.test(m.text ?? ''));
     assert.equal(notice.subject, 'Re: Warranty');
+    assert.equal(notice.headers.get('auto-submitted'), 'auto-replied', 'the notice is automatic: vacation responders do not answer it');
     const human = await f.call('POST', `/v1/conversations/${cnv}/messages`, { role: 'human', content: 'Hi, this is Sam. Parrots are welcome!' });
     assert.equal(human.status, 201);
 
@@ -411,9 +413,55 @@ describe('email conversations', () => {
 
     const detached = await svc.attachAgent({ accountId: f.accountId, livemode: true, emailAddressId: address!.id, agentId: null });
     assert.equal(detached.agent_id, null);
+    // Detached: what arrives reaches the inbox for the team (below), no longer the agent.
     const res = await postInbound(mime({ from: `hal-${uid()}@customer.test`, to: f.address, subject: 'Hi', messageId: `a-${uid()}@customer.test`, text: 'Hello' }));
-    assert.equal(res.body.status, 'ignored');
-    assert.match(res.body.reason, /no agent/);
+    assert.equal(res.body.status, 'accepted');
+    assert.equal((await f.call('GET', `/v1/conversations/${res.body.conversation_id}`)).body.agent_id, null);
+  });
+
+  it('an address without an agent is a team inbox: the mail waits in the inbox, the team is emailed (at most once per 5 minutes), a console reply goes out by SMTP', async (t) => {
+    await ctx.stack.services.conversationEvents.listen();
+    ctx.stack.services.teamAlerts!.start();
+    t.after(async () => {
+      ctx.stack.services.teamAlerts!.stop();
+      await ctx.stack.services.conversationEvents.close();
+    });
+    const f = await seedEmailAgent();
+    const [address] = await ctx.stack.services.emailAddresses.listAddresses({ accountId: f.accountId, livemode: true });
+    await ctx.stack.services.emailAddresses.attachAgent({ accountId: f.accountId, livemode: true, emailAddressId: address!.id, agentId: null });
+    const lead = `lead-${uid()}@acme-team.test`;
+    await ctx.stack.services.consoleSessions.createUser({ accountId: f.accountId, email: lead, password: 'correct horse battery' });
+    const customer = `zoe-${uid()}@customer.test`;
+    const first = `t1-${uid()}@customer.test`;
+    const res = await postInbound(mime({ from: customer, to: f.address, subject: 'Invoice copy', messageId: first, text: 'Could you send me a copy of my invoice?' }));
+    assert.equal(res.body.status, 'accepted', JSON.stringify(res.body));
+    const cnv = (await f.call('GET', `/v1/conversations/${res.body.conversation_id}`)).body;
+    assert.deepEqual([cnv.agent_id, cnv.status, cnv.channel, cnv.unread], [null, 'handed_off', 'email', true]);
+    assert.equal((await ctx.stack.database.db.selectFrom('runs').select('id').where('conversation_id', '=', cnv.id).execute()).length, 0, 'no run');
+    const handoff = await eventFor(f, 'conversation.handoff', (e) => e.data.id === cnv.id);
+    assert.equal(handoff.data.run_id, null);
+
+    // The team hears of it by email: automatic, linking to the conversation.
+    const alert = await mailTo(lead);
+    assert.equal(alert.headers.get('auto-submitted'), 'auto-generated');
+    assert.match(alert.text ?? '', new RegExp(`/console/inbox/${cnv.id}`));
+    assert.match(alert.text ?? '', /copy of my invoice/);
+    // The customer writes again within 5 minutes: in the same conversation, and no second team email.
+    const second = `t2-${uid()}@customer.test`;
+    const again = await postInbound(mime({ from: customer, to: f.address, subject: 'Re: Invoice copy', messageId: second, inReplyTo: first, references: [first], text: 'Any news?' }));
+    assert.equal(again.body.conversation_id, cnv.id);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(mailsTo(lead).length, 1);
+
+    // A teammate answers from the console: the reply goes out over SMTP, threaded, from the address written to.
+    const key = await ctx.stack.services.accounts.createApiKey({ accountId: f.accountId, mode: 'live' });
+    const console_ = await signInToConsole(ctx.stack.baseUrl, key.secret);
+    assert.equal((await console_.post(`/console/inbox/${cnv.id}/reply`, { content: 'Here it is, attached to your account page.' })).status, 303);
+    const reply = await mailTo(customer);
+    assert.equal(reply.from?.value[0]?.address, f.address);
+    assert.equal(stripBrackets(reply.inReplyTo), second);
+    assert.match(reply.text ?? '', /Here it is/);
+    assert.equal(reply.headers.get('auto-submitted'), undefined, 'a person wrote it');
   });
 
   it('refuses unsigned, badly signed and stale inbound posts with 401 and ignores mail to unknown addresses and auto-replies', async () => {

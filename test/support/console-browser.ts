@@ -25,5 +25,18 @@ export function useConsoleBrowser(baseUrl: () => string) {
       await page.waitForURL(/\/console\/agents/);
       return page;
     },
+    /** A fresh browser context signed in as a console user (email and password); `initScript` runs before each page's scripts. */
+    async signedInAs(email: string, password: string, opts: { initScript?: string } = {}): Promise<Page> {
+      if (!browser) throw new Error('useConsoleBrowser: the browser starts in `before`');
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      if (opts.initScript) await context.addInitScript(opts.initScript);
+      const page = await context.newPage();
+      await page.goto(`${baseUrl()}/console/sign-in`);
+      await page.fill('input[name=email]', email);
+      await page.fill('input[name=password]', password);
+      await page.click('button:has-text("Sign in"):not(:has-text("key"))');
+      await page.waitForURL(/\/console\/agents/);
+      return page;
+    },
   };
 }

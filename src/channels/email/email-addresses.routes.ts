@@ -16,7 +16,7 @@ const CreateEmailAddressBodySchema = z.strictObject({
 });
 
 const UpdateEmailAddressBodySchema = z.strictObject({
-  agent_id: AgentIdSchema.nullable().optional().describe('attach a live email agent; null detaches (what arrives is then ignored)'),
+  agent_id: AgentIdSchema.nullable().optional().describe('attach a live email agent; null detaches (what arrives then reaches the inbox as the team\'s conversation)'),
   display_name: DisplayNameSchema.nullable().optional(),
 });
 

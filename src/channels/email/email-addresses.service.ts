@@ -50,7 +50,7 @@ export class EmailAddressesService {
     return toEmailAddressObject(row);
   }
 
-  /** Attaches a live email agent to the address (null detaches: what arrives there is then ignored). */
+  /** Attaches a live email agent to the address (null detaches: what arrives there then reaches the inbox for the team). */
   async attachAgent(input: Scope & { emailAddressId: string; agentId: string | null }): Promise<EmailAddressObject> {
     return this.updateAddress(input);
   }

@@ -120,8 +120,9 @@ export class EmailReplyChannel implements ReplyChannel {
       references: row.references,
       text,
       html,
-      // RFC 3834: an agent's reply is automatic (vacation responders do not answer it); a human's is not.
-      headers: message.role === 'agent' ? { 'Auto-Submitted': 'auto-replied' } : undefined,
+      // RFC 3834: an agent's reply and the handoff notice (system) are automatic (vacation responders do not
+      // answer them); a human's is not.
+      headers: message.role === 'agent' || message.role === 'system' ? { 'Auto-Submitted': 'auto-replied' } : undefined,
       returnPath: row.return_path ?? undefined,
       dkim,
     });

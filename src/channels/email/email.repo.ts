@@ -112,8 +112,8 @@ export class EmailRepo {
     return db.selectFrom('email_messages').selectAll().where('direction', '=', 'outbound').where('message_id', '=', messageId).executeTakeFirst();
   }
 
-  /** The latest email with this customer on this thread subject, in a conversation of the agent that is still open. */
-  async findThreadBySubject(db: Db, input: { scope: Scope; agentId: string; customerAddress: string; threadSubject: string }) {
+  /** The latest email with this customer on this thread subject, in a conversation of the agent (null: the team's) that is still open. */
+  async findThreadBySubject(db: Db, input: { scope: Scope; agentId: string | null; customerAddress: string; threadSubject: string }) {
     return db
       .selectFrom('email_messages as e')
       .innerJoin('conversations as c', 'c.id', 'e.conversation_id')
@@ -121,7 +121,7 @@ export class EmailRepo {
       .where(inScope(input.scope, 'e'))
       .where(sql<boolean>`lower(e.customer_address) = ${input.customerAddress.toLowerCase()}`)
       .where('e.thread_subject', '=', input.threadSubject)
-      .where('c.agent_id', '=', input.agentId)
+      .where((eb) => (input.agentId === null ? eb('c.agent_id', 'is', null) : eb('c.agent_id', '=', input.agentId)))
       .where('c.status', '!=', 'closed')
       .orderBy('e.created_at', 'desc')
       .limit(1)

@@ -30,12 +30,13 @@ const NO_TEXT = '(no text)';
  * - A customer's email to a registered address with a live agent attached continues its thread's
  *   conversation (matched by In-Reply-To / References against the emails we know, then by subject with
  *   the same customer), else the customer's open conversation with that agent (same email, whatever
- *   channel it was on), else a new email conversation; the run answers by email.
+ *   channel it was on), else a new email conversation; the run answers by email. With no agent attached
+ *   the mail reaches the inbox as the team's conversation (handed off, unread; a teammate answers by email).
  * - A delivery status notification (multipart/report; delivery-status) at the return path (VERP) of one
  *   of our emails: that email bounced.
  * - A feedback report (multipart/report; feedback-report, ARF) at the return path of the email it names,
  *   or at an address of the account that sent it: complained.
- * - Anything else (no registered recipient, no agent, auto-replies, mail from our own addresses) is
+ * - Anything else (no registered recipient, auto-replies, mail from our own addresses) is
  *   acknowledged and ignored; a Message-ID seen before is acknowledged as a duplicate (relay retries).
  */
 /** The API's cap on a message's content (conversations.routes.ts): an email's text is cut to fit it. */
@@ -132,7 +133,6 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     if (address.livemode && !(await this.domains.findVerifiedCovering(db, { accountId: address.account_id, livemode: true }, addressDomain))) {
       return ignored("the recipient address's domain is not verified by its account");
     }
-    if (!address.agent_id) return ignored('no agent is attached to the recipient address');
     if (!email.from) return ignored('no sender address');
     // The email takes the mode of the address it reached.
     const scope = { accountId: address.account_id, livemode: address.livemode };
@@ -156,7 +156,7 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     const bySubject =
       byHeaders || !threadKey
         ? undefined
-        : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id, customerAddress: email.from.address, threadSubject: threadKey });
+        : await this.repo.findThreadBySubject(db, { scope, agentId: address.agent_id ?? null, customerAddress: email.from.address, threadSubject: threadKey });
     const thread = byHeaders ?? bySubject;
 
     const attachmentNote = email.attachments.length > 0 ? `\n\n[${email.attachments.length} attachment(s) not shown: ${email.attachments.map((a) => a.filename ?? a.contentType).join(', ')}]` : '';
@@ -166,7 +166,8 @@ export class InboundEmailService implements InboundChannelPort<{ rawBody: Buffer
     try {
       const received = await this.deps.conversations.receiveCustomerMessage({
         ...scope,
-        agentId: address.agent_id,
+        // No agent attached: the mail reaches the inbox as the team's conversation (a plain human inbox).
+        agentId: address.agent_id ?? null,
         channel: 'email',
         customer: { email: from.address, name: from.name || undefined },
         content,

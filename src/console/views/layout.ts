@@ -33,7 +33,8 @@ export function layout(input: { title: string; session?: LayoutSession; active?:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${session ? html`<meta name="csrf-token" content="${session.csrfToken}">` : ''}
 <link rel="stylesheet" href="/console/assets/console.css">
-<script src="/console/assets/console.js" defer></script></head>
+<script src="/console/assets/console.js" defer></script>
+<script src="/console/assets/inbox.js" defer></script></head>
 <body${session?.role ? html` data-role="${session.role}"` : ''}>
 <header class="top">
   <a class="brand" href="/console">Converse</a>

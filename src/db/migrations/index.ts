@@ -33,6 +33,7 @@ import * as createPublishableKeys from './20261127T170000-create-publishable-key
 import * as createConversationEvents from './20261127T180000-create-conversation-events';
 import * as addWidgetAppearance from './20261127T192000-add-widget-appearance';
 import * as addTeammatesAndRoles from './20261127T193000-add-teammates-and-roles';
+import * as createInboxWork from './20261127T194000-create-inbox-work';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T180000-create-conversation-events': createConversationEvents,
   '20261127T192000-add-widget-appearance': addWidgetAppearance,
   '20261127T193000-add-teammates-and-roles': addTeammatesAndRoles,
+  '20261127T194000-create-inbox-work': createInboxWork,
 };

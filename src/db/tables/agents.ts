@@ -59,6 +59,17 @@ export interface ConversationTable {
   visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** A customer wrote while a person holds the conversation (or it was just handed off); cleared when a teammate opens it. */
   unread: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The inbox's summary, kept by a trigger on conversation_messages (the last message; the oldest unanswered customer message). */
+  last_message_at: ColumnType<Date | null, never, never>;
+  last_message_preview: ColumnType<string | null, never, never>;
+  last_message_role: ColumnType<string | null, never, never>;
+  waiting_since: ColumnType<Date | null, never, never>;
+  /** When it last became unread (a teammate whose last read is older sees it unread). */
+  unread_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The console user working it ("Mine"); null: unassigned. */
+  assignee_user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last team email about it (at most one per 5 minutes). */
+  team_alerted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /**
