@@ -56,6 +56,9 @@ import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
 import { TestCasesService } from '../evaluations/test-cases.service';
+import { AnalyticsService } from '../analytics/analytics.service';
+import { FeedbackService } from '../analytics/feedback.service';
+import { RollupService } from '../analytics/rollup.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -178,8 +181,11 @@ export function createServices(deps: ServiceDeps) {
   const calls = new CallsService({ db });
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
+  const analytics = new AnalyticsService({ db, agents, clock: deps.clock });
+  const feedback = new FeedbackService({ db });
+  const analyticsRollup = new RollupService({ db, log: deps.log, workflows });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, analytics, feedback, analyticsRollup, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -34,6 +34,7 @@ import { registerCitationPageRoutes } from '../knowledge/citation-pages.routes';
 import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 import { registerWidgetRoutes } from '../widget/widget.routes';
+import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
@@ -63,6 +64,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
   registerEvaluationRoutes(deps);
+  registerAnalyticsRoutes(deps);
 }
 
 /**

@@ -30,6 +30,7 @@ export const IdPrefix = {
   identitySecret: 'idk',
   visitor: 'vis',
   queue: 'que',
+  feedback: 'fdbk',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
