@@ -52,12 +52,12 @@ export class RollupRepo {
     return db.selectFrom('conversation_feedback').select(['conversation_id', 'rating', 'created_at']).where('conversation_id', '=', sql<string>`any(${ids})`).execute();
   }
 
-  async upsertFacts(db: Db, rows: Array<{ conversation_id: string; account_id: string; livemode: boolean; agent_id: string; agent_version: number; channel: string; started_at: Date; resolution: 'confirmed' | 'assumed' | null; resolved_at: Date | null; reopened_at: Date | null }>) {
+  async upsertFacts(db: Db, rows: Array<{ conversation_id: string; account_id: string; livemode: boolean; agent_id: string; agent_version: number; channel: string; started_at: Date; resolution: 'confirmed' | 'assumed' | null; resolved_at: Date | null; durable_at: Date | null; reopened_at: Date | null }>) {
     if (rows.length === 0) return;
     await db.insertInto('analytics_conversations').values(rows.map((r) => ({ ...r, computed_at: new Date() })))
       .onConflict((oc) => oc.column('conversation_id').doUpdateSet((eb) => ({
         agent_version: eb.ref('excluded.agent_version'), channel: eb.ref('excluded.channel'), resolution: eb.ref('excluded.resolution'),
-        resolved_at: eb.ref('excluded.resolved_at'), reopened_at: eb.ref('excluded.reopened_at'), computed_at: eb.ref('excluded.computed_at'),
+        resolved_at: eb.ref('excluded.resolved_at'), durable_at: eb.ref('excluded.durable_at'), reopened_at: eb.ref('excluded.reopened_at'), computed_at: eb.ref('excluded.computed_at'),
       })))
       .execute();
   }
@@ -145,7 +145,7 @@ export class RollupRepo {
         union all select c.created_at from runs r join conversations c on c.id = r.conversation_id where r.updated_at > ${since}
         union all select c.created_at from conversation_feedback f join conversations c on c.id = f.conversation_id where f.created_at > ${since}
         union all select started_at from analytics_conversations where resolved_at > ${since} and resolved_at <= ${now}
-        union all select started_at from analytics_conversations where resolved_at + interval '7 days' > ${since} and resolved_at + interval '7 days' <= ${now}
+        union all select started_at from analytics_conversations where durable_at > ${since} and durable_at <= ${now}
         union all select created_at from messages where updated_at > ${since} and origin = 'conversation'
       ) x where t <= ${now} order by 1`.execute(db);
     return rows.map((r) => r.hour);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import { smsOfConversationMessage } from '../channels/sms/sms-reply.channel';
-import { conversationFacts, HOUR_MS, type Role } from './conversation-facts';
+import { conversationFacts, DURABLE_AFTER_MS, HOUR_MS, type Role } from './conversation-facts';
 import { addConversation, addRun, addToolCall, emptyAggregate, type Aggregate } from './hourly-metrics';
 import { RollupRepo } from './rollup.repo';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
@@ -90,7 +90,7 @@ export class RollupService {
         addConversation(at(c), facts, now);
         factRows.push({
           conversation_id: c.id, account_id: c.account_id, livemode: c.livemode, agent_id: c.agent_id, agent_version: c.agent_version, channel: c.channel,
-          started_at: c.created_at, resolution: facts.resolution, resolved_at: facts.resolvedAt, reopened_at: facts.reopenedAt,
+          started_at: c.created_at, resolution: facts.resolution, resolved_at: facts.resolvedAt, durable_at: facts.resolvedAt && new Date(facts.resolvedAt.getTime() + DURABLE_AFTER_MS), reopened_at: facts.reopenedAt,
         });
       }
       await this.repo.upsertFacts(tx, factRows);

@@ -34,11 +34,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     started_at timestamptz not null,
     resolution text,
     resolved_at timestamptz,
+    durable_at timestamptz,
     reopened_at timestamptz,
     computed_at timestamptz not null default now()
   )`.execute(db);
   await sql`create index analytics_conversations_resolved on analytics_conversations (resolved_at) where resolved_at is not null`.execute(db);
-  await sql`create index analytics_conversations_durable on analytics_conversations ((resolved_at + interval '7 days')) where resolved_at is not null`.execute(db);
+  await sql`create index analytics_conversations_durable on analytics_conversations (durable_at) where durable_at is not null`.execute(db);
   await sql`create table analytics_hourly (
     account_id text not null,
     livemode boolean not null,

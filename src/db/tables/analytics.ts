@@ -28,6 +28,8 @@ export interface AnalyticsConversationTable {
   started_at: Timestamp;
   resolution: 'confirmed' | 'assumed' | null;
   resolved_at: NullableTimestamp;
+  /** resolved_at + 7 days: when it becomes durable unless reopened. */
+  durable_at: NullableTimestamp;
   reopened_at: NullableTimestamp;
   computed_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
