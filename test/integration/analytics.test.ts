@@ -5,6 +5,7 @@ import { ask, openConversation, seedAgent, type AgentFixture } from '../support/
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 import { visitorClient } from '../support/widget';
+import { analyticsSeeder } from '../support/analytics-seed';
 import { analyticsRollupWorkflowContract } from '../../workflows/shared/analytics.contracts';
 import { IdPrefix, newId } from '../../src/domain/ids';
 import { DAY_MS, HOUR_MS } from '../../src/analytics/conversation-facts';
@@ -25,36 +26,7 @@ async function analytics(f: { call: AgentFixture['call'] }, agentId: string, que
   return res.body;
 }
 
-/** Raw rows as the service stores them, at chosen times (the rollup reads only these tables). */
-function seeder(f: { accountId: string; livemode: boolean; agentId: string }) {
-  const db = ctx.stack.database.db;
-  return {
-    async conversation(createdAt: Date, channel = 'chat') {
-      const id = newId(IdPrefix.conversation);
-      await db.insertInto('conversations').values({
-        id, account_id: f.accountId, livemode: f.livemode, agent_id: f.agentId, channel: channel as 'chat', status: 'active',
-        customer: '{}', context: '{}', tags: '[]', metadata: '{}', handoff: null, created_at: createdAt, updated_at: createdAt,
-      }).execute();
-      return id;
-    },
-    async message(conversationId: string, role: 'customer' | 'agent' | 'human', at: Date) {
-      const id = newId(IdPrefix.message);
-      await db.insertInto('conversation_messages').values({ id, account_id: f.accountId, livemode: f.livemode, conversation_id: conversationId, role, content: role, attachments: '[]', run_id: null, created_at: at }).execute();
-      return id;
-    },
-    async run(conversationId: string, messageId: string, at: Date, opts: { handoff?: string; confidence?: number; latencyMs?: number } = {}) {
-      const id = newId(IdPrefix.run);
-      await db.insertInto('runs').values({
-        id, account_id: f.accountId, livemode: f.livemode, conversation_id: conversationId, message_id: messageId, agent_id: f.agentId, agent_version: 1, channel: 'chat',
-        status: 'completed', confidence: opts.confidence ?? 0.8, retrieval: '[]', decision: null,
-        reply: opts.handoff ? null : JSON.stringify({ role: 'agent', content: 'ok' }), handoff: opts.handoff ? JSON.stringify({ reason: opts.handoff }) : null,
-        usage: '{}', error: null, guardrail_notes: '[]', required_action: null, reply_message_id: null,
-        created_at: at, started_at: at, completed_at: new Date(at.getTime() + (opts.latencyMs ?? 1200)),
-      }).execute();
-      return id;
-    },
-  };
-}
+const seeder = (f: { accountId: string; livemode: boolean; agentId: string }) => analyticsSeeder(ctx.stack.database.db, f);
 
 const hourRows = (hour: Date) => sql<Record<string, unknown>>`select * from analytics_hourly where hour = ${hour} order by account_id, livemode, agent_id, channel, agent_version`.execute(ctx.stack.database.db).then((r) => r.rows);
 

@@ -7,6 +7,7 @@ export interface LayoutSession {
 }
 
 const NAV = [
+  ['', 'Home'],
   ['agents', 'Agents'],
   ['knowledge', 'Knowledge'],
   ['inbox', 'Inbox'],
