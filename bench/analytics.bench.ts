@@ -44,31 +44,37 @@ async function main() {
     // goes around it, as an import would; the rollup reads the messages, not their stream events.
     await sql`alter table conversation_messages disable trigger conversation_messages_stream`.execute(db);
     const p = { acct: account.id, agent: agent.id };
-    await sql`insert into conversations (id, account_id, livemode, agent_id, channel, status, customer, context, tags, metadata, handoff, created_at, updated_at)
-      select 'cnv_b' || g, ${p.acct}, false, ${p.agent}, case when g % 5 = 0 then 'sms' else 'chat' end, case when g % 7 = 0 then 'handed_off' else 'active' end,
-        '{}', '{}', '[]', '{}', null, ${start}::timestamptz + make_interval(secs => g * ${step}), ${start}::timestamptz + make_interval(secs => g * ${step})
-      from generate_series(0, ${conversations - 1}) g`.execute(db);
-    // Run r: conversation r % N, turn r / N, 90 s apart.
-    const runAt = sql`(${start}::timestamptz + make_interval(secs => (r % ${conversations}) * ${step} + (r / ${conversations}) * 90))`;
+    // Run r: conversation r % N, turn r / N, 90 s apart. Seeded a day of conversations at a time (each
+    // statement stays well under the connection's statement timeout).
+    const runAt = sql`(${start}::timestamptz + make_interval(secs => (r % ${conversations}) * ${step}::float8 + (r / ${conversations}) * 90))`;
     const handsOff = sql`((r % ${conversations}) % 7 = 0 and r / ${conversations} = 0)`;
-    await sql`insert into conversation_messages (id, account_id, livemode, conversation_id, role, channel, content, attachments, run_id, created_at)
-      select 'msg_bc' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'customer', 'chat', 'question', '[]', 'run_b' || r, ${runAt}
-      from generate_series(0, ${RUNS - 1}) r`.execute(db);
-    await sql`insert into runs (id, account_id, livemode, conversation_id, message_id, agent_id, agent_version, channel, status, confidence, retrieval, decision, reply, handoff, usage, error, guardrail_notes, required_action, reply_message_id, created_at, updated_at, started_at, completed_at)
-      select 'run_b' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'msg_bc' || r, ${p.agent}, 1, 'chat', 'completed', 0.4 + (r % 60) / 100.0, '[]', null,
-        case when ${handsOff} then null else '{"role":"agent","content":"answer"}'::jsonb end,
-        case when ${handsOff} then jsonb_build_object('reason', (array['low_confidence','no_supporting_source','customer_requested'])[1 + r % 3]) end,
-        '{}', null, '[]', null, null, ${runAt}, ${runAt}, ${runAt}, ${runAt} + make_interval(secs => 0.6 + (r % 50) / 10.0)
-      from generate_series(0, ${RUNS - 1}) r`.execute(db);
-    await sql`insert into conversation_messages (id, account_id, livemode, conversation_id, role, channel, content, attachments, run_id, created_at)
-      select 'msg_ba' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'agent', 'chat', 'answer', '[]', 'run_b' || r, ${runAt} + interval '2 seconds'
-      from generate_series(0, ${RUNS - 1}) r where not ${handsOff}`.execute(db);
-    await sql`insert into run_tool_calls (id, run_id, seq, tool, arguments, status, result, error, latency_ms, attempts, created_at, updated_at)
-      select 'call_b' || r, 'run_b' || r, 0, case when r % 20 = 3 then 'refund' else 'lookup_order' end, '{}', (array['ok','ok','ok','error','timed_out'])[1 + r % 5], null, null, 300, 1, ${runAt}, ${runAt}
-      from generate_series(0, ${RUNS - 1}) r where r % 10 = 3`.execute(db);
-    await sql`insert into conversation_feedback (id, account_id, livemode, conversation_id, message_id, rating, created_at)
-      select 'fdbk_b' || g, ${p.acct}, false, 'cnv_b' || g, null, 'up', ${start}::timestamptz + make_interval(secs => g * ${step} + 600)
-      from generate_series(0, ${conversations - 1}) g where g % 4 = 1`.execute(db);
+    const maxTurn = Math.ceil(RUNS / conversations);
+    for (let day = 0; day < DAYS; day++) {
+      const lo = day * PER_DAY, hi = (day + 1) * PER_DAY - 1;
+      const runsOfDay = sql`generate_series(${lo}::int, ${hi}::int) c cross join generate_series(0, ${maxTurn}::int) t cross join lateral (select c + t * ${conversations}::int as r) x`;
+      await sql`insert into conversations (id, account_id, livemode, agent_id, channel, status, customer, context, tags, metadata, handoff, created_at, updated_at)
+        select 'cnv_b' || g, ${p.acct}, false, ${p.agent}, case when g % 5 = 0 then 'sms' else 'chat' end, case when g % 7 = 0 then 'handed_off' else 'active' end,
+          '{}', '{}', '[]', '{}', null, ${start}::timestamptz + make_interval(secs => g * ${step}::float8), ${start}::timestamptz + make_interval(secs => g * ${step}::float8)
+        from generate_series(${lo}::int, ${hi}::int) g`.execute(db);
+      await sql`insert into conversation_messages (id, account_id, livemode, conversation_id, role, channel, content, attachments, run_id, created_at)
+        select 'msg_bc' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'customer', 'chat', 'question', '[]', 'run_b' || r, ${runAt}
+        from ${runsOfDay} where r < ${RUNS}`.execute(db);
+      await sql`insert into runs (id, account_id, livemode, conversation_id, message_id, agent_id, agent_version, channel, status, confidence, retrieval, decision, reply, handoff, usage, error, guardrail_notes, required_action, reply_message_id, created_at, updated_at, started_at, completed_at)
+        select 'run_b' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'msg_bc' || r, ${p.agent}, 1, 'chat', 'completed', 0.4 + (r % 60) / 100.0, '[]', null,
+          case when ${handsOff} then null else '{"role":"agent","content":"answer"}'::jsonb end,
+          case when ${handsOff} then jsonb_build_object('reason', (array['low_confidence','no_supporting_source','customer_requested'])[1 + r % 3]) end,
+          '{}', null, '[]', null, null, ${runAt}, ${runAt}, ${runAt}, ${runAt} + make_interval(secs => 0.6 + (r % 50) / 10.0)
+        from ${runsOfDay} where r < ${RUNS}`.execute(db);
+      await sql`insert into conversation_messages (id, account_id, livemode, conversation_id, role, channel, content, attachments, run_id, created_at)
+        select 'msg_ba' || r, ${p.acct}, false, 'cnv_b' || (r % ${conversations}), 'agent', 'chat', 'answer', '[]', 'run_b' || r, ${runAt} + interval '2 seconds'
+        from ${runsOfDay} where r < ${RUNS} and not ${handsOff}`.execute(db);
+      await sql`insert into run_tool_calls (id, run_id, seq, tool, arguments, status, result, error, latency_ms, attempts, created_at, updated_at)
+        select 'call_b' || r, 'run_b' || r, 0, case when r % 20 = 3 then 'refund' else 'lookup_order' end, '{}', (array['ok','ok','ok','error','timed_out'])[1 + r % 5], null, null, 300, 1, ${runAt}, ${runAt}
+        from ${runsOfDay} where r < ${RUNS} and r % 10 = 3`.execute(db);
+      await sql`insert into conversation_feedback (id, account_id, livemode, conversation_id, message_id, rating, created_at)
+        select 'fdbk_b' || g, ${p.acct}, false, 'cnv_b' || g, null, 'up', ${start}::timestamptz + make_interval(secs => g * ${step}::float8 + 600)
+        from generate_series(${lo}::int, ${hi}::int) g where g % 4 = 1`.execute(db);
+    }
     await sql`alter table conversation_messages enable trigger conversation_messages_stream`.execute(db);
     await sql`analyze`.execute(db);
     const seedSeconds = (performance.now() - seedStarted) / 1000;

@@ -125,17 +125,15 @@ export class RollupRepo {
    * The hours to roll again: those holding something written or changed after `since` (a message, a run, a
    * rating, a status change, an SMS price; each in its own hour and in its conversation's start hour), and the
    * start hours of conversations whose resolution came due or became durable in (since, now]. Without `since`:
-   * every hour with data (the backlog).
+   * every hour from the oldest conversation or run (the backlog).
    */
   async dirtyHours(db: Db, since: Date | undefined, now: Date): Promise<Date[]> {
     if (!since) {
+      // Every hour from the oldest conversation or run on (two index lookups; empty hours roll cheaply).
       const { rows } = await sql<{ hour: Date }>`
-        select distinct date_trunc('hour', t) as hour from (
-          select created_at as t from conversations where not test
-          union all select created_at from runs
-          union all select created_at from conversation_messages
-        ) x where t <= ${now} order by 1`.execute(db);
-      return rows.map((r) => r.hour);
+        select generate_series(date_trunc('hour', least((select min(created_at) from conversations), (select min(created_at) from runs))),
+          ${now}::timestamptz, interval '1 hour') as hour`.execute(db);
+      return rows.filter((r) => r.hour !== null).map((r) => r.hour);
     }
     const { rows } = await sql<{ hour: Date }>`
       select distinct date_trunc('hour', t) as hour from (
