@@ -1,3 +1,4 @@
+import { createAnalyticsActivities } from './analytics.activities';
 import { createEvaluationActivities } from './evaluations.activities';
 import { createKnowledgeActivities } from './knowledge.activities';
 import { createRunActivities } from './runs.activities';
@@ -29,7 +30,8 @@ export type ActivityServices = Parameters<typeof createWebhookActivities>[0] &
   Parameters<typeof createSmsActivities>[0] &
   Parameters<typeof createVerificationActivities>[0] &
   Parameters<typeof createRunActivities>[0] &
-  Parameters<typeof createEvaluationActivities>[0];
+  Parameters<typeof createEvaluationActivities>[0] &
+  Parameters<typeof createAnalyticsActivities>[0];
 
 /** Every activity the worker registers, built over the shared services. Each area adds its factory here. */
 export function createActivities(services: ActivityServices) {
@@ -40,6 +42,7 @@ export function createActivities(services: ActivityServices) {
     createVerificationActivities(services),
     createRunActivities(services),
     createEvaluationActivities(services),
+    createAnalyticsActivities(services),
   );
 }
 

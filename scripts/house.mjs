@@ -37,6 +37,7 @@ export const HOUSE = [
   { room: 'conversations', paths: ['src/conversations'] },
   { room: 'evaluations', paths: ['src/evaluations'] },
   { room: 'channels', paths: ['src/channels'] },
+  { room: 'analytics', paths: ['src/analytics'] },
   { room: 'test-helpers', paths: ['src/test-helpers'] },
   { room: 'console', paths: ['src/console'] },
   { room: 'activities', paths: ['activities'] },

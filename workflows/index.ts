@@ -7,3 +7,4 @@ export { smsBatchWorkflow } from './sms-batch.workflow';
 export { verificationWorkflow } from './verification.workflow';
 export { agentRunWorkflow } from './agent-run.workflow';
 export { evaluationWorkflow } from './evaluation.workflow';
+export { analyticsRollupWorkflow } from './analytics-rollup.workflow';

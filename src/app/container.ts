@@ -63,6 +63,9 @@ import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
 import { TestCasesService } from '../evaluations/test-cases.service';
+import { AnalyticsService } from '../analytics/analytics.service';
+import { FeedbackService } from '../analytics/feedback.service';
+import { RollupService } from '../analytics/rollup.service';
 
 export interface ServiceDeps {
   config: Config;
@@ -200,8 +203,11 @@ export function createServices(deps: ServiceDeps) {
     db, consoleSessions, serverSecret: config.secrets.server, publicBaseUrl: config.http.publicBaseUrl, log: deps.log,
     mail: smtpSender ? { sender: smtpSender, from: config.email.from, messageIdDomain: config.email.messageIdDomain } : undefined,
   });
+  const analytics = new AnalyticsService({ db, agents, clock: deps.clock });
+  const feedback = new FeedbackService({ db });
+  const analyticsRollup = new RollupService({ db, log: deps.log, workflows });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
+    ...knowledge, analytics, feedback, analyticsRollup, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, widgetSettings, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -29,6 +29,7 @@ import { registerConsoleSettingsRoutes } from '../console/console-settings.route
 import { registerConsoleChannelRoutes } from '../console/console-channels.routes';
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { registerConsoleWidgetRoutes } from '../console/console-widget.routes';
+import { registerConsoleAnalyticsRoutes } from '../console/console-analytics.routes';
 import { mountConsole } from '../console/console.routes';
 import { registerConsoleTeamRoutes } from '../console/console-team.routes';
 import { registerConsoleInviteRoutes } from '../console/console-invites.routes';
@@ -41,6 +42,7 @@ import type { Services } from './container';
 import { registerWebhookEndpointRoutes } from '../webhooks/webhook-endpoints.routes';
 import { registerWidgetRoutes } from '../widget/widget.routes';
 import { registerWidgetScriptRoutes } from '../widget/widget-script.routes';
+import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
 
 /** Routes whose JSON bodies may be larger than the default cap (record sources carry rows in bulk, batches recipients). */
 export const largeBodyRoutes = ['/v1/knowledge_bases/{id}/sources', '/v1/knowledge_bases/{id}/sources/{src}', '/v1/knowledge_bases/{id}/sources/{src}/records', '/v1/knowledge_bases/{id}/sources/{src}/records/{record_id}', '/v1/message_batches'];
@@ -71,6 +73,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerCallRoutes(deps);
   registerTestHelperRoutes(deps);
   registerEvaluationRoutes(deps);
+  registerAnalyticsRoutes(deps);
 }
 
 /**
@@ -92,5 +95,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxWorkRoutes, registerConsoleInboxRoutes, registerConsoleQueueRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
+  mountConsole(app, deps, [registerConsoleAnalyticsRoutes, registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxWorkRoutes, registerConsoleInboxRoutes, registerConsoleQueueRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
 }

@@ -121,6 +121,8 @@ export async function createRuntime(input: {
       workerRun = worker.run();
       workerRun.catch((err) => log.error({ err }, 'Worker stopped with an error'));
       await services.webhookDispatcher.start({ listen: input.listen });
+      // The analytics rollup runs on a Temporal schedule; a worker start creates it (or updates its spec).
+      await services.analyticsRollup.ensureSchedule().catch((err) => log.warn({ err }, 'The analytics rollup schedule could not be created; the next worker start tries again'));
       await services.smsDispatcher.start({ listen: input.listen });
       // An evaluation's case runner waits for runs another worker process may be moving.
       await listenForRuns();

@@ -6,6 +6,7 @@ import { lastEventId, writeSse } from '../http/sse';
 import { configToForm, emptyForm, fieldErrorOf, formToConfig, readAgentForm, type AgentForm, type FieldErrors } from './agent-form';
 import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-page';
 import type { AgentsService } from '../agents/agents.service';
+import type { AnalyticsService } from '../analytics/analytics.service';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { KnowledgeBasesService } from '../knowledge/knowledge-bases.service';
 import type { RunsService } from '../runs/runs.service';
@@ -17,7 +18,7 @@ const TestChatBodySchema = z.strictObject({ content: z.string().trim().min(1).ma
 const canonical = (v: unknown) => JSON.stringify(AgentConfigSchema.parse(v), (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
 
 /** The services these console pages use. */
-interface ConsoleAgentServices { agents: AgentsService; conversations: ConversationsService; knowledgeBases: KnowledgeBasesService; runs: RunsService }
+interface ConsoleAgentServices { analytics: AnalyticsService; agents: AgentsService; conversations: ConversationsService; knowledgeBases: KnowledgeBasesService; runs: RunsService }
 
 /** Agents: list, create and edit the draft, publish, versions and their differences, the test chat. */
 export function registerConsoleAgentRoutes(router: Router, { services, config }: ConsoleDeps<ConsoleAgentServices>) {
@@ -54,7 +55,8 @@ export function registerConsoleAgentRoutes(router: Router, { services, config }:
   router.get('/agents', page(async (_req, res) => {
     const { session } = sessionOf(res);
     const agents = await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } });
-    sendPage(res, { title: 'Agents', active: 'agents', body: agentsList(agents.data) });
+    const week = await services.analytics.lastSevenDays({ ...scopeOf(session), agentIds: agents.data.map((a) => a.id) });
+    sendPage(res, { title: 'Agents', active: 'agents', body: agentsList(agents.data, week.byAgent) });
   }));
 
   router.get('/agents/new', page(async (_req, res) => {

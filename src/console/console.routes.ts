@@ -112,14 +112,7 @@ export function mountConsole<S extends ConsoleFrameServices>(app: Express, deps:
     res.redirect(303, '/console/sign-in');
   }));
 
-  // First stop: the example agent when there is one (first run), else the agents list.
-  router.get('/', page(async (_req, res) => {
-    const { session } = sessionOf(res);
-    const agents = await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } });
-    const example = agents.data.find((a) => a.name === 'Example support agent');
-    res.redirect(303, example ? `/console/agents/${example.id}` : '/console/agents');
-  }));
-
+  // The first stop, the account's home page (GET /console/), is the analytics area's (console-analytics.routes.ts).
   for (const register of pages) register(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -9,6 +9,7 @@ import type { CallTable } from './tables/calls';
 import type { ConversationNoteTable, ConversationReadTable, SavedReplyTable } from './tables/inbox';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
+import type { AnalyticsConversationTable, AnalyticsHourlyTable, AnalyticsRollupStateTable, ConversationFeedbackTable } from './tables/analytics';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
@@ -67,4 +68,8 @@ export interface DB {
   agent_test_cases: AgentTestCaseTable;
   evaluations: EvaluationTable;
   evaluation_case_results: EvaluationCaseResultTable;
+  conversation_feedback: ConversationFeedbackTable;
+  analytics_conversations: AnalyticsConversationTable;
+  analytics_hourly: AnalyticsHourlyTable;
+  analytics_rollup_state: AnalyticsRollupStateTable;
 }

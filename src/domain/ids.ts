@@ -33,6 +33,7 @@ export const IdPrefix = {
   invite: 'inv',
   note: 'note',
   savedReply: 'srep',
+  feedback: 'fdbk',
 } as const;
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 

@@ -46,7 +46,7 @@ async function signedIn(apiKey: string) {
   await page.goto(`${ctx.stack.baseUrl}/console/sign-in`);
   await page.fill('input[name=secret_key]', apiKey);
   await page.click('text=Sign in with key');
-  await page.waitForURL(/\/console\/agents/);
+  await page.waitForURL((u) => !u.pathname.startsWith('/console/sign-in'));
   return page;
 }
 
@@ -63,7 +63,7 @@ describe('console', () => {
     await page.waitForSelector('.error-banner');
     await page.fill('input[name=secret_key]', apiKey);
     await page.click('text=Sign in with key');
-    await page.waitForURL(/\/console\/agents/);
+    await page.waitForURL((u) => !u.pathname.startsWith('/console/sign-in'));
     assert.match(await page.textContent('.who') ?? '', /Signin Co/);
     // A POST without the CSRF token is refused.
     const forged = await page.evaluate(async () => (await fetch('/console/keys', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' })).status);
@@ -75,11 +75,11 @@ describe('console', () => {
     await other.fill('input[name=email]', 'agent.lead@signin.example');
     await other.fill('input[name=password]', 'correct horse battery');
     await other.click('button:text("Sign in")');
-    await other.waitForURL(/\/console\/agents/);
+    await other.waitForURL((u) => !u.pathname.startsWith('/console/sign-in'));
     assert.match(await other.textContent('.who') ?? '', /Signin Co/);
   });
 
-  test('first run: the one-time link npm start prints signs a browser in to the development account, which lands on the example agent', async () => {
+  test('first run: the one-time link npm start prints signs a browser in to the development account, which lands on the home page and offers the example agent', async () => {
     const { accountId, apiKey } = await ctx.stack.newAccount('Development');
     const example = await ensureExampleAgent({ services: ctx.stack.services, accountId, log: silentLogger() });
     const link = await ctx.stack.services.consoleSessions.createSignInLink({ secret: apiKey });
@@ -88,8 +88,11 @@ describe('console', () => {
     await stranger.goto(`${ctx.stack.baseUrl}/console`);
     assert.match(stranger.url(), /\/console\/sign-in$/);
     const page = await (await browser.newContext()).newPage();
-    await visit(page, `/console/sign-in/${link.token}`, 'first-run-example-agent');
-    assert.match(page.url(), new RegExp(`/console/agents/${example.agentId}$`));
+    await visit(page, `/console/sign-in/${link.token}`, 'first-run-home');
+    // The first stop is the account's home page, which offers the example agent.
+    assert.match(new URL(page.url()).pathname, /^\/console\/?$/);
+    await page.click('a:text("Try the example agent")');
+    await page.waitForURL(new RegExp(`/console/agents/${example.agentId}$`));
     await page.fill('[data-chat-form] input[name=content]', 'How do I reset my password?');
     await page.click('[data-chat-form] button');
     await page.waitForSelector('.run-panel .run', { timeout: 30_000 });

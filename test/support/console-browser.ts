@@ -22,7 +22,7 @@ export function useConsoleBrowser(baseUrl: () => string) {
       await page.goto(`${baseUrl()}/console/sign-in`);
       await page.fill('input[name=secret_key]', apiKey);
       await page.click('text=Sign in with key');
-      await page.waitForURL(/\/console\/agents/);
+      await page.waitForURL((u) => !u.pathname.startsWith('/console/sign-in'));
       return page;
     },
     /** A fresh browser context signed in as a console user (email and password); `initScript` runs before each page's scripts. */

@@ -153,3 +153,14 @@ export const evaluationStepActivity: ActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: ['resource_missing'] },
 };
+
+/**
+ * The analytics rollup: every changed hour since the last run, one transaction per hour. The first run after a
+ * deployment rolls the whole backlog, so it is long and heartbeats per hour; a retry starts again from the
+ * watermark (hours already rolled are rolled again, which gives the same rows).
+ */
+export const rollupActivity: ActivityOptions = {
+  startToCloseTimeout: '2h',
+  heartbeatTimeout: '2m',
+  retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 5 },
+};

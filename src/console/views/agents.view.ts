@@ -6,17 +6,20 @@ import { csrfField, statusBadge, timeAgo } from './layout';
 import { runDetails } from './run.view';
 import { CONVERSATION_CHANNELS } from '../../domain/channels';
 
+const resolution = (r: number | null) => (r === null ? '—' : `${Math.round(r * 1000) / 10} %`);
 const err = (errors: FieldErrors, field: string) => (errors[field] ? html`<div class="field-error" data-field="${field}">${errors[field]}</div>` : '');
 const invalid = (errors: FieldErrors, field: string) => (errors[field] ? 'invalid' : '');
 
-export function agentsList(agents: AgentObject[]): Html {
+/** The agents list; `week`: each agent's conversations and resolution rate of the last 7 days (analytics). */
+export function agentsList(agents: AgentObject[], week: Map<string, { conversations: number; resolution_rate: number | null }> = new Map()): Html {
   return html`<div class="page-head"><h1>Agents</h1>
   <a class="button primary" href="/console/agents/new">New agent</a></div>
   ${agents.length === 0
     ? html`<p class="empty">No agents yet. An agent answers your customers from your knowledge and calls your tools. <a href="/console/agents/new">Create one</a>.</p>`
-    : html`<table class="list"><thead><tr><th>Name</th><th>Status</th><th>Live version</th><th>Channels</th><th>Updated</th></tr></thead><tbody>
+    : html`<table class="list"><thead><tr><th>Name</th><th>Status</th><th>Live version</th><th>Channels</th><th title="Conversations that started in the last 7 days">Conversations (7 d)</th><th title="Resolved (confirmed + assumed) / conversations the agent answered, last 7 days">Resolution (7 d)</th><th>Updated</th></tr></thead><tbody>
     ${agents.map((a) => html`<tr><td><a href="/console/agents/${a.id}">${a.name}</a><div class="muted mono">${a.id}</div></td><td>${statusBadge(a.status)}</td>
-      <td>${a.version || '—'}</td><td>${a.channels.join(', ')}</td><td>${timeAgo(a.updated_at)}</td></tr>`)}
+      <td>${a.version || '—'}</td><td>${a.channels.join(', ')}</td><td>${week.get(a.id)?.conversations ?? 0}</td>
+      <td>${resolution(week.get(a.id)?.resolution_rate ?? null)} <a class="muted" href="/console/agents/${a.id}/analytics">analytics</a></td><td>${timeAgo(a.updated_at)}</td></tr>`)}
     </tbody></table>`}`;
 }
 
@@ -108,6 +111,7 @@ export function agentPage(input: {
   <h1>${agent.name}</h1> ${statusBadge(agent.status)} ${input.liveVersion ? html`<span class="muted">live: version ${input.liveVersion}</span>` : html`<span class="muted">never published</span>`}
   <div class="muted mono">${agent.id}</div></div>
   <div class="head-actions">
+    <a class="button" href="/console/agents/${agent.id}/analytics">Analytics</a>
     <a class="button" href="/console/agents/${agent.id}/versions">Versions</a>
     <a class="button" href="/console/agents/${agent.id}/tests">Tests</a>
     <a class="button" href="/console/agents/${agent.id}/website">Website chat</a>

@@ -12,6 +12,7 @@ export interface LayoutSession {
 }
 
 const NAV = [
+  ['', 'Home'],
   ['agents', 'Agents'],
   ['knowledge', 'Knowledge'],
   ['inbox', 'Inbox'],

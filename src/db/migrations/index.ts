@@ -27,6 +27,7 @@ import * as createEvaluations from './20261126T150000-create-evaluations';
 import * as addSentenceVectors from './20261126T160000-add-sentence-vectors';
 import * as indexMissingSentenceVectors from './20261126T170000-index-missing-sentence-vectors';
 import * as createQueuesAndUnread from './20261127T090000-create-queues-and-unread';
+import * as createAnalytics from './20261127T195000-create-analytics';
 import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
 import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
 import * as createPublishableKeys from './20261127T170000-create-publishable-keys';
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T192000-add-widget-appearance': addWidgetAppearance,
   '20261127T193000-add-teammates-and-roles': addTeammatesAndRoles,
   '20261127T194000-create-inbox-work': createInboxWork,
+  '20261127T195000-create-analytics': createAnalytics,
 };

@@ -18,6 +18,10 @@ export interface AccountTable {
   test_signing_secret: string;
   test_previous_signing_secret: ColumnType<string | null, string | null | undefined, string | null>;
   test_previous_signing_secret_expires_at: NullableTimestamp;
+  /** IANA time zone analytics periods (day, week, month) are cut in. */
+  time_zone: ColumnType<string, string | undefined, string>;
+  /** Hours without a customer message after an agent answer before it counts as an assumed resolution. */
+  resolution_window_hours: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
 }
 

@@ -1,0 +1,18 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export class FeedbackRepo {
+  async conversation(db: Db, id: string) {
+    return db.selectFrom('conversations').select(['id', 'account_id', 'livemode', 'agent_id', 'test', 'visitor_id', 'customer']).where('id', '=', id).executeTakeFirst();
+  }
+
+  async messageOf(db: Db, conversationId: string, messageId: string) {
+    return db.selectFrom('conversation_messages').select(['id', 'role']).where('conversation_id', '=', conversationId).where('id', '=', messageId).executeTakeFirst();
+  }
+
+  async insert(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; message_id: string | null; rating: 'up' | 'down' }) {
+    return db.insertInto('conversation_feedback').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+}
