@@ -6,6 +6,7 @@ import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
+import { registerKnowledgeGapRoutes } from '../knowledge/knowledge-gaps.routes';
 import { registerMessageRoutes } from '../sms/messages.routes';
 import { registerMessageBatchRoutes } from '../sms/message-batches.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
@@ -47,6 +48,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerEventRoutes(deps);
   registerWebhookEndpointRoutes(deps);
   registerKnowledgeRoutes(deps);
+  registerKnowledgeGapRoutes(deps);
   registerMessageRoutes(deps);
   registerMessageBatchRoutes(deps);
   registerPhoneNumberRoutes(deps);

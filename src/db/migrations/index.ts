@@ -31,6 +31,7 @@ import * as addRunRetrievalMode from './20261127T100000-add-run-retrieval-mode';
 import * as createKnowledgeRecords from './20261127T150000-create-knowledge-records';
 import * as createPublishableKeys from './20261127T170000-create-publishable-keys';
 import * as createConversationEvents from './20261127T180000-create-conversation-events';
+import * as createKnowledgeQuestionVectors from './20261127T195500-create-knowledge-question-vectors';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T150000-create-knowledge-records': createKnowledgeRecords,
   '20261127T170000-create-publishable-keys': createPublishableKeys,
   '20261127T180000-create-conversation-events': createConversationEvents,
+  '20261127T195500-create-knowledge-question-vectors': createKnowledgeQuestionVectors,
 };
