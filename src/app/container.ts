@@ -56,6 +56,7 @@ import { EvaluationCaseRunner } from '../evaluations/evaluation-case-runner';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
 import { TestCasesService } from '../evaluations/test-cases.service';
+import { DemoTraffic } from './demo-traffic';
 
 export interface ServiceDeps {
   config: Config;
@@ -178,8 +179,9 @@ export function createServices(deps: ServiceDeps) {
   const calls = new CallsService({ db });
   const testHelpers = new TestHelpersService({ inboundSms, messages, phoneNumbers, inboundEmail, emailAddresses, voiceCalls, calls });
   const consoleSessions = new ConsoleSessionsService({ db, accounts });
+  const demoTraffic = new DemoTraffic({ db, accounts, agents });
   return {
-    ...knowledge, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
+    ...knowledge, demoTraffic, queues, testCases, evaluations, evaluationCases, consoleSessions, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -16,6 +16,10 @@ export interface CliArgs {
     address?: string;
     email?: string;
     origin?: string[];
+    /** `demo traffic`: days of traffic. */
+    days?: string;
+    /** `demo traffic --remove`. */
+    remove?: boolean;
   };
   positionals: string[];
   /** Objects of live mode (`--mode live`), else test mode. */
@@ -40,6 +44,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
       address: { type: 'string' },
       email: { type: 'string' },
       origin: { type: 'string', multiple: true },
+      days: { type: 'string' },
+      remove: { type: 'boolean' },
     },
   });
   return { resource, action, values, positionals, livemode: values.mode === 'live' };

@@ -3,6 +3,7 @@ import { runAgentsCommand, runAgentsTestCommand } from './agents.commands';
 import { parseCliArgs } from './cli-args';
 import type { ReadCliFile } from './cli-files';
 import type { CliServices } from './cli-services';
+import { runDemoCommand } from './demo.commands';
 import { runEmailsCommand } from './emails.commands';
 import { runNumbersCommand, runSendersCommand } from './numbers.commands';
 import { runPublishableKeysCommand } from './publishable-keys.commands';
@@ -26,6 +27,8 @@ export const CLI_USAGE = `Usage:
   npm run cli -- publishable-keys list --account <acct_id> [--agent <agt_id>] [--mode test|live]
   npm run cli -- publishable-keys revoke --account <acct_id> --key <pkey_id> [--mode test|live]   (the running service refuses it at once)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
+  npm run cli -- demo traffic [--days 14] [--account <acct_id>]   (conversations of the example agent over the last days, test mode; default: the development account)
+  npm run cli -- demo traffic --remove [--account <acct_id>]   (deletes every demo conversation)
 
 Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
 
@@ -52,6 +55,7 @@ export async function runCliCommand(argv: string[], services: CliServices, opts:
     else if (resource === 'senders') output = await runSendersCommand(services, args);
     else if (resource === 'emails') output = await runEmailsCommand(services, args);
     else if (resource === 'publishable-keys') output = await runPublishableKeysCommand(services, args);
+    else if (resource === 'demo') output = await runDemoCommand(services, args);
     else if (resource === 'agents' && action === 'test' && values.account && positionals[0]) {
       const { output: table, passed } = await runAgentsTestCommand(services, { account: values.account, livemode, file: positionals[0], readFile: opts.readFile });
       return print(table, passed ? 0 : 1);

@@ -4,6 +4,7 @@ import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { AccountsService } from '../accounts/accounts.service';
 import { AgentsService } from '../agents/agents.service';
+import { DemoTraffic } from '../app/demo-traffic';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
@@ -28,6 +29,7 @@ export interface CliServices {
   emailAddresses: EmailAddressesService;
   senders: SendersService;
   publishableKeys: PublishableKeysService;
+  demoTraffic: DemoTraffic;
 }
 
 /**
@@ -56,6 +58,7 @@ export function buildCliServices(input: { config: Config; db: Kysely<DB> }) {
     phoneNumbers: new PhoneNumbersService({ db, agents }),
     emailAddresses: new EmailAddressesService({ db, agents }),
     senders: new SendersService({ db, reserved: [config.verify.from] }),
+    demoTraffic: new DemoTraffic({ db, accounts, agents }),
     publishableKeys: new PublishableKeysService({ db, accounts, agents, identity: new VisitorIdentityService({ db, agents, serverSecret: config.secrets.server }), serverSecret: config.secrets.server }),
     /** Closes the Temporal connection if a command dialled it. */
     close: () => connection.close().catch(() => undefined),
