@@ -12,7 +12,7 @@ const GapExampleSchema = z.object({
 
 export const KnowledgeGapSchema = z
   .object({
-    id: z.string().describe('gap_ prefix; derived from the group\'s first question, so the same group keeps its id from one day to the next'),
+    id: z.string().describe('gap_ prefix; derived from the group\'s first question (the previous period included), so a group keeps its id from one day to the next while that question is in view'),
     object: z.literal('knowledge_gap'),
     conversations: z.number().int().describe('impact: the conversations with a question of this group in the period (what an answer would have resolved); the list is sorted by it'),
     questions: z.number().int().describe('questions of this group in the period'),

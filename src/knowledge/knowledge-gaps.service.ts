@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger';
 import { detectLanguage } from '../platform/text';
 import type { EmbeddingsPort } from './index/embeddings.client';
 import { decodeVector, encodeVector } from './index/vector-index.repo';
-import { centred, clusterVectors, dot, GAP_SIMILARITY, lexicalVector, meanVector, nearestLeader } from './knowledge-gap-clusters';
+import { centred, clusterVectors, dot, GAP_SIMILARITY, lexicalVector, meanVector } from './knowledge-gap-clusters';
 import { KnowledgeGapsRepo, type GapQuestionRow } from './knowledge-gaps.repo';
 import type { KnowledgeGapObject, KnowledgeGapReportObject } from './knowledge-gaps.schemas';
 
@@ -64,6 +64,11 @@ export class KnowledgeGapsService {
   ) {}
 
   async getKnowledgeGaps(input: KnowledgeGapsInput): Promise<KnowledgeGapReportObject> {
+    return (await this.groupKnowledgeGaps(input)).report;
+  }
+
+  /** The report and, per group id, the message ids of all its questions of the period (tests read them). */
+  async groupKnowledgeGaps(input: KnowledgeGapsInput): Promise<{ report: KnowledgeGapReportObject; members: Map<string, string[]> }> {
     const { db } = this.deps;
     const to = input.to ?? this.deps.clock?.() ?? new Date();
     const from = input.from ?? new Date(to.getTime() - 7 * DAY_MS);
@@ -90,29 +95,33 @@ export class KnowledgeGapsService {
     });
     const { vectors, method, note, threshold } = await this.vectorsOf(texts);
 
-    // Groups are opened by the current period's questions; the previous period's only count towards trends.
-    const currentTexts = [...new Set(questions.filter((q) => q.current && vectors[q.text]).map((q) => q.text))];
-    const clustering = clusterVectors(currentTexts.map((t) => vectors[t]!), threshold);
-    const groupOfText = new Map<number, number>(currentTexts.map((t, i) => [t, clustering.groupOf[i]!]));
-    const members: Question[][] = clustering.leaders.map(() => []);
-    const previous = new Array<number>(clustering.leaders.length).fill(0);
+    // Both periods are grouped together, oldest first: the previous period's questions open groups too
+    // (a group keeps the centre its history gave it from one day to the next) and count for trends only.
+    const withVector = texts.map((_, t) => t).filter((t) => vectors[t]);
+    const clustering = clusterVectors(withVector.map((t) => vectors[t]!), threshold);
+    const groupOfText = new Map<number, number>(withVector.map((t, i) => [t, clustering.groupOf[i]!]));
+    const all: Question[][] = clustering.leaders.map(() => []);
     let pending = 0;
     for (const q of questions) {
-      const v = vectors[q.text];
-      if (!v) {
-        if (q.current) pending++;
-        continue;
-      }
-      if (q.current) members[groupOfText.get(q.text)!]!.push(q);
-      else {
-        const near = nearestLeader(v, clustering.centres, clustering.leaders.length, clustering.dims);
-        if (near.group >= 0 && near.cosine >= threshold) previous[near.group]!++;
-      }
+      const g = groupOfText.get(q.text);
+      if (g === undefined) pending += q.current ? 1 : 0;
+      else all[g]!.push(q);
     }
-    const groups = members.map((m, g) => this.toGap(m, previous[g]!, vectors, clustering.centres.subarray(g * clustering.dims, (g + 1) * clustering.dims)));
-    groups.sort((a, b) => b.conversations - a.conversations || b.questions - a.questions || a.first_asked_at.localeCompare(b.first_asked_at) || a.id.localeCompare(b.id));
+    const kept = all.map((m, g) => ({ m, g })).filter(({ m }) => m.some((q) => q.current));
+    const members = kept.map(({ m }) => m.filter((q) => q.current));
+    const previous = kept.map(({ m }) => m.filter((q) => !q.current).length);
+    const centreOf = (i: number) => clustering.centres.subarray(kept[i]!.g * clustering.dims, (kept[i]!.g + 1) * clustering.dims);
+    const firstOf = (i: number) => kept[i]!.m[0]!.message_id;
+    const unsorted = members.map((m, i) => this.toGap(m, previous[i]!, vectors, centreOf(i), firstOf(i)));
+    const order = unsorted.map((_, i) => i).sort((i, j) => {
+      const a = unsorted[i]!;
+      const b = unsorted[j]!;
+      return b.conversations - a.conversations || b.questions - a.questions || a.first_asked_at.localeCompare(b.first_asked_at) || a.id.localeCompare(b.id);
+    });
+    const groups = order.map((i) => unsorted[i]!);
     const current = questions.filter((q) => q.current);
-    return {
+    const memberIds = new Map(groups.map((g, i) => [g.id, members[order[i]!]!.map((q) => q.message_id)]));
+    const report: KnowledgeGapReportObject = {
       object: 'knowledge_gap_report',
       agent_id: input.agentId,
       livemode: input.livemode,
@@ -126,10 +135,11 @@ export class KnowledgeGapsService {
       total_groups: groups.length,
       data: groups.slice(0, input.limit ?? 20),
     };
+    return { report, members: memberIds };
   }
 
   /** One group as the API shows it. */
-  private toGap(m: Question[], previousCount: number, vectors: (Float32Array | undefined)[], centre: Float32Array): KnowledgeGapObject {
+  private toGap(m: Question[], previousCount: number, vectors: (Float32Array | undefined)[], centre: Float32Array, firstMessageId: string): KnowledgeGapObject {
     const count = (pick: (q: Question) => string) => {
       const out: Record<string, number> = {};
       for (const q of m) out[pick(q)] = (out[pick(q)] ?? 0) + 1;
@@ -158,7 +168,7 @@ export class KnowledgeGapsService {
     const size = m.length;
     const trend = previousCount === 0 ? 'new' : size > previousCount * 1.25 ? 'rising' : size < previousCount * 0.8 ? 'falling' : 'steady';
     return {
-      id: `gap_${createHash('sha256').update(m[0]!.message_id).digest('hex').slice(0, 20)}`,
+      id: `gap_${createHash('sha256').update(firstMessageId).digest('hex').slice(0, 20)}`,
       object: 'knowledge_gap',
       conversations,
       questions: size,
