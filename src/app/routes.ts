@@ -27,6 +27,7 @@ import { registerConsoleSettingsRoutes } from '../console/console-settings.route
 import { registerConsoleChannelRoutes } from '../console/console-channels.routes';
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { registerConsoleWidgetRoutes } from '../console/console-widget.routes';
+import { registerConsoleGapRoutes } from '../console/console-gaps.routes';
 import { mountConsole } from '../console/console.routes';
 import type { Config } from '../config/env';
 import type { RouteDeps } from '../http/route-deps';
@@ -84,5 +85,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes]);
+  mountConsole(app, deps, [registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleGapRoutes]);
 }
