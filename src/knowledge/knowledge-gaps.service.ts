@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { endianness } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
@@ -16,6 +17,8 @@ const DAY_MS = 86_400_000;
 const MAX_PERIOD_DAYS = 92;
 /** Texts per embeddings request while the report embeds questions it has not seen. */
 const EMBED_BATCH = 32;
+/** Stored vectors are little-endian float32: on such a machine they are read without a copy per float. */
+const fromStored = endianness() === 'LE' ? (buf: Buffer) => new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)) : decodeVector;
 
 /**
  * Ordinary customer questions of several topics and languages: their mean vector is the common direction
@@ -39,6 +42,7 @@ export interface KnowledgeGapsInput extends Scope {
 interface Question extends GapQuestionRow {
   current: boolean;
   text: number;
+  language: string;
 }
 
 /**
@@ -91,7 +95,8 @@ export class KnowledgeGapsService {
         slot.set(key, t);
         texts.push(key);
       }
-      return { ...r, current: r.created_at.getTime() >= from.getTime(), text: t };
+      const current = r.created_at.getTime() >= from.getTime();
+      return { ...r, current, text: t, language: current ? detectLanguage(r.content, r.locale) : '' };
     });
     const { vectors, method, note, threshold } = await this.vectorsOf(texts);
 
@@ -145,7 +150,6 @@ export class KnowledgeGapsService {
       for (const q of m) out[pick(q)] = (out[pick(q)] ?? 0) + 1;
       return out;
     };
-    const language = (q: Question) => detectLanguage(q.content, q.locale);
     // Examples: different texts, nearest the centre first (then the earlier).
     const seen = new Set<number>();
     const byCloseness = m
@@ -176,10 +180,10 @@ export class KnowledgeGapsService {
       trend,
       examples: byCloseness.map((q) => ({
         text: q.content, message_id: q.message_id, conversation_id: q.conversation_id, run_id: q.run_id, channel: q.channel,
-        language: language(q), asked_at: q.created_at.toISOString(),
+        language: q.language, asked_at: q.created_at.toISOString(),
       })),
       channels: count((q) => q.channel),
-      languages: count(language),
+      languages: count((q) => q.language),
       reasons: count((q) => q.reason),
       near_miss: nearMiss,
       human_reply: replied ? { text: replied.human_reply!, conversation_id: replied.conversation_id } : null,
@@ -226,7 +230,7 @@ export class KnowledgeGapsService {
     const cached = await this.repo.getQuestionVectors(db, embeddings.model, hashes);
     const out: (Float32Array | undefined)[] = hashes.map((h) => {
       const buf = cached.get(h.toString('hex'));
-      return buf ? decodeVector(buf) : undefined;
+      return buf ? fromStored(buf) : undefined;
     });
     const missing = out.flatMap((v, i) => (v ? [] : [i]));
     const deadline = Date.now() + budgetMs;
