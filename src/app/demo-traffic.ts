@@ -9,7 +9,7 @@ import type { AgentsService } from '../agents/agents.service';
 import { ConversationRepo } from '../conversations/conversation.repo';
 import { RunRepo } from '../runs/run.repo';
 import type { Handoff, StoredRetrievalItem } from '../runs/run.schemas';
-import { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ } from './dev-examples';
+import { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ } from './example-content';
 
 /** Every demo conversation carries this metadata (`demo traffic --remove` deletes by it). */
 export const DEMO_METADATA = { demo: 'traffic' } as const;
