@@ -66,6 +66,7 @@ import { TestCasesService } from '../evaluations/test-cases.service';
 import { AnalyticsService } from '../analytics/analytics.service';
 import { FeedbackService } from '../analytics/feedback.service';
 import { RollupService } from '../analytics/rollup.service';
+import { DemoTraffic } from './demo-traffic';
 
 export interface ServiceDeps {
   config: Config;
@@ -206,8 +207,9 @@ export function createServices(deps: ServiceDeps) {
   const analytics = new AnalyticsService({ db, agents, clock: deps.clock });
   const feedback = new FeedbackService({ db });
   const analyticsRollup = new RollupService({ db, log: deps.log, workflows });
+  const demoTraffic = new DemoTraffic({ db, accounts, agents });
   return {
-    ...knowledge, analytics, feedback, analyticsRollup, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
+    ...knowledge, demoTraffic, analytics, feedback, analyticsRollup, queues, testCases, evaluations, evaluationCases, consoleSessions, teammates, replyChannels, shortLinks, citationPages, voiceCalls, calls, testHelpers, inboundEmail, emailAddresses, emailDomains, emails, emailTracking, agents, conversations, visitorConversations, conversationEvents, conversationStream, inbox, inboxStream, conversationNotes, savedReplies, teamAlerts, runs, runSteps,
     runNotifier, accounts, publishableKeys, visitorIdentity, widgetSettings, events, webhookEndpoints, webhookDeliveries, webhookDispatcher, phoneNumbers, senders, messages, smsDispatcher, messageBatches, messageDelivery, messageRounds, inboundSms, verifications,
   };
 }

@@ -1,18 +1,9 @@
-import type { KnowledgeRecordInput } from '../db/tables/knowledge';
 import type { Logger } from '../observability/logger';
 import type { Services } from './container';
 import type { AgentConfigInput } from '../agents/agent.schemas';
-import acmeHelpCenter from '../../examples/knowledge/acme-help-center.json';
+import { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from './example-content';
 
-export const EXAMPLE_KNOWLEDGE_BASE_NAME = 'Example: Acme help center';
-export const EXAMPLE_AGENT_NAME = 'Example support agent';
-
-/**
- * The help center of Acme, an imaginary online store: enough for a first grounded answer with citations.
- * Its one home is examples/knowledge/acme-help-center.json (the worked example of the README's
- * Evaluations section loads the same file); npm start's base leaves out its metadata.
- */
-export const EXAMPLE_FAQ: KnowledgeRecordInput[] = acmeHelpCenter.records.map(({ title, content, url }) => ({ title, content, url }));
+export { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from './example-content';
 
 /** The example agent's config, answering from the given knowledge base. */
 export function exampleAgentConfig(knowledgeBaseId: string): AgentConfigInput {

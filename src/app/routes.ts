@@ -6,6 +6,7 @@ import { registerRunRoutes } from '../runs/runs.routes';
 import { registerEvaluationRoutes } from '../evaluations/evaluations.routes';
 import { registerEventRoutes } from '../webhooks/events.routes';
 import { registerKnowledgeRoutes } from '../knowledge/knowledge.routes';
+import { registerKnowledgeGapRoutes } from '../knowledge/knowledge-gaps.routes';
 import { registerMessageRoutes } from '../sms/messages.routes';
 import { registerMessageBatchRoutes } from '../sms/message-batches.routes';
 import { registerPhoneNumberRoutes } from '../numbers/phone-numbers.routes';
@@ -30,6 +31,7 @@ import { registerConsoleChannelRoutes } from '../console/console-channels.routes
 import { registerConsoleTestRoutes } from '../console/console-tests.routes';
 import { registerConsoleWidgetRoutes } from '../console/console-widget.routes';
 import { registerConsoleAnalyticsRoutes } from '../console/console-analytics.routes';
+import { registerConsoleGapRoutes } from '../console/console-gaps.routes';
 import { mountConsole } from '../console/console.routes';
 import { registerConsoleTeamRoutes } from '../console/console-team.routes';
 import { registerConsoleInviteRoutes } from '../console/console-invites.routes';
@@ -56,6 +58,7 @@ export function registerApiRoutes(deps: RouteDeps<Services>): void {
   registerEventRoutes(deps);
   registerWebhookEndpointRoutes(deps);
   registerKnowledgeRoutes(deps);
+  registerKnowledgeGapRoutes(deps);
   registerMessageRoutes(deps);
   registerMessageBatchRoutes(deps);
   registerPhoneNumberRoutes(deps);
@@ -95,5 +98,5 @@ export function registerChannelRoutes(router: Router, deps: { services: Services
  * console.routes.ts) around each page area's routes. Each console page area adds its register function here.
  */
 export function registerConsoleRoutes(app: Express, deps: ConsoleDeps<Services>): void {
-  mountConsole(app, deps, [registerConsoleAnalyticsRoutes, registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxWorkRoutes, registerConsoleInboxRoutes, registerConsoleQueueRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
+  mountConsole(app, deps, [registerConsoleAnalyticsRoutes, registerConsoleAgentRoutes, registerConsoleTestRoutes, registerConsoleKnowledgeRoutes, registerConsoleInboxWorkRoutes, registerConsoleInboxRoutes, registerConsoleQueueRoutes, registerConsoleSettingsRoutes, registerConsoleChannelRoutes, registerConsoleWidgetRoutes, registerConsoleGapRoutes, registerConsoleTeamRoutes, registerConsoleApprovalRoutes], [registerConsoleInviteRoutes]);
 }

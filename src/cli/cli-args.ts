@@ -17,6 +17,10 @@ export interface CliArgs {
     email?: string;
     role?: string;
     origin?: string[];
+    /** `demo traffic`: days of traffic. */
+    days?: string;
+    /** `demo traffic --remove`. */
+    remove?: boolean;
   };
   positionals: string[];
   /** Objects of live mode (`--mode live`), else test mode. */
@@ -42,6 +46,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
       email: { type: 'string' },
       role: { type: 'string' },
       origin: { type: 'string', multiple: true },
+      days: { type: 'string' },
+      remove: { type: 'boolean' },
     },
   });
   return { resource, action, values, positionals, livemode: values.mode === 'live' };

@@ -3,6 +3,7 @@ import { runAgentsCommand, runAgentsTestCommand } from './agents.commands';
 import { parseCliArgs } from './cli-args';
 import type { ReadCliFile } from './cli-files';
 import type { CliServices } from './cli-services';
+import { runDemoCommand } from './demo.commands';
 import { runEmailsCommand } from './emails.commands';
 import { runNumbersCommand, runSendersCommand } from './numbers.commands';
 import { runPublishableKeysCommand } from './publishable-keys.commands';
@@ -29,6 +30,8 @@ export const CLI_USAGE = `Usage:
   npm run cli -- teammates create-owner --account <acct_id> --email <owner@example.com>   (prints a one-time link: the owner sets a name and password)
   npm run cli -- teammates invite --account <acct_id> --email <sam@example.com> [--role owner|admin|agent|viewer]   (agent unless --role)
   npm run cli -- senders add --account <acct_id> --sender <sender ID or short code> [--mode test|live]
+  npm run cli -- demo traffic [--days 14] [--account <acct_id>]   (conversations of the example agent over the last days, test mode; default: the development account)
+  npm run cli -- demo traffic --remove [--account <acct_id>]   (deletes every demo conversation)
 
 Objects belong to one mode (test unless --mode live) and are seen only with keys of that mode.`;
 
@@ -56,6 +59,7 @@ export async function runCliCommand(argv: string[], services: CliServices, opts:
     else if (resource === 'emails') output = await runEmailsCommand(services, args);
     else if (resource === 'publishable-keys') output = await runPublishableKeysCommand(services, args);
     else if (resource === 'teammates') output = await runTeammatesCommand(services, args);
+    else if (resource === 'demo') output = await runDemoCommand(services, args);
     else if (resource === 'agents' && action === 'test' && values.account && positionals[0]) {
       const { output: table, passed } = await runAgentsTestCommand(services, { account: values.account, livemode, file: positionals[0], readFile: opts.readFile });
       return print(table, passed ? 0 : 1);

@@ -4,6 +4,7 @@ import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { AccountsService } from '../accounts/accounts.service';
 import { AgentsService } from '../agents/agents.service';
+import { DemoTraffic } from '../app/demo-traffic';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';
@@ -32,6 +33,7 @@ export interface CliServices {
   senders: SendersService;
   publishableKeys: PublishableKeysService;
   teammates: TeammatesService;
+  demoTraffic: DemoTraffic;
 }
 
 /**
@@ -64,6 +66,7 @@ export function buildCliServices(input: { config: Config; db: Kysely<DB> }) {
       db, consoleSessions: new ConsoleSessionsService({ db, accounts }), serverSecret: config.secrets.server, publicBaseUrl: config.http.publicBaseUrl,
       mail: config.email.smtp ? { sender: new SmtpSender(config.email.smtp), from: config.email.from, messageIdDomain: config.email.messageIdDomain } : undefined,
     }),
+    demoTraffic: new DemoTraffic({ db, accounts, agents }),
     publishableKeys: new PublishableKeysService({ db, accounts, agents, identity: new VisitorIdentityService({ db, agents, serverSecret: config.secrets.server }), serverSecret: config.secrets.server }),
     /** Closes the Temporal connection if a command dialled it. */
     close: () => connection.close().catch(() => undefined),

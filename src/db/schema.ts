@@ -11,7 +11,7 @@ import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } f
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
 import type { AnalyticsConversationTable, AnalyticsHourlyTable, AnalyticsRollupStateTable, ConversationFeedbackTable } from './tables/analytics';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
-import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
+import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeQuestionVectorTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
 /**
  * The database as kysely sees it. Each area adds its tables here (one import line and its keys).
@@ -52,6 +52,7 @@ export interface DB {
   run_events: RunEventTable;
   conversation_events: ConversationEventTable;
   knowledge_embeddings: KnowledgeEmbeddingTable;
+  knowledge_question_vectors: KnowledgeQuestionVectorTable;
   short_links: ShortLinkTable;
   citation_pages: CitationPageTable;
   console_users: ConsoleUserTable;

@@ -12,6 +12,7 @@ import { KnowledgeRetrievalService } from './knowledge-retrieval.service';
 import { KnowledgeSourcesService } from './knowledge-sources.service';
 import { KnowledgeRecordsService } from './knowledge-records.service';
 import { KnowledgeEmbeddingService } from './knowledge-embedding.service';
+import { KnowledgeGapsService } from './knowledge-gaps.service';
 import { OpenAiEmbeddingsClient, RecentQueryVectors, type EmbeddingsPort } from './index/embeddings.client';
 import { fusionModelOf } from './index/scoring';
 
@@ -50,5 +51,7 @@ export function createKnowledgeServices(deps: { config: Config; db: Kysely<DB>; 
   const knowledgeFiles = new KnowledgeFilesService({ db, limits: config.knowledge });
   const knowledgeIngestion = new KnowledgeIngestionService({ db, accounts, events, knowledge: config.knowledge, allowPrivateNetwork, log });
   const knowledgeRecords = new KnowledgeRecordsService({ db, workflows, events, ingestion: knowledgeIngestion, log });
-  return { knowledgeBases, knowledgeRecords, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
+  // The gap report embeds many questions at once: on the backfill's endpoint, never ahead of a customer's query.
+  const knowledgeGaps = new KnowledgeGapsService({ db, embeddings: embeddings?.backfill, log });
+  return { knowledgeBases, knowledgeRecords, knowledgeGaps, knowledgeSources, knowledgeFiles, knowledgeIngestion, knowledgeRetrieval, knowledgeEmbedding, queryEmbeddings: embeddings?.query, backfillEmbeddings: embeddings?.backfill };
 }

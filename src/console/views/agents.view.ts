@@ -114,6 +114,7 @@ export function agentPage(input: {
     <a class="button" href="/console/agents/${agent.id}/analytics">Analytics</a>
     <a class="button" href="/console/agents/${agent.id}/versions">Versions</a>
     <a class="button" href="/console/agents/${agent.id}/tests">Tests</a>
+    <a class="button" href="/console/agents/${agent.id}/gaps">Knowledge gaps</a>
     <a class="button" href="/console/agents/${agent.id}/website">Website chat</a>
     <form method="post" action="/console/agents/${agent.id}/publish" class="inline">${csrfField(input.csrf)}
       <button class="button primary" ${input.draftChanged || !input.liveVersion ? '' : 'disabled title="The draft is the live version"'}>${input.liveVersion ? `Publish draft as version ${input.liveVersion + 1}` : 'Publish (go live)'}</button></form>

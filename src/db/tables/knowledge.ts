@@ -138,3 +138,11 @@ export interface KnowledgeTermTable {
   ords: number[];
   imps: number[];
 }
+
+/** A customer question's vector, embedded once by the knowledge-gap report (keyed by model and sha256 of the text). */
+export interface KnowledgeQuestionVectorTable {
+  model: string;
+  text_hash: Buffer;
+  vec: Buffer;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
