@@ -42,6 +42,7 @@ import { OpenAiEmbeddingsClient, type EmbeddingsPort } from '../src/knowledge/in
 import { startEmbeddingsServer, type EmbeddingsServer } from '../src/knowledge/index/embeddings-server';
 import { freePort } from '../src/platform/free-port';
 import { detectLanguage } from '../src/platform/text';
+import { EmbeddingsCache } from './embeddings-cache';
 import { machineInfo, percentile, round } from './support';
 import { ece, fitCalibration, fitProbe, type FitRow } from './tool-routing-fit';
 
@@ -90,7 +91,7 @@ const extractFor = (message: string) => (tool: PlannerTool) =>
 
 // ── The measurement ─────────────────────────────────────────────────────────────────────────────────────
 
-async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: EmbeddingsServer }> {
+export async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: EmbeddingsServer }> {
   const url = process.env.EMBEDDINGS_URL;
   const model = process.env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small';
   if (url) return { embedder: new OpenAiEmbeddingsClient({ url, model, inputType: process.env.EMBEDDINGS_INPUT_TYPE !== 'false', timeoutMs: 60_000 }) };
@@ -98,18 +99,14 @@ async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: E
   return { embedder: new OpenAiEmbeddingsClient({ url: server.url, model, inputType: true, timeoutMs: 60_000 }), server };
 }
 
-/** Vectors kept by kind and text, so each text is embedded once. */
-function memoised(embedder: EmbeddingsPort): EmbeddingsPort {
-  const seen = new Map<string, Float32Array>();
-  return {
-    model: embedder.model,
-    async embed(input) {
-      const key = (t: string) => `${input.kind}\u0000${t}`;
-      const missing = [...new Set(input.texts.filter((t) => !seen.has(key(t))))];
-      if (missing.length) (await embedder.embed({ ...input, texts: missing })).forEach((v, i) => seen.set(key(missing[i]!), v));
-      return input.texts.map((t) => seen.get(key(t))!);
-    },
-  };
+/**
+ * Vectors kept by kind and text, so each text is embedded once, and kept on disk (the benches' embedding
+ * cache, data/embeddings-cache/) so a rerun after a feature change embeds nothing; the latency figures use
+ * the model itself.
+ */
+export function memoised(embedder: EmbeddingsPort): EmbeddingsPort {
+  const cache = new EmbeddingsCache(embedder.model);
+  return { model: embedder.model, embed: (input) => cache.embed(embedder, input.kind, input.texts, 32) };
 }
 
 /** One message with its tools' features; `needsTool` is 0 there: it depends on the probe, set per fit (`probed`). */
@@ -117,12 +114,12 @@ interface Scored { agent: DevSetAgent; text: string; label: string | null; vecto
 type Probe = ToolRoutingCalibration['needsTool'];
 
 /** The message's features with the `needsTool` feature of `probe`. */
-const probed = (s: Scored, probe: Probe): ToolFeatures[] => {
+export const probed = (s: Scored, probe: Probe): ToolFeatures[] => {
   const needsTool = needsToolLogit(s.vector, probe);
   return s.features.map((f) => ({ ...f, needsTool }));
 };
 
-async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promise<Scored[]> {
+export async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promise<Scored[]> {
   const router = new ToolRouter(embedder);
   const out: Scored[] = [];
   for (const agent of agents) {
@@ -137,7 +134,7 @@ async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promis
 }
 
 /** The probe fitted on the messages of `scored` (1: the message needs some tool). */
-const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scored.map((s) => (s.label ? 1 : 0)));
+export const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scored.map((s) => (s.label ? 1 : 0)));
 
 /**
  * The calibration fitted on `scored`: its probe on all of them, and the logistic on rows whose `needsTool`

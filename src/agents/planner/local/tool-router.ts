@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PlannerTool } from '../port';
-import { contentTerms } from '../../../platform/text';
-import { asksAboutSubject } from './local-intents';
+import { contentTerms, inOtherLanguage } from '../../../platform/text';
+import { asksAboutSubject, mentionsOwn, wantsAction } from './local-intents';
 import { scoreTool } from './lexical-tool-match';
 import { extractArguments } from './tool-argument-extraction';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
@@ -56,6 +56,9 @@ export const TOOL_FEATURES = [
   'aboutSubject',
   'argumentsFound',
   'needsTool',
+  'ownThings',
+  'wantsAction',
+  'otherLanguage',
 ] as const;
 /**
  * Per view (card, description, clause, request, parameters): `<view>`: the best cosine of the message
@@ -66,7 +69,11 @@ export const TOOL_FEATURES = [
  * subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the
  * tool's parameters whose values the message itself holds (an order number, an email…);
  * `needsTool`: the calibration's probe on the message's own vector, the log-odds that the message asks
- * for an action at all (the same for every tool of one message; 0 without a probe).
+ * for an action at all (the same for every tool of one message; 0 without a probe);
+ * `ownThings`: the message names the customer's own things ("my order", "mein Konto", an order number:
+ * mentionsOwn, 1 or 0); `wantsAction`: it asks for something to be done ("I'd like…", "can you…", "je
+ * voudrais…": wantsAction, 1 or 0); `otherLanguage`: the message is in another language than the tool's
+ * description (inOtherLanguage): its cosines with every view are lower for the same meaning.
  */
 export type ToolFeatures = Record<(typeof TOOL_FEATURES)[number], number>;
 
@@ -143,6 +150,8 @@ export function toolFeatures(input: {
   const terms = contentTerms(message);
   const aboutSubject = asksAboutSubject(message) ? 1 : 0;
   const needsTool = needsToolLogit(q, input.needsTool);
+  const ownThings = mentionsOwn(message) ? 1 : 0;
+  const wants = wantsAction(message) ? 1 : 0;
   return tools.map((tool, i) => ({
     ...(Object.fromEntries(
       VIEWS_WITH_LEAD.flatMap(([view, name]) => [
@@ -158,6 +167,9 @@ export function toolFeatures(input: {
     aboutSubject,
     argumentsFound: argumentsFound(message, tool, input.locale),
     needsTool,
+    ownThings,
+    wantsAction: wants,
+    otherLanguage: inOtherLanguage(message, tool.description) ? 1 : 0,
   }));
 }
 
