@@ -36,7 +36,7 @@ import { asksAboutSubjectAnywhere } from '../src/agents/planner/local/local-inte
 import { matchTool } from '../src/agents/planner/local/lexical-tool-match';
 import { decideToolAction, type ToolAction } from '../src/agents/planner/local/tool-action';
 import { extractArguments } from '../src/agents/planner/local/tool-argument-extraction';
-import { ToolRouter, needsToolLogit, toolFeatures, toolProbability, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
+import { ToolRouter, needsToolLogit, toolFeatures, toolProbabilities, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from '../src/agents/planner/local/tool-routing-calibration';
 import { OpenAiEmbeddingsClient, type EmbeddingsPort } from '../src/knowledge/index/embeddings.client';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../src/knowledge/index/embeddings-server';
@@ -144,17 +144,18 @@ export const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector
 function fitOn(scored: Scored[], base: ToolRoutingCalibration, model: string) {
   const agents = [...new Set(scored.map((s) => s.agent.id))];
   const probeWithout = new Map(agents.map((id) => [id, probeOf(scored.filter((s) => s.agent.id !== id))]));
-  const rows: FitRow[] = scored.flatMap((s) => {
+  const rows: FitRow[] = scored.flatMap((s, message) => {
     const features = probed(s, probeWithout.get(s.agent.id));
-    return s.agent.tools.map((t, i) => ({ features: features[i]!, y: t.name === s.label ? 1 : 0 }));
+    return s.agent.tools.map((t, i) => ({ features: features[i]!, y: t.name === s.label ? 1 : 0, message }));
   });
   return fitCalibration(rows, base, model, probeOf(scored));
 }
 
 function decide(s: Scored, c: ToolRoutingCalibration): ToolAction {
   const features = probed(s, c.needsTool);
+  const probabilities = toolProbabilities(features, c);
   const ranked = s.agent.tools
-    .map((tool, i) => ({ tool, features: features[i]!, probability: toolProbability(features[i]!, c) }))
+    .map((tool, i) => ({ tool, features: features[i]!, probability: probabilities[i]! }))
     .sort((a, b) => b.probability - a.probability);
   return decideToolAction({ ranked, calibration: c, extract: extractFor(s.text) });
 }
@@ -183,8 +184,8 @@ function evaluate(scored: Scored[], calibrationOf: (agent: string) => ToolRoutin
     add(all, s.label, acted);
     add(countIn(byAgent, s.agent.id), s.label, acted);
     add(countIn(byLanguage, detectLanguage(s.text, null)), s.label, acted);
-    const features = probed(s, c.needsTool);
-    s.agent.tools.forEach((t, i) => pairs.push({ p: toolProbability(features[i]!, c), y: t.name === s.label ? 1 : 0 }));
+    const probabilities = toolProbabilities(probed(s, c.needsTool), c);
+    s.agent.tools.forEach((t, i) => pairs.push({ p: probabilities[i]!, y: t.name === s.label ? 1 : 0 }));
     if (acted !== s.label) {
       const p = action.kind === 'none' ? (action.best?.probability ?? 0) : action.probability;
       mistakes.push({ agent: s.agent.id, text: s.text, label: s.label, acted, p: round(p, 3) });
@@ -256,7 +257,7 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
       const f = figures(evaluate(scored, (id) => ({ ...heldOut.get(id)!, callThreshold: call, askThreshold: ask })).all);
       return { call, ask, precision: f.precision, recall: f.recall };
     };
-    const curve = [...[0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
+    const curve = [...[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
     const split = (m: Map<string, Counts>) =>
       Object.fromEntries([...m].map(([k, c]) => {
         const f = figures(c);

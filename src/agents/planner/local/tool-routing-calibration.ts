@@ -21,6 +21,14 @@ export interface ToolRoutingCalibration {
    * the tools. It is the router's `needsTool` feature (0 without a probe, or for a vector of another size).
    */
   needsTool?: { bias: number; weights: readonly number[] };
+  /**
+   * Two stages (when present): P(the message wants some tool) = σ(anyTool.bias + Σ anyTool.weights ·
+   * messageFeatures), read from the message as a whole (each tool feature's best over the agent's tools, and
+   * the message's own cues: tool-router.ts `ANY_TOOL_FEATURES`); then which tool, a softmax over the tools
+   * of `bias + Σ weights · features`. A tool's probability is their product. Without it, each tool's
+   * probability is σ(bias + Σ weights · features) on its own (the one-stage model).
+   */
+  anyTool?: { bias: number; weights: Readonly<Record<string, number>> };
 }
 
 /**
@@ -52,8 +60,8 @@ export const TOOL_ROUTING_CALIBRATION: ToolRoutingCalibration = {
     needsTool: 0.355,
   },
   /** One threshold for calling and for asking: held out, it is where precision reaches 0.95 (docs/decisions/agents-tool-choice.md). */
-  callThreshold: 0.6,
-  askThreshold: 0.6,
+  callThreshold: 0.55,
+  askThreshold: 0.55,
   /** The probe on multilingual-e5-small's 384 dimensions. */
   needsTool: {
     bias: -2.481,
