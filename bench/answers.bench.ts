@@ -15,6 +15,7 @@
  *   BENCH_DATA=<folder>            the shared data (default: ../shared/data beside the repository)
  *   BENCH_SETS=a,b                 only these sets (help_centre, help_centre_held_out, faq, xquad)
  *   BENCH_FAQ_IN_SCOPE=1000        faq in-scope questions (a fixed sample by hash of the id)
+ *   BENCH_FAQ_OUT_OF_SCOPE=1000    faq out-of-scope questions (all 1,000 by default; fewer: a fixed sample)
  *   BENCH_XQUAD_PER_LOCALE=150     xquad questions per language (de, es; the same question ids in both)
  *   BENCH_MISSES=1                 print each question not answered right (or answered out of scope) to stderr
  *   BENCH_QUERY_TIMEOUT_MS=5000    the query embedding's timeout (the product's default is 1 s; on a shared
@@ -56,9 +57,9 @@ function faq(): AnswerSet {
   const all = jsonl<Raw>('faq', 'queries.jsonl');
   const n = Number(process.env.BENCH_FAQ_IN_SCOPE ?? 1000);
   const inScope = sample(all.filter((q) => q.metadata?.answerable === true), (q) => q._id, n);
-  const oos = all.filter((q) => q.metadata?.answerable === false);
+  const oos = sample(all.filter((q) => q.metadata?.answerable === false), (q) => q._id, Number(process.env.BENCH_FAQ_OUT_OF_SCOPE ?? 1000));
   const questions = [...inScope, ...oos].map((q) => ({ id: q._id, text: q.text, right: rel.get(q._id) ?? [] }));
-  return { name: 'faq', docs, questions, subsample: `${inScope.length} of 4,500 in-scope questions (fixed sample by id hash), all ${oos.length} out-of-scope` };
+  return { name: 'faq', docs, questions, subsample: `${inScope.length} of 4,500 in-scope questions (fixed sample by id hash), ${oos.length} of 1,000 out-of-scope` };
 }
 
 function xquad(): AnswerSet {

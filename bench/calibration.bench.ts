@@ -27,7 +27,7 @@ import { judgedDocIds, scifactEmbeddingOrder, scifactPassageTexts } from './embe
 import { EmbeddingsCache } from './embeddings-cache';
 import { machineInfo } from './support';
 
-const ALL = ['scifact', 'squad2', 'xquad', 'faq', 'help_centre'] as const;
+const ALL = ['scifact', 'squad2', 'xquad', 'faq', 'faq_small', 'help_centre'] as const;
 
 function scifactSet(): sets.BenchSet {
   if (process.env.BENCH_SCIFACT === 'full') return sets.scifact();
@@ -49,7 +49,7 @@ async function main() {
   const file = (s: string) => path.join(CALIBRATION_DIR, `${s}.json`);
   const todo = wanted.filter((s) => mode === 'all' || (mode === 'auto' && !fs.existsSync(file(s))));
   if (todo.length) {
-    const loaders: Record<string, () => sets.BenchSet> = { scifact: scifactSet, squad2: sets.squad2, xquad: sets.xquad, faq: sets.faq, help_centre: sets.helpCentre };
+    const loaders: Record<string, () => sets.BenchSet> = { scifact: scifactSet, squad2: sets.squad2, xquad: sets.xquad, faq: sets.faq, faq_small: sets.faqSmall, help_centre: sets.helpCentre };
     await collect(todo.map((s) => loaders[s]!()), { threads: Number(process.env.BENCH_THREADS ?? 1) });
   }
   const reportOnly: CollectedSet[] = [];

@@ -3,14 +3,14 @@
  * set, labelled 1 when the tool is the one the message needs, fitted by bench/logistic.ts with a small L2
  * penalty on the weights, not the bias. The `needsTool` probe is fitted first, on the messages' vectors.
  */
-import { TOOL_FEATURES, type ToolFeatures } from '../src/agents/planner/local/tool-router';
+import { ANY_TOOL_FEATURES, PER_TOOL_FEATURES, TOOL_FEATURES, anyToolFeatures, type ToolFeatures } from '../src/agents/planner/local/tool-router';
 import type { ToolRoutingCalibration } from '../src/agents/planner/local/tool-routing-calibration';
 import { round } from './support';
 import { fitLogisticRegression } from './logistic';
 
-export interface FitRow { features: ToolFeatures; y: number }
+/** One (message, tool) pair; `message`: which message of the fit it belongs to (the two stages group by it). */
+export interface FitRow { features: ToolFeatures; y: number; message: number }
 
-const vec = (f: ToolFeatures) => [1, ...TOOL_FEATURES.map((k) => f[k])];
 
 /** L2 `l2` on every one of `d` columns but the bias (column 0). */
 const weightsPenalty = (d: number, l2: number) => Array.from({ length: d }, (_, i) => (i === 0 ? 0 : l2));
@@ -31,21 +31,34 @@ export function fitCalibration(
   model: string,
   needsTool?: ToolRoutingCalibration['needsTool'],
 ): { calibration: ToolRoutingCalibration; logLoss: number } {
-  const xy = rows.map((r) => ({ x: vec(r.features), y: r.y }));
-  const w = fitLogistic(xy);
+  // Two stages. First, does the message want some tool: one row per message, its tools' features read
+  // as a whole (anyToolFeatures).
+  const messages = new Map<number, FitRow[]>();
+  for (const r of rows) messages.set(r.message, [...(messages.get(r.message) ?? []), r]);
+  const any = [...messages.values()].map((rs) => {
+    const m = anyToolFeatures(rs.map((r) => r.features));
+    return { x: [1, ...ANY_TOOL_FEATURES.map((k) => m[k]!)], y: rs.some((r) => r.y === 1) ? 1 : 0 };
+  });
+  const a = fitLogistic(any);
+  // Then which tool, on the messages that want one: the per-tool features (the message's own are the same
+  // for every tool of it and cancel out in the softmax).
+  const pairVec = (f: ToolFeatures) => [1, ...PER_TOOL_FEATURES.map((k) => f[k])];
+  const which = [...messages.values()].filter((rs) => rs.some((r) => r.y === 1)).flat().map((r) => ({ x: pairVec(r.features), y: r.y }));
+  const w = fitLogistic(which);
   const logLoss =
-    xy.reduce((a, { x, y }) => {
-      const p = 1 / (1 + Math.exp(-x.reduce((s, xi, i) => s + xi * w[i]!, 0)));
-      return a - (y ? Math.log(p) : Math.log(1 - p));
-    }, 0) / xy.length;
+    any.reduce((acc, { x, y }) => {
+      const p = 1 / (1 + Math.exp(-x.reduce((s, xi, i) => s + xi * a[i]!, 0)));
+      return acc - (y ? Math.log(p) : Math.log(1 - p));
+    }, 0) / any.length;
   return {
     calibration: {
       model,
       bias: round(w[0]!, 3),
-      weights: Object.fromEntries(TOOL_FEATURES.map((k, i) => [k, round(w[i + 1]!, 3)])),
+      weights: Object.fromEntries(TOOL_FEATURES.map((k) => [k, PER_TOOL_FEATURES.includes(k) ? round(w[PER_TOOL_FEATURES.indexOf(k) + 1]!, 3) : 0])),
       callThreshold: base.callThreshold,
       askThreshold: base.askThreshold,
       ...(needsTool && { needsTool }),
+      anyTool: { bias: round(a[0]!, 3), weights: Object.fromEntries(ANY_TOOL_FEATURES.map((k, i) => [k, round(a[i + 1]!, 3)])) },
     },
     logLoss,
   };

@@ -36,12 +36,13 @@ import { asksAboutSubjectAnywhere } from '../src/agents/planner/local/local-inte
 import { matchTool } from '../src/agents/planner/local/lexical-tool-match';
 import { decideToolAction, type ToolAction } from '../src/agents/planner/local/tool-action';
 import { extractArguments } from '../src/agents/planner/local/tool-argument-extraction';
-import { ToolRouter, needsToolLogit, toolFeatures, toolProbability, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
+import { ToolRouter, needsToolLogit, toolFeatures, toolProbabilities, withoutIdentifiers, type ToolFeatures } from '../src/agents/planner/local/tool-router';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from '../src/agents/planner/local/tool-routing-calibration';
 import { OpenAiEmbeddingsClient, type EmbeddingsPort } from '../src/knowledge/index/embeddings.client';
 import { startEmbeddingsServer, type EmbeddingsServer } from '../src/knowledge/index/embeddings-server';
 import { freePort } from '../src/platform/free-port';
 import { detectLanguage } from '../src/platform/text';
+import { EmbeddingsCache } from './embeddings-cache';
 import { machineInfo, percentile, round } from './support';
 import { ece, fitCalibration, fitProbe, type FitRow } from './tool-routing-fit';
 
@@ -90,7 +91,7 @@ const extractFor = (message: string) => (tool: PlannerTool) =>
 
 // ── The measurement ─────────────────────────────────────────────────────────────────────────────────────
 
-async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: EmbeddingsServer }> {
+export async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: EmbeddingsServer }> {
   const url = process.env.EMBEDDINGS_URL;
   const model = process.env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small';
   if (url) return { embedder: new OpenAiEmbeddingsClient({ url, model, inputType: process.env.EMBEDDINGS_INPUT_TYPE !== 'false', timeoutMs: 60_000 }) };
@@ -98,18 +99,14 @@ async function embedderFromEnv(): Promise<{ embedder: EmbeddingsPort; server?: E
   return { embedder: new OpenAiEmbeddingsClient({ url: server.url, model, inputType: true, timeoutMs: 60_000 }), server };
 }
 
-/** Vectors kept by kind and text, so each text is embedded once. */
-function memoised(embedder: EmbeddingsPort): EmbeddingsPort {
-  const seen = new Map<string, Float32Array>();
-  return {
-    model: embedder.model,
-    async embed(input) {
-      const key = (t: string) => `${input.kind}\u0000${t}`;
-      const missing = [...new Set(input.texts.filter((t) => !seen.has(key(t))))];
-      if (missing.length) (await embedder.embed({ ...input, texts: missing })).forEach((v, i) => seen.set(key(missing[i]!), v));
-      return input.texts.map((t) => seen.get(key(t))!);
-    },
-  };
+/**
+ * Vectors kept by kind and text, so each text is embedded once, and kept on disk (the benches' embedding
+ * cache, data/embeddings-cache/) so a rerun after a feature change embeds nothing; the latency figures use
+ * the model itself.
+ */
+export function memoised(embedder: EmbeddingsPort): EmbeddingsPort {
+  const cache = new EmbeddingsCache(embedder.model);
+  return { model: embedder.model, embed: (input) => cache.embed(embedder, input.kind, input.texts, 32) };
 }
 
 /** One message with its tools' features; `needsTool` is 0 there: it depends on the probe, set per fit (`probed`). */
@@ -117,12 +114,12 @@ interface Scored { agent: DevSetAgent; text: string; label: string | null; vecto
 type Probe = ToolRoutingCalibration['needsTool'];
 
 /** The message's features with the `needsTool` feature of `probe`. */
-const probed = (s: Scored, probe: Probe): ToolFeatures[] => {
+export const probed = (s: Scored, probe: Probe): ToolFeatures[] => {
   const needsTool = needsToolLogit(s.vector, probe);
   return s.features.map((f) => ({ ...f, needsTool }));
 };
 
-async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promise<Scored[]> {
+export async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promise<Scored[]> {
   const router = new ToolRouter(embedder);
   const out: Scored[] = [];
   for (const agent of agents) {
@@ -137,7 +134,7 @@ async function scoreAll(agents: DevSetAgent[], embedder: EmbeddingsPort): Promis
 }
 
 /** The probe fitted on the messages of `scored` (1: the message needs some tool). */
-const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scored.map((s) => (s.label ? 1 : 0)));
+export const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scored.map((s) => (s.label ? 1 : 0)));
 
 /**
  * The calibration fitted on `scored`: its probe on all of them, and the logistic on rows whose `needsTool`
@@ -147,17 +144,18 @@ const probeOf = (scored: Scored[]) => fitProbe(scored.map((s) => s.vector), scor
 function fitOn(scored: Scored[], base: ToolRoutingCalibration, model: string) {
   const agents = [...new Set(scored.map((s) => s.agent.id))];
   const probeWithout = new Map(agents.map((id) => [id, probeOf(scored.filter((s) => s.agent.id !== id))]));
-  const rows: FitRow[] = scored.flatMap((s) => {
+  const rows: FitRow[] = scored.flatMap((s, message) => {
     const features = probed(s, probeWithout.get(s.agent.id));
-    return s.agent.tools.map((t, i) => ({ features: features[i]!, y: t.name === s.label ? 1 : 0 }));
+    return s.agent.tools.map((t, i) => ({ features: features[i]!, y: t.name === s.label ? 1 : 0, message }));
   });
   return fitCalibration(rows, base, model, probeOf(scored));
 }
 
 function decide(s: Scored, c: ToolRoutingCalibration): ToolAction {
   const features = probed(s, c.needsTool);
+  const probabilities = toolProbabilities(features, c);
   const ranked = s.agent.tools
-    .map((tool, i) => ({ tool, features: features[i]!, probability: toolProbability(features[i]!, c) }))
+    .map((tool, i) => ({ tool, features: features[i]!, probability: probabilities[i]! }))
     .sort((a, b) => b.probability - a.probability);
   return decideToolAction({ ranked, calibration: c, extract: extractFor(s.text) });
 }
@@ -186,8 +184,8 @@ function evaluate(scored: Scored[], calibrationOf: (agent: string) => ToolRoutin
     add(all, s.label, acted);
     add(countIn(byAgent, s.agent.id), s.label, acted);
     add(countIn(byLanguage, detectLanguage(s.text, null)), s.label, acted);
-    const features = probed(s, c.needsTool);
-    s.agent.tools.forEach((t, i) => pairs.push({ p: toolProbability(features[i]!, c), y: t.name === s.label ? 1 : 0 }));
+    const probabilities = toolProbabilities(probed(s, c.needsTool), c);
+    s.agent.tools.forEach((t, i) => pairs.push({ p: probabilities[i]!, y: t.name === s.label ? 1 : 0 }));
     if (acted !== s.label) {
       const p = action.kind === 'none' ? (action.best?.probability ?? 0) : action.probability;
       mistakes.push({ agent: s.agent.id, text: s.text, label: s.label, acted, p: round(p, 3) });
@@ -259,7 +257,7 @@ export async function measureToolRouting(options: { calibration?: ToolRoutingCal
       const f = figures(evaluate(scored, (id) => ({ ...heldOut.get(id)!, callThreshold: call, askThreshold: ask })).all);
       return { call, ask, precision: f.precision, recall: f.recall };
     };
-    const curve = [...[0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
+    const curve = [...[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8].map((t) => at(t, t)), ...[0.6, 0.7, 0.8, 0.9].map((ask) => at(0.5, ask))];
     const split = (m: Map<string, Counts>) =>
       Object.fromEntries([...m].map(([k, c]) => {
         const f = figures(c);

@@ -20,8 +20,9 @@ import type { BenchSet } from './sets';
 
 export const CALIBRATION_DIR = path.resolve(__dirname, '../../data/calibration');
 
-export interface CollectedCandidate { doc: string; x: number; cos: number; lexical: boolean; dense: boolean; sentCos?: number }
-export interface CollectedQuery { id: string; text: string; answerable: boolean; rel: Record<string, number>; group?: string; cands: CollectedCandidate[] }
+export interface CollectedCandidate { doc: string; x: number; cos: number; lexical: boolean; dense: boolean; sentCos?: number; otherLanguage?: boolean }
+/** `passages`: the passages in the question's scope (its base), which the fusion's `small_base` reads. */
+export interface CollectedQuery { id: string; text: string; answerable: boolean; rel: Record<string, number>; group?: string; passages?: number; cands: CollectedCandidate[] }
 export interface CollectedSet { set: string; subsample: string; documents: number; passages: number; queries: CollectedQuery[] }
 
 /** The url each bench document is ingested under (SciFact's as bench/embed-corpus.ts embeds it, for the cache). */
@@ -95,16 +96,27 @@ export async function collect(sets: BenchSet[], opts: { threads?: number; senten
     const call = apiClient(stack.baseUrl, apiKey);
     for (const set of sets) {
       const t0 = performance.now();
-      const records = set.docs.map((d) => ({ title: d.title || d.id, content: d.text, url: docUrl(set.name, d.id), metadata: d.metadata }));
-      const { kb, passages } = await indexRecords(call, set.name, records);
-      log({ set: set.name, indexed: passages, seconds: Math.round((performance.now() - t0) / 1000), embedded_now: cache.upstream.passages });
+      // One knowledge base per `base` of the set (most sets: one base holding every document).
+      const kbs = new Map<string, string>();
+      let passages = 0;
+      for (const base of [...new Set(set.docs.map((d) => d.base ?? ''))]) {
+        const records = set.docs.filter((d) => (d.base ?? '') === base).map((d) => ({ title: d.title || d.id, content: d.text, url: docUrl(set.name, d.id), metadata: d.metadata }));
+        const indexed = await indexRecords(call, `${set.name}${base ? ` ${base}` : ''}`, records);
+        kbs.set(base, indexed.kb);
+        passages += indexed.passages;
+      }
+      log({ set: set.name, indexed: passages, bases: kbs.size, seconds: Math.round((performance.now() - t0) / 1000), embedded_now: cache.upstream.passages });
       const queries: CollectedQuery[] = [];
       for (const q of set.queries) {
+        const kb = kbs.get(q.base ?? '')!;
         const r = await stack.services.knowledgeRetrieval.retrieve({ accountId, knowledgeBaseIds: [kb], query: q.text, topK: 10, filter: q.filter, explain: true });
         const cands = (r.candidates ?? [])
           .filter((c) => Number.isFinite(c.cos))
-          .map((c) => ({ doc: docOfUrl(c.url), x: round4(c.x), cos: round4(c.cos), lexical: c.lexical, dense: c.dense, ...(c.sentCos != null ? { sentCos: round4(c.sentCos) } : {}) }));
-        queries.push({ id: q.id, text: q.text, answerable: q.answerable, rel: q.rel, ...(q.group ? { group: q.group } : {}), cands });
+          .map((c) => ({
+            doc: docOfUrl(c.url), x: round4(c.x), cos: round4(c.cos), lexical: c.lexical, dense: c.dense,
+            ...(c.sentCos != null ? { sentCos: round4(c.sentCos) } : {}), ...(c.otherLanguage ? { otherLanguage: true } : {}),
+          }));
+        queries.push({ id: q.id, text: q.text, answerable: q.answerable, rel: q.rel, ...(q.group ? { group: q.group } : {}), passages: r.scopePassages, cands });
         if (queries.length % 100 === 0) log({ set: set.name, asked: queries.length, of: set.queries.length });
       }
       const collected: CollectedSet = { set: set.name, subsample: set.subsample, documents: set.docs.length, passages, queries };

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, fusionSetting, type FusionModel } from '../../src/knowledge/index/scoring';
+import { DEFAULT_FUSION, FUSION_FEATURES, fusionFeatures, fusionSetting, type FusionModel, type FusionScope } from '../../src/knowledge/index/scoring';
 import { round } from '../support';
 import type { CollectedCandidate, CollectedQuery, CollectedSet } from './collect';
 import { HELD_OUT } from './sets';
@@ -18,7 +18,7 @@ export const FLOOR = 0.5;
 const FIT_DEPTH = Number(process.env.BENCH_FIT_DEPTH ?? 20);
 const L2 = Number(process.env.BENCH_L2 ?? 0.0003);
 
-type Featurize = (cands: readonly CollectedCandidate[]) => number[][];
+type Featurize = (cands: readonly CollectedCandidate[], scope: FusionScope) => number[][];
 const σ = (z: number) => 1 / (1 + Math.exp(-z));
 
 /**
@@ -77,7 +77,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
   for (const s of sets.map(fitQuestions)) {
     for (const q of s.queries) {
       if (q.cands.length === 0) continue;
-      const f = featurize(q.cands);
+      const f = featurize(q.cands, { passages: q.passages });
       const rows = fitRows(q);
       for (const i of rows) {
         xs.push(f[i]!);
@@ -90,7 +90,7 @@ export function fitSets(sets: CollectedSet[], featurize: Featurize = fusionFeatu
 }
 
 export function scoreQuery(q: CollectedQuery, model: FusionModel, featurize: Featurize = fusionFeatures): number[] {
-  return featurize(q.cands).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
+  return featurize(q.cands, { passages: q.passages }).map((f) => σ(f.reduce((z, v, i) => z + v * (model.weights[i] ?? 0), model.bias)));
 }
 
 function ndcgAt10(docs: string[], rel: Record<string, number>): number {
@@ -237,9 +237,9 @@ async function toolRouting(): Promise<{ tool_precision: number; tool_recall: num
 /**
  * The fit a set is scored by: every set of another corpus. scifact_full is SciFact; squad2 and xquad both
  * come from SQuAD's Wikipedia paragraphs (some paragraphs and questions are in both), so each leaves the
- * other out too.
+ * other out too; faq_small is the FAQ's records and questions in small bases, so it and faq leave each other out.
  */
-const corpusOf = (s: CollectedSet) => ({ scifact_full: 'scifact', squad2: 'squad', xquad: 'squad' })[s.set] ?? s.set;
+const corpusOf = (s: CollectedSet) => ({ scifact_full: 'scifact', squad2: 'squad', xquad: 'squad', faq_small: 'faq' })[s.set] ?? s.set;
 
 /**
  * Every set's figures from the fit that left it out, then the `reportOnly` sets (in no fit, scored by the

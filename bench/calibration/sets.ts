@@ -9,7 +9,8 @@ import { EXAMPLE_FAQ } from '../../src/app/dev-examples';
 import { benchDataDir } from '../support';
 import { HELP_CENTRE_FRESH_IN_SCOPE, HELP_CENTRE_FRESH_OFF_TOPIC, HELP_CENTRE_HELD_OUT_IN_SCOPE, HELP_CENTRE_HELD_OUT_OFF_TOPIC, HELP_CENTRE_IN_SCOPE, HELP_CENTRE_OFF_TOPIC } from './help-centre-questions';
 
-export interface BenchDoc { id: string; title: string; text: string; metadata: Record<string, string> }
+/** `base`: the knowledge base the document is ingested in, within its set (absent: the set's one base). */
+export interface BenchDoc { id: string; title: string; text: string; metadata: Record<string, string>; base?: string }
 export interface BenchQuery {
   id: string;
   text: string;
@@ -20,6 +21,8 @@ export interface BenchQuery {
   filter?: Record<string, string>;
   /** Sub-group for per-group figures (xquad: locale and mono/cross). */
   group?: string;
+  /** The base (BenchDoc.base) the question is asked against; absent: the set's one base. */
+  base?: string;
 }
 export interface BenchSet { name: string; docs: BenchDoc[]; queries: BenchQuery[]; subsample: string }
 
@@ -102,6 +105,33 @@ export function faq(): BenchSet {
   const oos = sample(all.filter((q) => q.metadata?.answerable === false), (q) => q._id, 150);
   const queries = [...inScope, ...oos].map((q) => ({ id: q._id, text: q.text, answerable: q.metadata?.answerable === true, rel: rel.get(q._id) ?? {} }));
   return { name: 'faq', docs, queries, subsample: '300 of 4,500 in-scope questions (2 per intent), 150 of 1,000 out-of-scope' };
+}
+
+/** Records per base of `faq_small`: the size of the example help centre. */
+const SMALL_BASE_RECORDS = 8;
+
+/**
+ * The FAQ in small bases: its 150 records in 19 knowledge bases of (at most) 8, as a business with a
+ * help centre of eight articles has. Each of faq()'s in-scope questions is asked against the base holding
+ * its record (answerable) and against the next base (not answerable there: its record is elsewhere); each
+ * out-of-scope question against one base. What a small base does to the score (an off-topic question
+ * standing out from a background of seven) is then seen in a set other than the help centre.
+ */
+export function faqSmall(): BenchSet {
+  const full = faq();
+  const ordered = [...full.docs].sort((a, b) => hash(a.id) - hash(b.id));
+  const bases = Math.ceil(ordered.length / SMALL_BASE_RECORDS);
+  const baseOf = new Map(ordered.map((d, i) => [d.id, Math.floor(i / SMALL_BASE_RECORDS)]));
+  const docs = ordered.map((d) => ({ ...d, base: `b${baseOf.get(d.id)}` }));
+  const queries: BenchQuery[] = full.queries.flatMap((q) => {
+    if (!q.answerable) return [{ ...q, base: `b${hash(q.id) % bases}` }];
+    const own = baseOf.get(Object.keys(q.rel)[0]!)!;
+    return [
+      { ...q, base: `b${own}` },
+      { ...q, id: `${q.id}~elsewhere`, rel: {}, answerable: false, base: `b${(own + 1) % bases}` },
+    ];
+  });
+  return { name: 'faq_small', docs, queries, subsample: `faq()'s records in ${bases} bases of ${SMALL_BASE_RECORDS}; its in-scope questions asked against their own base and the next one, its out-of-scope ones against one` };
 }
 
 /** The group of questions no fit reads and the set's own figures leave out (reported on their own). */

@@ -11,6 +11,7 @@ import type { AccountsService } from '../accounts/accounts.service';
 import { queryApiSources } from './api-source-retrieval';
 import { matchesAllowed, normalizeFilter, type MetadataFilter } from './metadata-filter';
 import { addSentenceCosines } from './sentence-cosines';
+import { inOtherLanguage } from '../platform/text';
 
 
 export interface RetrieveInput {
@@ -42,6 +43,8 @@ export interface ExplainedCandidate {
   cos: number;
   /** Cosine of the query with the passage's best sentence (null: one sentence, not computed, or beyond SENTENCE_DEPTH). */
   sentCos: number | null;
+  /** The passage is in another language than the question (the fusion's `other_language`). */
+  otherLanguage: boolean;
   lexical: boolean;
   dense: boolean;
   score: number;
@@ -81,6 +84,8 @@ export interface RetrieveResult {
   apiFailures: { sourceId: string; error: string }[];
   /** With `explain`: the hybrid candidates of the indexed sources, best first. */
   candidates?: ExplainedCandidate[];
+  /** With `explain`: the passages in scope (the fusion's `small_base` reads it). */
+  scopePassages?: number;
 }
 
 export const TOP_K_DEFAULT = 5;
@@ -195,7 +200,7 @@ export class KnowledgeRetrievalService {
       .filter((r) => r.score > 0 && r.score >= minScore)
       .sort((a, b) => b.score - a.score)
       .slice(0, topK);
-    return { results, apiFailures: external.failures, mode: searched.mode, ...(explained ? { candidates: explained } : {}) };
+    return { results, apiFailures: external.failures, mode: searched.mode, ...(explained ? { candidates: explained, scopePassages: n } : {}) };
   }
 
   /**
@@ -268,7 +273,7 @@ export class KnowledgeRetrievalService {
     const cosOf = new Map(lexVecs.value.map((r) => [`${r.source_id}:${r.content_hash.toString('hex')}`, dot(qv, decodeVector(r.vec))]));
     type Candidate = {
       sourceId: string; ordinal: number; contentHash?: Buffer; x: number; cos?: number; sentCos?: number; sentenceCosines?: number[];
-      lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
+      otherLanguage?: boolean; lexical: boolean; dense: boolean; score: number; hit?: LexicalHit;
     };
     const candidates = new Map<string, Candidate>();
     const lexScores = lexicalScores(lex.value.map((h) => lexicalX(h.s, h.sum_idf)));
@@ -287,27 +292,29 @@ export class KnowledgeRetrievalService {
       if (known) known.dense = true;
       else candidates.set(key, { sourceId: d.source_id, ordinal: d.ordinal, contentHash: d.content_hash, x, cos, lexical: false, dense: true, score: 0 });
     }
+    // The passages only the dense side proposed: their text (the fusion reads each one's language).
+    const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));
+    const [fetched] = await Promise.all([
+      this.index.getPassages(db, [...candidates.values()].filter((c) => !c.hit).map((c) => ({ sourceId: c.sourceId, version: versionOf.get(c.sourceId)!, ordinal: c.ordinal }))),
+      (this.deps.sentences ?? true)
+        ? addSentenceCosines({ db, vectors: this.vectors, log: this.deps.log }, qv, [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined), embeddings.model).then(() => lap('sentences'))
+        : undefined,
+    ]);
+    const byKey = new Map(fetched.map((p) => [`${p.source_id}:${p.ordinal}`, p]));
+    const contentOf = (c: Candidate) => (c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`))?.content ?? '';
     // The fused score reads each candidate against the others (its margin over the next best), so it is
     // computed over the whole candidate set at once.
-    const fused = [...candidates.values()].filter((c): c is Candidate & { cos: number } => c.cos !== undefined);
-    if (this.deps.sentences ?? true) {
-      await addSentenceCosines({ db, vectors: this.vectors, log: this.deps.log }, qv, fused, embeddings.model);
-      lap('sentences');
-    }
-    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION);
+    const fused = [...candidates.values()]
+      .filter((c): c is Candidate & { cos: number } => c.cos !== undefined)
+      .map((c) => Object.assign(c, { otherLanguage: inOtherLanguage(input.query, contentOf(c)) }));
+    const scores = fuseScores(fused, this.deps.fusion ?? DEFAULT_FUSION, { passages: n });
     fused.forEach((c, i) => (c.score = scores[i]!));
     const ranked = [...candidates.values()].sort((a, b) => b.score - a.score);
     const top = ranked.slice(0, topK);
-    const versionOf = new Map(scope.map((s) => [s.id, s.active_version!]));
-    const fetched = await this.index.getPassages(
-      db,
-      (explained ? ranked : top).filter((c) => !c.hit).map((c) => ({ sourceId: c.sourceId, version: versionOf.get(c.sourceId)!, ordinal: c.ordinal })),
-    );
-    const byKey = new Map(fetched.map((p) => [`${p.source_id}:${p.ordinal}`, p]));
     explained?.push(
       ...ranked.map((c) => ({
         sourceId: c.sourceId, ordinal: c.ordinal, url: (c.hit ?? byKey.get(`${c.sourceId}:${c.ordinal}`))?.url ?? null,
-        x: c.x, cos: c.cos ?? Number.NaN, sentCos: c.sentCos ?? null, lexical: c.lexical, dense: c.dense, score: c.score,
+        x: c.x, cos: c.cos ?? Number.NaN, sentCos: c.sentCos ?? null, otherLanguage: c.otherLanguage ?? false, lexical: c.lexical, dense: c.dense, score: c.score,
       })),
     );
     this.deps.log?.debug(

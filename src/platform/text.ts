@@ -184,6 +184,30 @@ export function detectLanguage(text: string, locale: string | null): Lang {
   return ranked[0]![1] > 0 && ranked[0]![1] > ranked[1]![1] ? ranked[0]![0] : 'en';
 }
 
+/** The languages whose stop words are most frequent in `text` (empty when it holds none). */
+function likelyLanguages(text: string): Set<Lang> {
+  const counts: Record<Lang, number> = { en: 0, de: 0, fr: 0, es: 0 };
+  for (const t of tokenize(text)) for (const lang of Object.keys(counts) as Lang[]) if (STOP_BY_LANG[lang].has(t)) counts[lang]++;
+  const top = Math.max(...Object.values(counts));
+  return new Set(top > 0 ? (Object.keys(counts) as Lang[]).filter((l) => counts[l] === top) : []);
+}
+
+/** Characters of a passage its language is read from (stop words are frequent: the start says enough). */
+const LANGUAGE_SAMPLE = 600;
+
+/**
+ * A question and a passage written in different languages, as far as their stop words tell: the languages
+ * most frequent on each side have none in common. Either side without stop words counts as the same
+ * language (nothing says otherwise).
+ */
+export function inOtherLanguage(question: string, passage: string): boolean {
+  const q = likelyLanguages(question);
+  if (q.size === 0) return false;
+  const p = likelyLanguages(passage.slice(0, LANGUAGE_SAMPLE));
+  if (p.size === 0) return false;
+  return ![...q].some((l) => p.has(l));
+}
+
 /** Removes markdown syntax (links keep their text), leaving plain text. */
 export function stripMarkdown(s: string): string {
   return s

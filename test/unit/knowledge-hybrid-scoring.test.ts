@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzerFor } from '../../src/knowledge/index/analyzers';
 import { contentHash, passageEmbeddingText } from '../../src/knowledge/index/embedding-text';
-import { calibrate, dot, fuseScores, fusionFeatures, fusionModelOf, fusionSetting, FUSION_FEATURES, DEFAULT_FUSION } from '../../src/knowledge/index/scoring';
+import { calibrate, dot, fuseScores, fusionFeatures, fusionModelOf, fusionSetting, FUSION_FEATURES, DEFAULT_FUSION, smallBase } from '../../src/knowledge/index/scoring';
+import { inOtherLanguage } from '../../src/platform/text';
 import { decodeVector, encodeVector } from '../../src/knowledge/index/vector-index.repo';
 import { normalizeFilter } from '../../src/knowledge/metadata-filter';
 
@@ -46,8 +47,8 @@ describe('hybrid scoring pieces', () => {
     // vectors the best sentence is the passage itself.
     const [leader, other] = fusionFeatures([{ x: 0.5, cos: 0.9 }, { x: 0.1, cos: 0.8 }]);
     assert.equal(leader!.length, FUSION_FEATURES.length);
-    assert.deepEqual(leader!.slice(3).map((v) => Math.round(v * 1000) / 1000), [0.1, 0.9, 0.1]);
-    assert.deepEqual(other!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.8, 0]);
+    assert.deepEqual(leader!.slice(3).map((v) => Math.round(v * 1000) / 1000), [0.1, 0.9, 0.1, 0, 0]);
+    assert.deepEqual(other!.slice(4).map((v) => Math.round(v * 1000) / 1000), [0.8, 0, 0, 0]);
     // A model's weights are read in FUSION_FEATURES order; all zero is a coin toss.
     assert.equal(DEFAULT_FUSION.weights.length, FUSION_FEATURES.length);
     assert.deepEqual(fuseScores([{ x: 0.4, cos: 0.5 }], { weights: FUSION_FEATURES.map(() => 0), bias: 0 }), [0.5]);
@@ -55,8 +56,27 @@ describe('hybrid scoring pieces', () => {
     // not a clear winner (it was 0.997 when a missing runner-up counted as the widest margin).
     const [lone] = fuseScores([{ x: 0, cos: 0.78 }]);
     assert.ok(lone! < 0.1, `lone off-topic candidate: ${lone}`);
-    assert.deepEqual(fusionFeatures([{ x: 0.2, cos: 0.9, sentCos: 0.93 }])[0]!.slice(2), [0, 0, 0.93, 0]);
+    assert.deepEqual(fusionFeatures([{ x: 0.2, cos: 0.9, sentCos: 0.93 }])[0]!.slice(2), [0, 0, 0.93, 0, 0, 0]);
     assert.equal(calibrate(0, 3), 0);
+  });
+
+  it('reads the language of question and passage: a passage in another language is not a weak one', () => {
+    const rest = [{ x: 0, cos: 0.81 }, { x: 0, cos: 0.805 }, { x: 0, cos: 0.8 }, { x: 0, cos: 0.795 }];
+    // The same cosines: a German question's English passage scores higher than a same-language one would.
+    const [same] = fuseScores([{ x: 0, cos: 0.84 }, ...rest]);
+    const [cross] = fuseScores([{ x: 0, cos: 0.84, otherLanguage: true }, ...rest.map((c) => ({ ...c, otherLanguage: true }))]);
+    assert.ok(cross! > same!, `${same} → ${cross}`);
+    // The scope's size is read (small_base) but weighs nothing in the shipped fit (measured, not shipped).
+    const cands = [{ x: 0.3, cos: 0.86 }, ...rest];
+    assert.deepEqual(fuseScores(cands, DEFAULT_FUSION, { passages: 8 }), fuseScores(cands));
+    assert.equal(smallBase(1), 1);
+    assert.equal(smallBase(100), 0);
+    assert.ok(Math.abs(smallBase(8) - 0.548) < 0.001);
+    // Languages by stop words: unclear sides count as the same language.
+    assert.equal(inOtherLanguage('Wie lange dauert der Versand?', 'Standard shipping takes 3 to 5 business days and is free over $50.'), true);
+    assert.equal(inOtherLanguage('Combien de temps dure la livraison ?', 'Standard shipping takes 3 to 5 business days and is free over $50.'), true);
+    assert.equal(inOtherLanguage('how long does shipping take', 'Standard shipping takes 3 to 5 business days and is free over $50.'), false);
+    assert.equal(inOtherLanguage('shipping costs', 'Standard shipping takes 3 to 5 business days.'), false);
   });
 
   it("reads the passage's best sentence: a paragraph whose one sentence is the answer outscores its own passage cosine", () => {

