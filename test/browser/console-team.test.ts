@@ -94,7 +94,7 @@ describe('console: a support team', () => {
     // The viewer: the queue shows the approval badge; the panel has no form; a reply and an approval are refused.
     const viewer = await signedInAs(f.accountId, 'viewer', 'Vic Viewer');
     await viewer.page.goto(`${ctx.stack.baseUrl}/console/inbox?status=handed_off`);
-    assert.equal(await viewer.page.locator(`[data-conversation="${cnv}"] [data-awaiting-approval]`).count(), 1);
+    assert.equal(await viewer.page.locator(`[data-conversation="${cnv}"] [data-approval-badge]`).count(), 1);
     await viewer.page.screenshot({ path: path.join(ARTIFACTS, 'handoff-queue-approval-badge.png'), fullPage: true });
     await viewer.page.goto(`${ctx.stack.baseUrl}/console/inbox/${cnv}`);
     assert.equal(await viewer.page.locator('[data-approval-panel]').count(), 1);

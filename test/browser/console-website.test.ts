@@ -1,3 +1,4 @@
+import { widgetScript } from '../../src/widget/widget-script';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ describe("the console's Website chat page in a browser", () => {
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.stack.baseUrl });
     await page.goto(`${ctx.stack.baseUrl}/console/agents/${f.agentId}/website`);
 
-    const snippet = `<script src="${ctx.stack.config.http.publicBaseUrl}/widget.js" data-key="${key}" async></script>`;
+    const snippet = `<script src="${ctx.stack.config.http.publicBaseUrl}/widget.js" data-key="${key}" integrity="${widgetScript().integrity}" crossorigin="anonymous" async></script>`;
     assert.equal(await page.locator('[data-snippet]').first().textContent(), snippet);
     await page.locator('[data-install] [data-copy]').first().click();
     assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>), snippet, 'the Copy button copies the tag as written');

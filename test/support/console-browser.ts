@@ -35,7 +35,7 @@ export function useConsoleBrowser(baseUrl: () => string) {
       await page.fill('input[name=email]', email);
       await page.fill('input[name=password]', password);
       await page.click('button:has-text("Sign in"):not(:has-text("key"))');
-      await page.waitForURL(/\/console\/agents/);
+      await page.waitForURL((u) => !u.pathname.startsWith('/console/sign-in'));
       return page;
     },
   };
