@@ -34,10 +34,12 @@ export class AnalyticsService {
   /** A new window changes past resolutions: the next rollup rolls every hour again. */
   async updateSettings(input: { accountId: string; time_zone?: string; resolution_window_hours?: number }) {
     const before = await this.repo.settings(this.deps.db, input.accountId);
-    const after = await this.repo.updateSettings(this.deps.db, input.accountId, {
+    const set = {
       ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
       ...(input.resolution_window_hours !== undefined ? { resolution_window_hours: input.resolution_window_hours } : {}),
-    });
+    };
+    // An empty body changes nothing and answers the settings as they are.
+    const after = Object.keys(set).length === 0 ? before : await this.repo.updateSettings(this.deps.db, input.accountId, set);
     if (after.resolution_window_hours !== before.resolution_window_hours) await this.repo.resetWatermark(this.deps.db);
     return { object: 'analytics_settings' as const, ...after };
   }

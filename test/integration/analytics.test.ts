@@ -78,6 +78,15 @@ describe('analytics: a real conversation, rolled up by the Temporal workflow, re
     assert.equal(backwards.status, 422);
   });
 
+  it('answers the settings unchanged to an empty settings body, and changes only what a body names', async () => {
+    const f = await seedAgent(ctx.stack);
+    const empty = await f.call('POST', '/v1/analytics/settings', {});
+    assert.equal(empty.status, 200, JSON.stringify(empty.body));
+    assert.deepEqual([empty.body.time_zone, empty.body.resolution_window_hours], ['UTC', 24]);
+    const zoned = await f.call('POST', '/v1/analytics/settings', { time_zone: 'Europe/Paris' });
+    assert.deepEqual([zoned.body.time_zone, zoned.body.resolution_window_hours], ['Europe/Paris', 24]);
+  });
+
   it('takes a thumbs-up from the website visitor (publishable key and visitor token) on their own conversation only', async () => {
     const f = await seedAgent(ctx.stack);
     const key = await f.call('POST', '/v1/publishable_keys', { agent_id: f.agentId, allowed_origins: [SHOP] });
