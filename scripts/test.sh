@@ -2,6 +2,7 @@
 # npm test: installs what the suite needs (npm packages, Temporal CLI and time-skipping test server),
 # type-checks, lints workflow code for determinism, then runs every test file against the real
 # PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and real Temporal servers.
+# A test that runs past 10 minutes fails (a hang fails the run instead of stalling it).
 # The last line of output is "N passed, N failed[, N skipped]".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ if [ "${#files[@]}" -eq 0 ]; then
 fi
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 exec node --import tsx --test \
-  --test-concurrency="${TEST_CONCURRENCY:-2}" \
+  --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout="${TEST_TIMEOUT_MS:-600000}" \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=./test/support/summary-reporter.mjs --test-reporter-destination=stdout \
   "${files[@]}"
