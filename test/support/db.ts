@@ -23,17 +23,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await admin.query(`create schema "${schema}"`);
   await admin.end();
   const database = connectPostgres({ url: TEST_DATABASE_URL, schema });
-  // kysely's migrator lists the tables of every schema: a schema another test file drops meanwhile
-  // fails that listing (3F000), so a failed migration is tried again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await migrateToLatestOrThrow(database.db, { schema });
-      break;
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      await new Promise((r) => setTimeout(r, 100 * attempt));
-    }
-  }
+  await migrateToLatestOrThrow(database.db, { schema });
   return {
     ...database,
     schema,
