@@ -135,7 +135,7 @@ describe('approvals: who approved is recorded', () => {
     // The handoff queue lists it with its badge.
     const agent = await teammate(f.accountId, 'agent', 'Ada Agent');
     const queue = await agent.session.get('/console/inbox?status=handed_off');
-    assert.match(queue.text, new RegExp(`data-conversation="${cnv}"[\\s\\S]*?data-awaiting-approval`));
+    assert.match(queue.text, new RegExp(`data-conversation="${cnv}"[\\s\\S]*?data-approval-badge`));
     const page = await agent.session.get(`/console/inbox/${cnv}`);
     assert.match(page.text, /data-approval-panel/);
     assert.match(page.text, /Approved by: admin, owner/);

@@ -23,8 +23,6 @@ export function approvalPanel(run: RunObject, opts: { csrf: string; approverRole
   </section>`;
 }
 
-/** The inbox's badge of a conversation whose run waits for an approval. */
-export const approvalBadge = html`<span class="badge badge-awaiting_approval" data-awaiting-approval title="A tool call waits for a teammate's approval">approval needed</span>`;
 
 /** The approval panels of a conversation's runs (its page, one call site): those waiting for an approval. */
 export function approvalPanels(input: { runs: Map<string, RunObject>; agent: AgentObject | null; csrf: string }): Html {
