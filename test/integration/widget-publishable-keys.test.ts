@@ -298,6 +298,7 @@ describe('publishable keys: every other operation refuses them', () => {
       'get /v1/conversations/{id}/messages',
       'get /v1/conversations/{id}/events',
       'get /v1/widget_config',
+      'post /v1/conversations/{id}/feedback',
     ]);
     let walked = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {
