@@ -242,7 +242,11 @@ describe('widget settings: the console', () => {
     const page = await s.get(`/console/agents/${f.agentId}/website`);
     assert.equal(page.status, 200);
     const base = ctx.stack.config.http.publicBaseUrl;
-    assert.ok(page.text.includes(`&lt;script src=&quot;${base}/widget.js&quot; data-key=&quot;${key}&quot; async&gt;&lt;/script&gt;`), 'the snippet, escaped once');
+    assert.match(
+      page.text,
+      new RegExp(`&lt;script src=&quot;${base.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')}/widget\\.js&quot; data-key=&quot;${key}&quot; integrity=&quot;sha384-[A-Za-z0-9+/=]+&quot; crossorigin=&quot;anonymous&quot; async&gt;&lt;/script&gt;`),
+      'the snippet with the served script\'s integrity, escaped once',
+    );
     assert.match(page.text, /data-copy>Copy</);
     assert.match(page.text, /data-allowed-origin>http:\/\/localhost:8080</);
     assert.match(page.text, /data-jwt-example="node"/);
