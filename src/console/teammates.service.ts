@@ -61,9 +61,11 @@ export class TeammatesService {
 
   /**
    * Invites `email` with `role` (at most the inviter's). Returns the link (shown once to copy) and whether
-   * it was emailed. An address that is a console user already is refused.
+   * it was emailed. An address that is a console user already is refused. `sandbox`: asked from a console
+   * signed in with a test key, which never reaches a real relay (as test-mode email replies are never sent):
+   * the link is only shown to copy.
    */
-  async invite(input: { accountId: string; actor: TeamActor; email: string; role: Role }): Promise<{ id: string; url: string; expiresAt: Date; emailed: boolean }> {
+  async invite(input: { accountId: string; actor: TeamActor; email: string; role: Role; sandbox?: boolean }): Promise<{ id: string; url: string; expiresAt: Date; emailed: boolean }> {
     const email = input.email.trim();
     if (!EMAIL.test(email)) throw new AppError('parameter_invalid', 'Enter the teammate\'s email address', { param: 'email' });
     this.mayGrant(input.actor, input.role);
@@ -74,7 +76,7 @@ export class TeammatesService {
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
     await this.repo.insertInvite(this.deps.db, { id, account_id: input.accountId, email, role: input.role, token_hash: hashToken(token), invited_by: input.actor.userId, expires_at: expiresAt });
     const url = `${this.deps.publicBaseUrl}/console/invites/${token}`;
-    return { id, url, expiresAt, emailed: await this.mailInvite(email, input.role, url, expiresAt) };
+    return { id, url, expiresAt, emailed: input.sandbox ? false : await this.mailInvite(email, input.role, url, expiresAt) };
   }
 
   /** The open invite a link names (for the accept page), or undefined when forged, used, revoked or expired. */
