@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import type { Config } from '../../src/config/env';
 import { IdPrefix, newId } from '../../src/domain/ids';
 import { MAX_NOTES_PER_CONVERSATION } from '../../src/conversations/conversation-notes.service';
+import { MAX_OPEN_INVITES } from '../../src/console/teammates.service';
 import { openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { buildTestConfig } from '../support/config';
 import { consoleRequest, consoleSession, signInToConsole } from '../support/console';
@@ -157,6 +158,21 @@ describe('invites', () => {
     assert.equal(emailed.status, 200);
     assert.match(emailed.text, /It was emailed to them too/);
     assert.deepEqual(recipients, ['colleague@example.com'], 'only the live invite reached the relay');
+  });
+
+  it('refuses an invite past the open-invite cap with a clear message on the Team page, adding none', async () => {
+    const { accountId, apiKey } = await ctx.stack.newAccount('Invite flood');
+    const expires = new Date(Date.now() + 86_400_000);
+    await ctx.stack.database.db.insertInto('console_invites').values(Array.from({ length: MAX_OPEN_INVITES }, (_, i) => ({
+      id: newId(IdPrefix.invite), account_id: accountId, email: `flood${i}@example.com`, role: 'viewer' as const, token_hash: `hash-${accountId}-${i}`, invited_by: null, expires_at: expires,
+    }))).execute();
+    const console = await signInToConsole(ctx.stack.baseUrl, apiKey);
+    const refused = await console.post('/console/team/invites', { email: 'one-more@example.com', role: 'viewer' });
+    assert.equal(refused.status, 422);
+    assert.match(refused.text, new RegExp(`at most ${MAX_OPEN_INVITES} open invites: revoke some first`));
+    const team = await ctx.stack.services.teammates.listTeam({ accountId });
+    assert.equal(team.invites.length, MAX_OPEN_INVITES);
+    assert.ok(!team.invites.some((i) => i.email === 'one-more@example.com'));
   });
 });
 
