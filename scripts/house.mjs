@@ -38,6 +38,8 @@ export const HOUSE = [
   { room: 'evaluations', paths: ['src/evaluations'] },
   { room: 'channels', paths: ['src/channels'] },
   { room: 'analytics', paths: ['src/analytics'] },
+  // The example's content and its demo traffic generator: written through the areas' repos, read by app and cli.
+  { room: 'demo', paths: ['src/demo'] },
   { room: 'test-helpers', paths: ['src/test-helpers'] },
   { room: 'console', paths: ['src/console'] },
   { room: 'activities', paths: ['activities'] },

@@ -53,7 +53,7 @@ export function registerAnalyticsRoutes({ router, registry, services }: RouteDep
   defineRoute(router, registry, {
     method: 'post', path: '/v1/conversations/{id}/feedback', tag: 'Conversations', params: IdParamsSchema, body: FeedbackBodySchema, response: FeedbackSchema, status: 201, visitor: true,
     summary: "Record the customer's thumbs-up or thumbs-down on a conversation (or one agent answer)",
-    description: "With a publishable key: the visitor's own conversation only. A thumbs-up after an agent answer and before any handoff or human message makes the conversation a confirmed resolution (see GET /v1/analytics/agents/{id}).",
+    description: "One vote per conversation (or per agent answer, with `message_id`): rating again changes the vote (same id, new `created_at`). With a publishable key: the visitor's own conversation only. A thumbs-up after an agent answer and before any handoff or human message makes the conversation a confirmed resolution (see GET /v1/analytics/agents/{id}).",
   }, ({ params, body, principal, visitor }) => services.feedback.rate({
     conversationId: params.id, rating: body.rating, messageId: body.message_id,
     ...(visitor ? { visitor } : { scope: scopeOf(principal) }),

@@ -18,7 +18,8 @@ export interface FeedbackObject {
 
 /**
  * The customer's rating of a conversation (thumbs up: the answer helped), through a secret key or the website
- * visitor's publishable key on their own conversation. Every rating is kept; the latest counts for analytics
+ * visitor's publishable key on their own conversation. One vote per conversation (and per agent answer with
+ * `message_id`): a new rating changes it, so a flood of ratings keeps one row; the latest counts for analytics
  * ("confirmed" resolution, src/analytics/conversation-facts.ts).
  */
 export class FeedbackService {
@@ -38,7 +39,7 @@ export class FeedbackService {
       if (m.role !== 'agent') throw new AppError('parameter_unprocessable', "Invalid message_id: it must name one of the agent's answers in this conversation", { param: 'message_id' });
     }
     const scope = input.visitor ? scopeOf(input.visitor) : input.scope;
-    const row = await this.repo.insert(this.deps.db, {
+    const row = await this.repo.upsert(this.deps.db, {
       id: newId(IdPrefix.feedback), account_id: scope.accountId, livemode: scope.livemode, conversation_id: c.id, message_id: input.messageId ?? null, rating: input.rating,
     });
     return { id: row.id, object: 'conversation_feedback', conversation_id: row.conversation_id, message_id: row.message_id, rating: row.rating, created_at: row.created_at.toISOString() };

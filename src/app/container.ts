@@ -66,7 +66,7 @@ import { TestCasesService } from '../evaluations/test-cases.service';
 import { AnalyticsService } from '../analytics/analytics.service';
 import { FeedbackService } from '../analytics/feedback.service';
 import { RollupService } from '../analytics/rollup.service';
-import { DemoTraffic } from './demo-traffic';
+import { DemoTraffic } from '../demo/demo-traffic';
 
 export interface ServiceDeps {
   config: Config;

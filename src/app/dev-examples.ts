@@ -1,9 +1,9 @@
 import type { Logger } from '../observability/logger';
 import type { Services } from './container';
 import type { AgentConfigInput } from '../agents/agent.schemas';
-import { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from './example-content';
+import { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from '../demo/example-content';
 
-export { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from './example-content';
+export { EXAMPLE_AGENT_NAME, EXAMPLE_FAQ, EXAMPLE_KNOWLEDGE_BASE_NAME } from '../demo/example-content';
 
 /** The example agent's config, answering from the given knowledge base. */
 export function exampleAgentConfig(knowledgeBaseId: string): AgentConfigInput {

@@ -4,7 +4,7 @@ import type { Config } from '../config/env';
 import type { DB } from '../db/schema';
 import { AccountsService } from '../accounts/accounts.service';
 import { AgentsService } from '../agents/agents.service';
-import { DemoTraffic } from '../app/demo-traffic';
+import { DemoTraffic } from '../demo/demo-traffic';
 import { EmailAddressesService } from '../channels/email/email-addresses.service';
 import { EvaluationPublishGate } from '../evaluations/evaluation-publish-gate';
 import { EvaluationsService } from '../evaluations/evaluations.service';

@@ -23,7 +23,7 @@ export function registerConsoleTeamRoutes(router: Router, { services }: ConsoleD
     return { role: session.role, userId: session.userId };
   };
 
-  async function renderTeam(res: Response, extra: { link?: { url: string; email: string; emailed: boolean }; error?: string; notice?: string; status?: number } = {}) {
+  async function renderTeam(res: Response, extra: { link?: { url: string; email: string; emailed: boolean; sandbox?: boolean }; error?: string; notice?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const team = await services.teammates.listTeam({ accountId: session.accountId });
     sendPage(res, {
@@ -55,8 +55,10 @@ export function registerConsoleTeamRoutes(router: Router, { services }: ConsoleD
     const { session } = sessionOf(res);
     const body = InviteSchema.parse(req.body);
     try {
-      const invite = await services.teammates.invite({ accountId: session.accountId, actor: actorOf(res), email: body.email, role: body.role });
-      await renderTeam(res, { link: { url: invite.url, email: body.email, emailed: invite.emailed } });
+      // A test key's console is a sandbox: its invites are never emailed (a test key reaches no real relay).
+      const sandbox = session.keyId !== null && session.mode === 'test';
+      const invite = await services.teammates.invite({ accountId: session.accountId, actor: actorOf(res), email: body.email, role: body.role, sandbox });
+      await renderTeam(res, { link: { url: invite.url, email: body.email, emailed: invite.emailed, sandbox } });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       await renderTeam(res, { error: err.message, status: err.status });

@@ -64,8 +64,8 @@ export class TeammatesRepo {
     return db.insertInto('console_invites').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  /** Open invites: not used, not revoked, not expired. */
-  async listOpenInvites(db: Db, accountId: string) {
+  /** Open invites: not used, not revoked, not expired (the oldest first, at most `limit`). */
+  async listOpenInvites(db: Db, accountId: string, limit: number) {
     return db
       .selectFrom('console_invites')
       .selectAll()
@@ -74,6 +74,7 @@ export class TeammatesRepo {
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', new Date())
       .orderBy('created_at')
+      .limit(limit)
       .execute();
   }
 

@@ -11,6 +11,8 @@ import { TeammatesRepo } from './teammates.repo';
 
 /** How long an invite link may wait to be opened. */
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+/** Open invites an account keeps at once (the Team page lists them all). */
+export const MAX_OPEN_INVITES = 100;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -54,27 +56,32 @@ export class TeammatesService {
   ) {}
 
   async listTeam(input: { accountId: string }) {
-    const [users, invites] = await Promise.all([this.repo.listTeammates(this.deps.db, input.accountId), this.repo.listOpenInvites(this.deps.db, input.accountId)]);
+    const [users, invites] = await Promise.all([this.repo.listTeammates(this.deps.db, input.accountId), this.repo.listOpenInvites(this.deps.db, input.accountId, MAX_OPEN_INVITES)]);
     const teammates: Teammate[] = users.map((u) => ({ id: u.id, email: u.email, displayName: u.display_name || u.email, role: u.role, disabled: u.disabled_at !== null, createdAt: u.created_at }));
     return { teammates, invites: invites.map((i) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expires_at })) };
   }
 
   /**
    * Invites `email` with `role` (at most the inviter's). Returns the link (shown once to copy) and whether
-   * it was emailed. An address that is a console user already is refused.
+   * it was emailed. An address that is a console user already is refused. `sandbox`: asked from a console
+   * signed in with a test key, which never reaches a real relay (as test-mode email replies are never sent):
+   * the link is only shown to copy.
    */
-  async invite(input: { accountId: string; actor: TeamActor; email: string; role: Role }): Promise<{ id: string; url: string; expiresAt: Date; emailed: boolean }> {
+  async invite(input: { accountId: string; actor: TeamActor; email: string; role: Role; sandbox?: boolean }): Promise<{ id: string; url: string; expiresAt: Date; emailed: boolean }> {
     const email = input.email.trim();
     if (!EMAIL.test(email)) throw new AppError('parameter_invalid', 'Enter the teammate\'s email address', { param: 'email' });
     this.mayGrant(input.actor, input.role);
     if (await this.repo.emailTaken(this.deps.db, email)) throw new AppError('resource_conflict', `${email} signs in to a console already`, { param: 'email' });
+    if ((await this.repo.listOpenInvites(this.deps.db, input.accountId, MAX_OPEN_INVITES)).length >= MAX_OPEN_INVITES) {
+      throw new AppError('parameter_unprocessable', `An account has at most ${MAX_OPEN_INVITES} open invites: revoke some first`, { param: 'email' });
+    }
     const id = newId(IdPrefix.invite);
     const random = randomBytes(24).toString('base64url');
     const token = `${random}.${this.sign(random)}`;
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
     await this.repo.insertInvite(this.deps.db, { id, account_id: input.accountId, email, role: input.role, token_hash: hashToken(token), invited_by: input.actor.userId, expires_at: expiresAt });
     const url = `${this.deps.publicBaseUrl}/console/invites/${token}`;
-    return { id, url, expiresAt, emailed: await this.mailInvite(email, input.role, url, expiresAt) };
+    return { id, url, expiresAt, emailed: input.sandbox ? false : await this.mailInvite(email, input.role, url, expiresAt) };
   }
 
   /** The open invite a link names (for the accept page), or undefined when forged, used, revoked or expired. */

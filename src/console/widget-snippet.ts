@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { widgetScript } from '../widget/widget-script';
 /**
  * The one tag a business pastes into its site, and the server-side JWT examples shown beside it.
@@ -17,46 +19,27 @@ export function widgetSnippet(input: { baseUrl: string; key: string; integrity?:
   return `<script src="${base}/widget.js" data-key="${input.key}"${sri} async></script>`;
 }
 
+/**
+ * The server-side JWT examples are files of their own (examples/widget/: runnable as they are, and read
+ * here once), in which the identity key's id stands as this placeholder.
+ */
+const EXAMPLES = path.resolve(__dirname, '../../examples/widget');
+const KID_PLACEHOLDER = 'idk_replace_with_your_key_id';
+let examples: { node: string; python: string } | undefined;
+const exampleOf = (language: 'node' | 'python', kid: string) => {
+  examples ??= {
+    node: readFileSync(path.join(EXAMPLES, 'visitor-jwt.js'), 'utf8').trimEnd(),
+    python: readFileSync(path.join(EXAMPLES, 'visitor_jwt.py'), 'utf8').trimEnd(),
+  };
+  return examples[language].replaceAll(KID_PLACEHOLDER, kid);
+};
+
 /** How a business's Node server signs a visitor's identity JWT (node:crypto only). `kid`: the identity secret's id. */
 export function nodeJwtExample(kid: string): string {
-  return `// Node (no library): sign a visitor JWT on your server, never in the browser.
-const crypto = require('node:crypto');
-
-const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
-function visitorJwt(customer) {
-  const header = b64({ alg: 'HS256', typ: 'JWT', kid: '${kid}' });
-  const payload = b64({
-    sub: customer.id, // your customer id
-    email: customer.email,
-    name: customer.name,
-    exp: Math.floor(Date.now() / 1000) + 3600, // required, at most 24 h ahead
-  });
-  const signature = crypto
-    .createHmac('sha256', process.env.CONVERSE_IDENTITY_SECRET) // the isk_… secret
-    .update(\`\${header}.\${payload}\`)
-    .digest('base64url');
-  return \`\${header}.\${payload}.\${signature}\`;
-}`;
+  return exampleOf('node', kid);
 }
 
 /** The same in Python (hmac, hashlib, base64, json, time: the standard library only). */
 export function pythonJwtExample(kid: string): string {
-  return `# Python (standard library only): sign a visitor JWT on your server, never in the browser.
-import base64, hashlib, hmac, json, os, time
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-def visitor_jwt(customer_id, email=None, name=None):
-    header = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "${kid}"}).encode())
-    claims = {"sub": customer_id, "exp": int(time.time()) + 3600}  # exp: required, at most 24 h ahead
-    if email:
-        claims["email"] = email
-    if name:
-        claims["name"] = name
-    payload = b64(json.dumps(claims).encode())
-    secret = os.environ["CONVERSE_IDENTITY_SECRET"].encode()  # the isk_... secret
-    signature = hmac.new(secret, f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    return f"{header}.{payload}.{b64(signature)}"`;
+  return exampleOf('python', kid);
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
-import { notFound } from '../domain/errors';
+import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { scopeOf, type Scope } from '../domain/principal';
 import { redactText } from '../privacy/redaction';
@@ -29,6 +29,10 @@ export class ConversationNotesService {
     const { db } = this.deps;
     const conversation = await this.conversations.getConversationById(db, scopeOf(input), input.conversationId);
     if (!conversation) throw notFound('conversation', input.conversationId);
+    // The list shows the first MAX notes: a note past them would be kept but never shown.
+    if ((await this.notes.count(db, conversation.id, MAX_NOTES_PER_CONVERSATION)) >= MAX_NOTES_PER_CONVERSATION) {
+      throw new AppError('parameter_unprocessable', `A conversation keeps at most ${MAX_NOTES_PER_CONVERSATION} notes`, { param: 'body' });
+    }
     const row = await this.notes.insert(db, {
       id: newId(IdPrefix.note),
       account_id: input.accountId,

@@ -11,7 +11,7 @@ import { AppError } from '../domain/errors';
 import { assertCustomerPhone, type ConversationsService } from './conversations.service';
 import type { ConversationStreamService } from './conversation-stream.service';
 import type { VisitorConversationsService } from './visitor-conversations.service';
-import type { ConversationNotesService } from './conversation-notes.service';
+import { MAX_NOTES_PER_CONVERSATION, type ConversationNotesService } from './conversation-notes.service';
 import { ConversationNoteSchema, CreateNoteBodySchema } from './conversation-note.schemas';
 import type { Principal, VisitorPrincipal } from '../domain/principal';
 
@@ -106,6 +106,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
   defineRoute(router, registry, {
     method: 'post', path: '/v1/conversations/{id}/notes', summary: 'Add an internal note (for the team only: never sent, never in the transcript)', tag,
     params: IdParamsSchema, body: CreateNoteBodySchema, response: ConversationNoteSchema, status: 201,
+    description: `A conversation keeps at most ${MAX_NOTES_PER_CONVERSATION} notes (422 parameter_unprocessable past them): every one is listed on the conversation.`,
   }, ({ params, body, principal }) => services.conversationNotes.addNote({ ...scopeOf(principal), conversationId: params.id, body: body.body, author: { keyId: principal.keyId, name: `API key ${principal.keyId}` } }));
 
   defineRoute(router, registry, { method: 'post', path: '/v1/conversations/{id}/close', summary: 'Resolve and close a conversation', tag, params: IdParamsSchema, response: ConversationSchema },

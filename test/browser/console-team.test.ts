@@ -29,6 +29,21 @@ async function freshPage(): Promise<Page> {
   return page;
 }
 
+/** An agent whose refund tool (answered by the tool server) needs a person's approval. */
+async function seedRefundAgent() {
+  tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
+  return seedAgent(ctx.stack, {
+    tools: [{
+      name: 'refund_order',
+      description: 'Refund an order by its order number',
+      parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
+      endpoint: `${tools.url}/refund`,
+      timeout_ms: 2000,
+    }],
+    guardrails: { requires_approval: ['refund_order'] },
+  });
+}
+
 /** A new console user of the account, signed in through the email form in a browser of their own. */
 async function signedInAs(accountId: string, role: 'owner' | 'admin' | 'agent' | 'viewer', name: string) {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
@@ -76,17 +91,7 @@ describe('console: a support team', () => {
   });
 
   test('a viewer can neither reply nor approve; an agent approves a refund in the console and the run goes on', async () => {
-    tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
-    const f = await seedAgent(ctx.stack, {
-      tools: [{
-        name: 'refund_order',
-        description: 'Refund an order by its order number',
-        parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-        endpoint: `${tools.url}/refund`,
-        timeout_ms: 2000,
-      }],
-      guardrails: { requires_approval: ['refund_order'] },
-    });
+    const f = await seedRefundAgent();
     const cnv = await openConversation(f, { customer: { name: 'Chris Customer' } });
     const { run } = await ask(f, cnv, 'Please refund order 12345');
     assert.equal(run.status, 'requires_action', JSON.stringify(run));
@@ -139,17 +144,7 @@ describe('console: a support team', () => {
   });
 
   test('the test chat shows the approval panel; an agent approves there and the run goes on', async () => {
-    tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
-    const f = await seedAgent(ctx.stack, {
-      tools: [{
-        name: 'refund_order',
-        description: 'Refund an order by its order number',
-        parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-        endpoint: `${tools.url}/refund`,
-        timeout_ms: 2000,
-      }],
-      guardrails: { requires_approval: ['refund_order'] },
-    });
+    const f = await seedRefundAgent();
     const agent = await signedInAs(f.accountId, 'agent', 'Ada Agent');
     await agent.page.goto(`${ctx.stack.baseUrl}/console/agents/${f.agentId}`);
     await agent.page.fill('[data-chat-form] input[name=content]', 'Please refund order 12345');

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { runAgentsCommand } from '../../src/cli/agents.commands';
 import { buildCliServices, type StandaloneCliServices } from '../../src/cli/cli-services';
 import { AppError } from '../../src/domain/errors';
 import { exampleAgentConfig } from '../../src/app/dev-examples';
-import { buildTestConfig, TEST_DATABASE_URL } from '../support/config';
+import { buildTestConfig } from '../support/config';
+import { runCliProcess } from '../support/cli-process';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 /**
@@ -197,20 +196,8 @@ describe('agents apply', () => {
 });
 
 describe('npm run cli -- agents', () => {
-  const run = async (args: string[]) => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${database.schema}`);
-    try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), ...args], {
-        cwd: repo,
-        env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const run = (args: string[]) => runCliProcess(args, { schema: database.schema });
+
 
   it('applies a file and prints the agent; an invalid file prints the path at fault and exits 1', async () => {
     const ok = await run(['agents', 'apply', '--account', accountId, exampleFile('cli.yaml', (t) => t.replace('name: Acme support agent', 'name: CLI agent'))]);

@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { EXAMPLE_AGENT_NAME } from '../../src/app/dev-examples';
-import { TEST_DATABASE_URL } from '../support/config';
+import { runCliProcess } from '../support/cli-process';
 import { openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { useTestStack } from '../support/stack';
 
 /** `npm run cli -- demo traffic`: the example agent's conversations over the last days, written and removed. */
 const ctx = useTestStack({ label: __filename });
-const repo = path.resolve(__dirname, '../..');
 let f: AgentFixture;
 
-async function cli(args: string[]) {
-  const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${ctx.stack.database.schema}`);
-  const env = { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), ...args], { cwd: repo, env, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) => runCliProcess(args, { schema: ctx.stack.database.schema });
 
 describe('demo traffic', () => {
   before(async () => {

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { runAgentsTestCommand } from '../../src/cli/agents.commands';
 import { waitForSource } from './knowledge-helpers';
-import { TEST_DATABASE_URL } from '../support/config';
+import { runCliProcess } from '../support/cli-process';
 import { apiClient } from '../support/http';
 import { useTestStack } from '../support/stack';
 
@@ -31,18 +29,8 @@ function exampleFile(name: string, edit: (text: string) => string = (t) => t): s
   return file;
 }
 
-async function cli(args: string[]) {
-  const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${ctx.stack.database.schema}`);
-  const env = { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', TEMPORAL_ADDRESS: ctx.env.address, TEMPORAL_TASK_QUEUE: ctx.stack.config.temporal.taskQueue };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repo, 'src/cli.ts'), ...args], { cwd: repo, env, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) =>
+  runCliProcess(args, { schema: ctx.stack.database.schema, env: { TEMPORAL_ADDRESS: ctx.env.address, TEMPORAL_TASK_QUEUE: ctx.stack.config.temporal.taskQueue } });
 
 describe('the example agent kept as code, with its tests', () => {
   before(async () => {

@@ -10,6 +10,20 @@ describe('saved reply variables', () => {
     assert.deepEqual(unknownVariables('{{customer.nmae}} {{ customer.name }} {{agent}}'), ['customer.nmae', 'agent']);
     assert.deepEqual(unknownVariables('No variables, {single} braces'), []);
   });
+
+  it('expands only the documented variables, once: a value is not a template, an object property is not a variable', () => {
+    const values = { 'customer.name': '{{agent.name}} $& $1', 'agent.name': 'Ana' };
+    assert.equal(renderSavedReply('Hi {{customer.name}}', values), 'Hi {{agent.name}} $& $1', "a customer's name is text, never expanded again");
+    assert.equal(renderSavedReply('{{constructor}} {{__proto__|x}} {{toString}}', values), '{{constructor}} {{__proto__|x}} {{toString}}');
+    assert.deepEqual(unknownVariables('{{constructor}} {{__proto__}}'), ['constructor', '__proto__']);
+  });
+
+  it('scans a long text of unclosed or nested braces in linear time (the 5,000-character limit, many times over)', () => {
+    for (const text of ['{{'.repeat(50_000), `{{${'a|'.repeat(50_000)}`, `${'{{customer.name'.repeat(10_000)}}}`]) {
+      assert.equal(unknownVariables(text).length <= 1, true);
+      assert.equal(renderSavedReply(text, { 'customer.name': 'Kim' }).length > 0, true);
+    }
+  });
 });
 
 describe('inbox search terms', () => {

@@ -14,11 +14,11 @@ const ROLE_HELP: Record<Role, string> = {
 };
 
 /** The Team page: teammates (role, disable, remove), open invites, and the invite form (a new link shown once to copy). */
-export function teamPage(input: { teammates: TeammateRow[]; invites: InviteRow[]; grantable: readonly Role[]; csrf: string; me: string | null; link?: { url: string; email: string; emailed: boolean } }): Html {
+export function teamPage(input: { teammates: TeammateRow[]; invites: InviteRow[]; grantable: readonly Role[]; csrf: string; me: string | null; link?: { url: string; email: string; emailed: boolean; sandbox?: boolean } }): Html {
   const { csrf } = input;
   const roleSelect = (name: string, current?: Role) => html`<select name="${name}" aria-label="Role">${input.grantable.map((r) => html`<option value="${r}" ${r === current ? 'selected' : ''}>${r}</option>`)}</select>`;
   return html`<div class="page-head"><div><h1>Team</h1><div class="muted">Everyone who signs in to this account's console, with what their role lets them do.</div></div></div>
-    ${input.link ? html`<div class="secret-once" role="status" data-invite-link><b>Invite link for ${input.link.email}.</b> ${input.link.emailed ? 'It was emailed to them too.' : 'Email is not configured: send them this link yourself.'} It works once and is shown only this once.
+    ${input.link ? html`<div class="secret-once" role="status" data-invite-link><b>Invite link for ${input.link.email}.</b> ${input.link.emailed ? 'It was emailed to them too.' : input.link.sandbox ? 'Signed in with a test key: invites are not emailed, send them this link yourself.' : 'Email is not configured: send them this link yourself.'} It works once and is shown only this once.
       <div class="invite-link"><code data-secret>${input.link.url}</code><button type="button" class="button" data-copy>Copy</button></div></div>` : ''}
     <table class="list" data-team><thead><tr><th>Teammate</th><th>Role</th><th>Status</th><th>Since</th><th></th></tr></thead><tbody>
     ${input.teammates.length === 0 ? html`<tr><td colspan="5" class="muted">No teammates yet: invite the first below.</td></tr>` : ''}
