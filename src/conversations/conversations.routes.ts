@@ -57,6 +57,7 @@ const PostMessageBodySchema = z.strictObject({
   content: z.string().min(1).max(20_000),
   attachments: z.array(z.string().url().max(2048)).max(10).optional(),
   trigger_run: z.boolean().optional().describe('default true'),
+  answers_proactive: z.boolean().optional().describe("publishable key only: true when the visitor answers the widget's proactive message; it is then stored just before this message, as the conversation's opening turn (role system, kind proactive), if the conversation has no message yet and the agent still has one"),
 });
 
 const PostMessageQuerySchema = z.strictObject({
@@ -127,9 +128,13 @@ export function registerConversationRoutes({ router, registry, services }: Route
     if (visitor && (body.role !== 'customer' || body.trigger_run === false)) {
       throw new AppError('publishable_key_not_allowed', "A publishable key posts the visitor's customer messages only", { param: body.role !== 'customer' ? 'role' : 'trigger_run' });
     }
+    const { answers_proactive: answersProactive, ...message } = body;
+    if (!visitor && answersProactive !== undefined) {
+      throw new AppError('parameter_invalid', "answers_proactive is the website widget's: only a publishable key's visitor answers its proactive message", { param: 'answers_proactive' });
+    }
     const posted = visitor
-      ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
-      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs, author: body.role === 'human' ? { type: 'api_key', id: principal.keyId, name: null } : undefined });
+      ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs, answersProactive })
+      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...message, waitMs, author: body.role === 'human' ? { type: 'api_key', id: principal.keyId, name: null } : undefined });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
       return;
