@@ -27,7 +27,7 @@ async function authorizeConversationStream(stream: ConversationStreamService, pr
 
 const CONVERSATION_STREAM_EVENTS = [
   'Server-sent events, each with `id` (its number in the conversation; send the last one back as `Last-Event-ID`, or `?last_event_id=`, to resume with exactly what was missed), `event` and a JSON `data` line:',
-  '- `conversation.message`: a message as it is written (customer, agent or human); `data` is the conversation message object.',
+  '- `conversation.message`: a message as it is written (customer, agent, human or system: a handoff notice, the widget\'s answered proactive message with `kind: proactive`); `data` is the conversation message object (an agent answer\'s sources in `citations`).',
   '- `reply.delta`: `{run_id, text}`, the agent\'s reply as the planner produces it (already redacted); the `conversation.message` with role agent that follows holds the whole reply, equal to the concatenated deltas of its run.',
   '- `reply.retracted`: `{run_id, reason}`, the deltas streamed for `run_id` are withdrawn (`handoff`: the finished run handed off instead of answering, e.g. low_confidence or restricted_topic; `tool_calls`: the planner called tools after all; `retried`: the planner step is tried again and streams afresh; `failed`: the run failed; `edited`: the stored reply differs from the streamed text, which the message replaces).',
   '- `conversation.handoff`: `{conversation_id, status: handed_off, handoff}`; `conversation.handoff.closed`: `{conversation_id, status: active}`.',
