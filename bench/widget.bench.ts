@@ -3,8 +3,8 @@
  * publishable key from an allowed origin and the visitor token its first conversation got. On the stack as
  * `npm start` runs it, with the openai planner pointed at a loopback OpenAI-compatible server streaming 20
  * tokens TOKEN_INTERVAL_MS apart. For QUESTIONS questions, one at a time, each in a conversation of its
- * own: POST /v1/conversations, GET …/events, and POST …/messages?wait_ms=60000 read beside the stream (as
- * the widget does, for the run's citations): first_token_overhead, per_token_overhead, full_reply (see
+ * own: POST /v1/conversations, GET …/events, and POST …/messages?wait_ms=0 beside the stream (as the widget
+ * does: the answer's citations come with its message on the stream): first_token_overhead, per_token_overhead, full_reply (see
  * measureStreamedReplies). Then STREAMS of the visitor's conversation streams are held open at once:
  * concurrent_streams and stream_memory_mb over idle (see measureOpenStreams). widget_gzip_bytes: the size of
  * GET /widget.js as a browser that accepts gzip receives it. Prints one JSON line.
@@ -52,7 +52,7 @@ async function main() {
         const stream = await openEventStream(`${baseUrl}/v1/conversations/${cnv}/events`, headers);
         if (stream.status !== 200) throw new Error(`stream: ${stream.status} ${JSON.stringify(stream.body)}`);
         const posted = performance.now();
-        const done = visitor('POST', `/v1/conversations/${cnv}/messages?wait_ms=60000`, { role: 'customer', content: ASKED[i % ASKED.length] }).then((res) => {
+        const done = visitor('POST', `/v1/conversations/${cnv}/messages?wait_ms=0`, { role: 'customer', content: ASKED[i % ASKED.length] }).then((res) => {
           if (res.status !== 201) throw new Error(`post: ${res.status} ${JSON.stringify(res.body)}`);
         });
         return { stream, posted, done };

@@ -150,9 +150,12 @@ export function createServices(deps: ServiceDeps) {
   ]);
   const runs = new RunsService({ db, workflows, notifier: runNotifier, agents, events });
   const queues = new QueuesService({ db });
-  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log });
-  const visitorConversations = new VisitorConversationsService({ db, conversations });
   const conversationEvents = new ConversationEventsNotifier({ db, databaseUrl: config.database.url, log: deps.log });
+  const conversations = new ConversationsService({ db, agents, events, workflows, runsService: runs, config, channels: replyChannels, queues, clock: deps.clock, log: deps.log, streams: conversationEvents });
+  const visitorConversations = new VisitorConversationsService({
+    db, conversations,
+    proactiveMessageOf: async (agentId) => (await widgetSettings.widgetConfig({ agentId })).proactive?.message ?? null,
+  });
   const conversationStream = new ConversationStreamService({ db, notifier: conversationEvents });
   const inbox = new InboxService({ db });
   const inboxStream = new InboxStreamService({ notifier: conversationEvents, inbox });

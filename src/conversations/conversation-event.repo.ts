@@ -22,12 +22,23 @@ const UNIQUE_VIOLATION = '23505';
  * conversation's row lock first, so a stream's numbers follow commit order.
  */
 export class ConversationEventRepo {
-  /** Appends one event (its number is the conversation's next); the insert NOTIFYs listeners on commit. */
-  async append(db: Db, conversationId: string, type: string, data: Record<string, unknown>): Promise<number> {
+  /**
+   * Appends one event (its number is the conversation's next); the insert NOTIFYs listeners on commit.
+   * `asyncCommit` (a streamed reply.delta written on its own, outside a transaction): the commit does not
+   * wait for the WAL flush (Postgres' synchronous_commit off, for this statement only), which is what a
+   * token used to wait for; the run's finishing transaction, synchronous, makes every earlier delta durable
+   * (docs/decisions/reply-delta-async-commit.md).
+   */
+  async append(db: Db, conversationId: string, type: string, data: Record<string, unknown>, opts: { asyncCommit?: boolean } = {}): Promise<number> {
+    const asyncCommit = opts.asyncCommit === true && !db.isTransaction;
     for (let attempt = 1; ; attempt++) {
       try {
-        const row = await sql<{ seq: number }>`insert into conversation_events (conversation_id, seq, type, data)
-          values (${conversationId}, conversation_event_seq(${conversationId}), ${type}, ${JSON.stringify(data)}::jsonb) returning seq`.execute(db);
+        const row = asyncCommit
+          ? await sql<{ seq: number }>`insert into conversation_events (conversation_id, seq, type, data)
+              select ${conversationId}, conversation_event_seq(${conversationId}), ${type}, ${JSON.stringify(data)}::jsonb
+              from (select set_config('synchronous_commit', 'off', true)) as async_commit returning seq`.execute(db)
+          : await sql<{ seq: number }>`insert into conversation_events (conversation_id, seq, type, data)
+              values (${conversationId}, conversation_event_seq(${conversationId}), ${type}, ${JSON.stringify(data)}::jsonb) returning seq`.execute(db);
         return row.rows[0]!.seq;
       } catch (err) {
         if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt >= 3) throw err;

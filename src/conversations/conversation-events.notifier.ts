@@ -159,6 +159,15 @@ export class ConversationEventsNotifier {
     await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(this.deps.db);
   }
 
+  /**
+   * A reply.delta just committed by this process (its insert returned): this process's streams of the
+   * conversation get it now, as its notification would bring it (which they then skip: same number).
+   */
+  publishStoredDelta(conversationId: string, delta: NotifiedDelta): void {
+    const set = this.subscribers.get(conversationId);
+    if (set) for (const s of set) s.notify(undefined, false, delta);
+  }
+
   /** Open streams in this process (metrics, tests). */
   get openStreams(): number {
     let n = 0;

@@ -57,6 +57,12 @@ export interface PostMessageInput {
    * neither.
    */
   recordWithMessage?: (tx: Transaction<DB>, message: { conversationId: string; messageId: string }) => Promise<void>;
+  /**
+   * A customer message answering the widget's proactive message (its text as the agent's settings have it
+   * now): that message is stored first, as the conversation's opening `system` turn (`kind: proactive`),
+   * in the same transaction, when the conversation has no message yet (otherwise it is not stored).
+   */
+  answersProactive?: { content: string };
 }
 
 /** How a channel adapter recognises a returning customer: the same phone, email or customer id. */

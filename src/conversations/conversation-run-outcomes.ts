@@ -1,13 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ReplyChannels } from './reply-channels';
 import type { DB } from '../db/schema';
-import type { ConversationChannel } from '../db/tables/agents';
+import type { ConversationChannel, MessageCitation } from '../db/tables/agents';
 import { derivedId, IdPrefix } from '../domain/ids';
 import type { RunConversationsPort, RunReplySource } from '../runs/run-conversations.port';
 import type { Handoff } from '../runs/run.schemas';
 import type { EventsService } from '../webhooks/events.service';
 import { ConversationRepo, type ConversationRow } from './conversation.repo';
 import { ConversationEventRepo } from './conversation-event.repo';
+import type { ConversationEventsNotifier } from './conversation-events.notifier';
 import { toConversationMessageObject, toConversationObject } from './conversation.schemas';
 import type { AgentConfig } from '../agents/agent.schemas';
 import { redactText } from '../privacy/redaction';
@@ -33,6 +34,12 @@ export class ConversationRunOutcomes implements RunConversationsPort {
       queues: Pick<QueuesService, 'hoursOf'>;
       /** The clock the notice's business hours are read at. */
       clock: () => Date;
+      /**
+       * This process's conversation streams: a delta streamed on its own (committed as its insert returns)
+       * goes to them at once, without waiting for its notification to come back through the listener
+       * (the stream sends each number once, whichever arrives first; other processes' streams hear the NOTIFY).
+       */
+      streams?: Pick<ConversationEventsNotifier, 'publishStoredDelta'>;
     },
   ) {}
 
@@ -48,7 +55,7 @@ export class ConversationRunOutcomes implements RunConversationsPort {
 
   async appendRunReply(
     tx: Transaction<DB>,
-    input: { conversation: ConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
+    input: { conversation: ConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[]; citations: MessageCitation[] },
   ): Promise<void> {
     await this.writeAgentMessage(input.conversation, input, tx);
   }
@@ -90,8 +97,10 @@ export class ConversationRunOutcomes implements RunConversationsPort {
     return redactText(content).text;
   }
 
-  async appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string } }): Promise<void> {
-    await this.streamEvents.append(db, input.conversationId, input.type, input.data);
+  async appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string }; live?: boolean }): Promise<void> {
+    const live = input.live === true && input.type === 'reply.delta' && !db.isTransaction;
+    const seq = await this.streamEvents.append(db, input.conversationId, input.type, input.data, { asyncCommit: live });
+    if (live) this.deps.streams?.publishStoredDelta(input.conversationId, { seq, data: input.data });
   }
 
   async streamedReply(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; runId: string }): Promise<string> {
@@ -112,7 +121,7 @@ export class ConversationRunOutcomes implements RunConversationsPort {
    */
   async writeAgentMessage(
     conversation: ConversationRow,
-    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null },
+    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null; citations?: MessageCitation[] },
     tx?: Transaction<DB>,
   ) {
     return this.writeMessage(conversation, { ...input, role: 'agent' }, tx);
@@ -121,7 +130,7 @@ export class ConversationRunOutcomes implements RunConversationsPort {
   /** An agent turn or a `system` message (the handoff notice), with its conversation.message event. */
   private async writeMessage(
     conversation: ConversationRow,
-    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null; role: 'agent' | 'system' },
+    input: { messageId: string; channel: ConversationChannel; content: string; attachments: string[]; runId: string | null; role: 'agent' | 'system'; citations?: MessageCitation[] },
     tx?: Transaction<DB>,
   ) {
     const row = await this.repo.insertMessage(tx ?? this.deps.db, {
@@ -134,6 +143,7 @@ export class ConversationRunOutcomes implements RunConversationsPort {
       content: input.content,
       attachments: JSON.stringify(input.attachments),
       run_id: input.runId,
+      citations: JSON.stringify(input.citations ?? []),
     });
     if (!row) return undefined;
     const object = toConversationMessageObject(row, conversation.metadata);

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { paginate, type PageParams } from '../db/pagination';
 import type { DB } from '../db/schema';
-import type { ConversationMessageTable, ConversationStatus, ConversationTable, RunTable } from '../db/tables/agents';
+import type { ConversationMessageTable, ConversationStatus, ConversationTable, MessageKind, RunTable } from '../db/tables/agents';
 import { insertRunAfter, runFromJson } from '../runs/run.repo';
 import { inScope, type Scope } from '../db/scope';
 
@@ -147,6 +147,20 @@ export class ConversationRepo {
     if (!row) return undefined;
     const { run_json, ...inserted } = row;
     return { message: inserted as ConversationMessageRow, run: runFromJson(run_json) };
+  }
+
+  /**
+   * A conversation's opening `system` turn (the widget's proactive message the visitor answered), written
+   * only while the conversation has no message, a millisecond before the transaction's time (so the
+   * message written next in the same transaction, the visitor's answer, lists after it); undefined when
+   * the conversation had a message already or this id was written before.
+   */
+  async insertOpeningMessage(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; channel: ConversationRow['channel']; content: string; kind: MessageKind }) {
+    const inserted = await sql<ConversationMessageRow>`insert into conversation_messages (id, account_id, livemode, conversation_id, role, channel, content, attachments, kind, created_at)
+      select ${row.id}, ${row.account_id}, ${row.livemode}, ${row.conversation_id}, 'system', ${row.channel}, ${row.content}, '[]'::jsonb, ${row.kind}, now() - interval '1 millisecond'
+      where not exists (select 1 from conversation_messages where conversation_id = ${row.conversation_id})
+      on conflict (id) do nothing returning *`.execute(db);
+    return inserted.rows[0];
   }
 
   async getMessage(db: Db, id: string) {

@@ -38,17 +38,23 @@ export const ConversationSchema = z
   .openapi('Conversation');
 export type ConversationObject = z.infer<typeof ConversationSchema>;
 
+export const MessageCitationSchema = z
+  .object({ title: z.string(), url: z.string().nullable() })
+  .openapi('MessageCitation');
+
 export const ConversationMessageSchema = z
   .object({
     id: z.string().describe('msg_ prefix'),
     object: z.literal('conversation.message'),
     livemode: z.boolean().describe('true in live mode, false in test mode'),
     conversation_id: z.string(),
-    role: z.enum(['customer', 'agent', 'human', 'system']).describe("system: the service's own notice to the customer (a handoff notice), never an agent answer"),
+    role: z.enum(['customer', 'agent', 'human', 'system']).describe("system: the service's own message to the customer (a handoff notice; the widget's proactive message, `kind: proactive`), never an agent answer"),
+    kind: z.enum(['proactive']).nullable().describe("proactive: the website widget's proactive message, stored (role system, just before the visitor's answer) when the visitor answered it; null otherwise"),
     channel: ChannelSchema.describe('the channel the message came in on (customer) or went out on'),
     content: z.string(),
     attachments: z.array(z.string()),
     run_id: z.string().nullable().describe('the run this message triggered (customer) or that wrote it (agent)'),
+    citations: z.array(MessageCitationSchema).describe("an agent answer's cited sources, in the order cited (url null: a source with no page to link to); [] for every other message"),
     author: ActorSchema.nullable().describe('who wrote a human message: a console teammate (`teammate`, with their display name) or an API key (`api_key`); null for customer, agent and system messages'),
     run: RunSchema.optional().describe('in the response to a posted message that triggered a run'),
     metadata: z.record(z.string(), z.string()),
@@ -85,6 +91,8 @@ export const toConversationMessageObject = (m: ConversationMessageRow, metadata:
   content: m.content,
   attachments: m.attachments,
   run_id: m.run_id,
+  kind: m.kind ?? null,
+  citations: m.citations ?? [],
   author: m.author ?? null,
   metadata,
   created_at: m.created_at.toISOString(),

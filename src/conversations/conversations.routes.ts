@@ -27,7 +27,7 @@ async function authorizeConversationStream(stream: ConversationStreamService, pr
 
 const CONVERSATION_STREAM_EVENTS = [
   'Server-sent events, each with `id` (its number in the conversation; send the last one back as `Last-Event-ID`, or `?last_event_id=`, to resume with exactly what was missed), `event` and a JSON `data` line:',
-  '- `conversation.message`: a message as it is written (customer, agent or human); `data` is the conversation message object.',
+  '- `conversation.message`: a message as it is written (customer, agent, human or system: a handoff notice, the widget\'s answered proactive message with `kind: proactive`); `data` is the conversation message object (an agent answer\'s sources in `citations`).',
   '- `reply.delta`: `{run_id, text}`, the agent\'s reply as the planner produces it (already redacted); the `conversation.message` with role agent that follows holds the whole reply, equal to the concatenated deltas of its run.',
   '- `reply.retracted`: `{run_id, reason}`, the deltas streamed for `run_id` are withdrawn (`handoff`: the finished run handed off instead of answering, e.g. low_confidence or restricted_topic; `tool_calls`: the planner called tools after all; `retried`: the planner step is tried again and streams afresh; `failed`: the run failed; `edited`: the stored reply differs from the streamed text, which the message replaces).',
   '- `conversation.handoff`: `{conversation_id, status: handed_off, handoff}`; `conversation.handoff.closed`: `{conversation_id, status: active}`.',
@@ -57,6 +57,7 @@ const PostMessageBodySchema = z.strictObject({
   content: z.string().min(1).max(20_000),
   attachments: z.array(z.string().url().max(2048)).max(10).optional(),
   trigger_run: z.boolean().optional().describe('default true'),
+  answers_proactive: z.boolean().optional().describe("publishable key only: true when the visitor answers the widget's proactive message; it is then stored just before this message, as the conversation's opening turn (role system, kind proactive), if the conversation has no message yet and the agent still has one"),
 });
 
 const PostMessageQuerySchema = z.strictObject({
@@ -128,9 +129,13 @@ export function registerConversationRoutes({ router, registry, services }: Route
     if (visitor && (body.role !== 'customer' || body.trigger_run === false)) {
       throw new AppError('publishable_key_not_allowed', "A publishable key posts the visitor's customer messages only", { param: body.role !== 'customer' ? 'role' : 'trigger_run' });
     }
+    const { answers_proactive: answersProactive, ...message } = body;
+    if (!visitor && answersProactive !== undefined) {
+      throw new AppError('parameter_invalid', "answers_proactive is the website widget's: only a publishable key's visitor answers its proactive message", { param: 'answers_proactive' });
+    }
     const posted = visitor
-      ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs })
-      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...body, waitMs, author: body.role === 'human' ? { type: 'api_key', id: principal.keyId, name: null } : undefined });
+      ? await visitors.postVisitorMessage({ visitor, conversationId: params.id, content: body.content, attachments: body.attachments, waitMs, answersProactive })
+      : await svc.postMessage({ ...scopeOf(principal), conversationId: params.id, ...message, waitMs, author: body.role === 'human' ? { type: 'api_key', id: principal.keyId, name: null } : undefined });
     if (!stream || !posted.run) {
       res.status(201).json(posted);
       return;

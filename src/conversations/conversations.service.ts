@@ -18,6 +18,7 @@ import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
 import { ConversationRepo, type ConversationListFilter, type ConversationRow, type ConversationToPost } from './conversation.repo';
 import { ConversationRunOutcomes } from './conversation-run-outcomes';
+import type { ConversationEventsNotifier } from './conversation-events.notifier';
 import {
   toConversationMessageObject,
   toConversationObject,
@@ -60,6 +61,8 @@ export class ConversationsService {
       /** The clock business hours are read at (default: the system's). */
       clock?: () => Date;
       log: Logger;
+      /** This process's conversation streams, handed a streamed delta as soon as it is stored (see ConversationRunOutcomes). */
+      streams?: Pick<ConversationEventsNotifier, 'publishStoredDelta'>;
     },
   ) {
     this.runOutcomes = new ConversationRunOutcomes({ ...deps, clock: deps.clock ?? (() => new Date()) });
@@ -226,10 +229,13 @@ export class ConversationsService {
     // The message and its run are one statement; a channel change or a channel's own record joins them in a transaction.
     // A customer writing while a person holds the conversation: the inbox flags it unread until a teammate opens it.
     const flagsUnread = input.role === 'customer' && conversation.status === 'handed_off';
+    // The visitor answers the widget's proactive message: it becomes the opening turn, just before the answer.
+    const opening = input.role === 'customer' ? input.answersProactive : undefined;
     const write = async (tx: Kysely<DB> | Transaction<DB>) => {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
       if (flagsUnread) await this.repo.setUnread(tx, conversation.id, true);
+      if (opening) await this.writeProactiveTurn(tx as Transaction<DB>, conversation, channel, opening.content);
       const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
       if (!m?.message) return undefined;
@@ -238,7 +244,7 @@ export class ConversationsService {
       if (input.recordWithMessage) await input.recordWithMessage(tx as Transaction<DB>, { conversationId: conversation.id, messageId });
       return m.message;
     };
-    const alone = !input.recordWithMessage && !flagsUnread && !(input.role === 'customer' && channel !== conversation.channel);
+    const alone = !input.recordWithMessage && !flagsUnread && !opening && !(input.role === 'customer' && channel !== conversation.channel);
     const inserted = alone ? await write(db) : await db.transaction().execute(write);
     const message = inserted ?? (await this.repo.getMessage(db, messageId))!;
     const object = toConversationMessageObject(message, conversation.metadata);
@@ -270,6 +276,29 @@ export class ConversationsService {
     // No wait (an inbound SMS or email, a stream): the run as created, without reading it back.
     const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs, justStarted: insertedRun !== undefined });
     return { ...object, run };
+  }
+
+  /**
+   * The widget's proactive message, answered: stored as the conversation's opening `system` turn (once per
+   * conversation: its id derives from the conversation's; not when the conversation has a message already),
+   * with its conversation.message event, in the answer's transaction.
+   */
+  private async writeProactiveTurn(tx: Transaction<DB>, conversation: ConversationToPost, channel: ConversationChannel, content: string) {
+    const row = await this.repo.insertOpeningMessage(tx, {
+      id: derivedId(IdPrefix.message, conversation.id, 'proactive'),
+      account_id: conversation.account_id,
+      livemode: conversation.livemode,
+      conversation_id: conversation.id,
+      channel,
+      content: redactText(content).text,
+      kind: 'proactive',
+    });
+    if (!row) return;
+    const object = toConversationMessageObject(row, conversation.metadata);
+    await this.deps.events.emit(
+      { accountId: conversation.account_id, livemode: conversation.livemode, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') },
+      { tx },
+    );
   }
 
   /**

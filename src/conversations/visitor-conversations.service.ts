@@ -17,7 +17,14 @@ import type { ConversationsService } from './conversations.service';
 export class VisitorConversationsService {
   private readonly repo = new ConversationRepo();
 
-  constructor(private readonly deps: { db: Kysely<DB>; conversations: Pick<ConversationsService, 'createConversation' | 'postMessage' | 'listMessages'> }) {}
+  constructor(
+    private readonly deps: {
+      db: Kysely<DB>;
+      conversations: Pick<ConversationsService, 'createConversation' | 'postMessage' | 'listMessages'>;
+      /** The agent's proactive message as the widget shows it now (its settings); null: none. */
+      proactiveMessageOf: (agentId: string) => Promise<string | null>;
+    },
+  ) {}
 
   /**
    * A website visitor opens a chat with the publishable key's agent (another agent's id is not found): the
@@ -59,14 +66,21 @@ export class VisitorConversationsService {
    * A website visitor's customer message on their own conversation (role customer only; it always starts a
    * run as the agent's customer turn). A visitor who now carries an identity JWT links the anonymous
    * conversation they started to that customer (customer.id = the JWT's `sub`), so it follows them.
+   * `answersProactive`: the message answers the widget's proactive message, which is then stored just
+   * before it (the agent's text as its settings have it now, never text from the page; nothing when the
+   * agent has none any more; see ConversationsService.postMessage).
    */
-  async postVisitorMessage(input: { visitor: VisitorPrincipal; conversationId: string; content: string; attachments?: string[]; waitMs?: number }) {
+  async postVisitorMessage(input: { visitor: VisitorPrincipal; conversationId: string; content: string; attachments?: string[]; waitMs?: number; answersProactive?: boolean }) {
     const { visitor } = input;
     const row = await this.getVisitorRow(visitor, input.conversationId);
     if (visitor.customer && row.customer.id === undefined) {
       await this.repo.setCustomer(this.deps.db, row.id, redactDeep({ ...row.customer, ...visitor.customer }));
     }
-    return this.deps.conversations.postMessage({ ...scopeOf(visitor), conversationId: row.id, role: 'customer', content: input.content, attachments: input.attachments, waitMs: input.waitMs });
+    const proactive = input.answersProactive ? await this.deps.proactiveMessageOf(visitor.agentId) : null;
+    return this.deps.conversations.postMessage({
+      ...scopeOf(visitor), conversationId: row.id, role: 'customer', content: input.content, attachments: input.attachments, waitMs: input.waitMs,
+      ...(proactive ? { answersProactive: { content: proactive } } : {}),
+    });
   }
 
   /** A conversation the visitor may read (canVisitorRead); anything else is not found. */

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
-import type { ConversationChannel } from '../db/tables/agents';
+import type { ConversationChannel, MessageCitation } from '../db/tables/agents';
 import type { RunConversationRow } from './run.repo';
 import type { Handoff } from './run.schemas';
 import type { AgentConfig } from '../agents/agent.schemas';
@@ -33,10 +33,10 @@ export interface RunConversationsPort {
   }): Promise<{ content: string; attachments: string[] }>;
   /** Whether a finished run's reply still has to be sent on `channel` (sms, email; chat and voice answer in the turn). */
   sendsAfterRun(channel: ConversationChannel): boolean;
-  /** Writes the run's reply as the agent's turn, with its conversation.message event (idempotent by messageId). */
+  /** Writes the run's reply as the agent's turn with the sources it cites, and its conversation.message event (idempotent by messageId). */
   appendRunReply(
     tx: Transaction<DB>,
-    input: { conversation: RunConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[] },
+    input: { conversation: RunConversationRow; messageId: string; runId: string; channel: ConversationChannel; content: string; attachments: string[]; citations: MessageCitation[] },
   ): Promise<void>;
   /**
    * Hands the conversation to a human (handed_off, conversation.handoff, unread), unless it was closed
@@ -51,9 +51,11 @@ export interface RunConversationsPort {
   /**
    * Appends an event about the run's reply to the conversation's stream: `reply.delta` ({run_id, text},
    * redacted) while the planner streams, `reply.retracted` ({run_id, reason}) when what was streamed is
-   * withdrawn. In `db` (a finishing transaction commits it with the reply).
+   * withdrawn. In `db` (a finishing transaction commits it with the reply). `live`: a delta written on its
+   * own as the planner streams, committed without waiting for the disk (the finishing transaction makes it
+   * durable); it then costs a token well under a millisecond instead of a WAL flush.
    */
-  appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string } }): Promise<void>;
+  appendReplyEvent(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; type: 'reply.delta' | 'reply.retracted'; data: Record<string, unknown> & { run_id: string }; live?: boolean }): Promise<void>;
   /** The text streamed as the run's reply since its last retraction (the deltas joined). */
   streamedReply(db: Kysely<DB> | Transaction<DB>, input: { conversationId: string; runId: string }): Promise<string>;
   /** Sends a finished run's stored reply (or handoff notice) on its channel (idempotent: each channel keys its send by the message id). */

@@ -25,7 +25,7 @@ export async function openReplyStream(port: RunConversationsPort, db: Kysely<DB>
   const send = (text: string) => {
     if (!text) return;
     streamed += text;
-    written = written.then(() => port.appendReplyEvent(db, { conversationId, type: 'reply.delta', data: { run_id: run.id, text } }));
+    written = written.then(() => port.appendReplyEvent(db, { conversationId, type: 'reply.delta', data: { run_id: run.id, text }, live: true }));
   };
   return {
     push: (text: string) => send(redaction.push(text)),

@@ -37,6 +37,7 @@ import { plannedToolCallRows, toPlannerResult } from './run-tool-calls';
 import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
 import { deltas, openReplyStream, settleStreamedReply } from './run-reply-stream';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
+import type { MessageCitation } from '../db/tables/agents';
 
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
@@ -295,7 +296,10 @@ export class RunStepsService {
       if (!row) return undefined;
       await settleStreamedReply(this.deps.conversations, tx, run, reply?.content ?? null, outcome.handoff ? { reason: 'handoff', handoff_reason: outcome.handoff.reason } : { reason: 'no_reply' });
       if (reply !== null) {
-        await this.deps.conversations.appendRunReply(tx, { conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments });
+        await this.deps.conversations.appendRunReply(tx, {
+          conversation, messageId: replyId, runId: run.id, channel: run.channel, content: reply.content, attachments: reply.attachments,
+          citations: messageCitations(outcome.citations.map((ref) => retrieval[ref - 1]).filter((item) => item !== undefined)),
+        });
       }
       if (outcome.handoff) {
         await this.deps.conversations.handOff(tx, {
@@ -397,3 +401,15 @@ export class RunStepsService {
 
 export type { FinishRunResult, PlanStepResult, StartRunResult } from './run-lifecycle';
 export { deltas, sentences } from './run-reply-stream';
+
+/** The sources an answer cites, as its message stores them: title and link, once per link, in the order cited. */
+export function messageCitations(items: Pick<StoredRetrievalItem, 'title' | 'url'>[]): MessageCitation[] {
+  const out: MessageCitation[] = [];
+  for (const item of items) {
+    const url = item.url ?? null;
+    const title = item.title || url || '';
+    if (out.some((c) => (url !== null ? c.url === url : c.url === null && c.title === title))) continue;
+    out.push({ title, url });
+  }
+  return out;
+}

@@ -18,7 +18,7 @@ export interface RunStepContext {
   calls: ToolCallRow[];
   /** With `earlierOpenRun`: the conversation's oldest unfinished run created before this one (runs answer in order). */
   earlierOpenRunId?: string | null;
-  /** With `transcript`: the latest turns before the message, oldest first (the service's own notices left out). */
+  /** With `transcript`: the latest turns before the message, oldest first (handoff notices left out; a proactive message the visitor answered is the agent's turn). */
   transcript?: { role: Exclude<ConversationRole, 'system'>; content: string }[];
 }
 
@@ -89,7 +89,8 @@ export class RunRepo {
     if (opts.transcript) {
       q = q.select(
         sql<unknown>`(select coalesce(jsonb_agg(jsonb_build_object('role', x.role, 'content', x.content) order by x.seq), '[]'::jsonb)
-          from (select role, content, seq from conversation_messages where conversation_id = r.conversation_id and seq < m.seq and role <> 'system' order by seq desc limit ${opts.transcript}) x)`.as('transcript_json'),
+          from (select case when kind = 'proactive' then 'agent' else role end as role, content, seq from conversation_messages
+            where conversation_id = r.conversation_id and seq < m.seq and (role <> 'system' or kind = 'proactive') order by seq desc limit ${opts.transcript}) x)`.as('transcript_json'),
       );
     }
     const row = (await q.executeTakeFirst()) as (RunRow & Record<string, unknown>) | undefined;

@@ -278,7 +278,10 @@ describe('the website widget on a shop page of another origin', () => {
     }
   });
 
-  it("applies the agent's widget settings: colour, position, greeting, a proactive message on chosen paths (neither stored), session persistence", async () => {
+  it("applies the agent's widget settings: colour, position, greeting (not stored), a proactive message on chosen paths (stored once answered), session persistence", async () => {
+    // The service stores the agent's own proactive text when the visitor answers it (the page's config is mocked below).
+    const proactive = { message: 'Questions about our plans?', delay_seconds: 1, paths: ['/pricing*'] };
+    assert.equal((await f.call('POST', `/v1/agents/${f.agentId}/widget_settings`, { proactive })).status, 200);
     const context = await browser.newContext({ locale: 'en-US' });
     await context.route('**/v1/widget_config', (route) => route.fulfill({
       status: 200,
@@ -307,7 +310,12 @@ describe('the website widget on a shop page of another origin', () => {
     const kept = await page.evaluate((key: string) => [sessionStorage.getItem(`converse:${key}`), localStorage.getItem(`converse:${key}`)], pk);
     assert.equal(kept[1], null, 'nothing in localStorage');
     const cnv = JSON.parse(kept[0]!).conversation as string;
-    assert.deepEqual((await transcript(cnv)).map(([role]: string[]) => role), ['customer', 'agent'], 'the greeting and the proactive message are not stored');
+    assert.deepEqual((await transcript(cnv)).map(([role]: string[]) => role), ['system', 'customer', 'agent'], 'the proactive message is stored before its answer; the greeting is not');
+    assert.deepEqual((await bubbles(page)).map(([role, text]) => [role, text]).slice(0, 3), [
+      ['agent', 'Hi! Ask me anything about your order.'], ['agent', 'Questions about our plans?'], ['customer', 'How do I reset my password?'],
+    ], 'the proactive bubble is the stored turn, shown once');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'proactive-answered.png') });
+    assert.equal((await f.call('POST', `/v1/agents/${f.agentId}/widget_settings`, { proactive: null })).status, 200);
 
     // Another path: no proactive message.
     const other = await context.newPage();

@@ -92,7 +92,7 @@ export interface QueueTable {
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
 
-/** `system`: a message the service sends itself (the handoff notice); never an agent's answer. */
+/** `system`: a message the service sends itself (the handoff notice, the widget's proactive message); never an agent's answer. */
 export type ConversationRole = 'customer' | 'agent' | 'human' | 'system';
 
 export interface ConversationMessageTable {
@@ -110,8 +110,20 @@ export interface ConversationMessageTable {
   run_id: string | null;
   /** Who wrote a human message: a console teammate (with their display name) or an API key; null otherwise. */
   author: ColumnType<MessageAuthor | null, string | null | undefined, string | null>;
+  /** An agent answer's cited sources, in the order cited; `[]` otherwise. */
+  citations: ColumnType<MessageCitation[], string | undefined, string>;
+  /** What a `system` message is: `proactive` (the widget's proactive message the visitor answered); null otherwise. */
+  kind: ColumnType<MessageKind | null, MessageKind | null | undefined, MessageKind | null>;
   created_at: Timestamp;
 }
+
+/** A source an agent answer cites: its title and link (null: a source with no page to link to). */
+export interface MessageCitation {
+  title: string;
+  url: string | null;
+}
+
+export type MessageKind = 'proactive';
 
 export type RunStatus = 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'expired';
 

@@ -159,15 +159,14 @@ function parseEvent(block) {
   return e;
 }
 
-/** Cited passages of a run (its retrieval items marked cited) as links; only http(s) URLs. */
-function citationsOf(run) {
+/** A message's cited sources as links: only http(s) URLs, once each. */
+function citationsOf(list) {
   var out = [];
-  var items = (run && run.retrieval) || [];
-  for (var i = 0; i < items.length; i++) {
-    var it = items[i];
-    if (!it.cited || !it.url || !/^https?:\/\//i.test(it.url)) continue;
-    if (out.some(function (c) { return c.url === it.url; })) continue;
-    out.push({ title: String(it.title || it.url).slice(0, 200), url: it.url });
+  for (var i = 0; list && i < list.length; i++) {
+    var c = list[i];
+    if (!c || !c.url || !/^https?:\/\//i.test(c.url)) continue;
+    if (out.some(function (o) { return o.url === c.url; })) continue;
+    out.push({ title: String(c.title || c.url).slice(0, 200), url: c.url });
   }
   return out;
 }

@@ -54,6 +54,7 @@ function start(base, pk, settings, emit) {
   var streams = {};    // run id -> the agent's reply being streamed
   var replies = {};    // run id -> the agent's finished reply bubble
   var stream = null;
+  var proactive = null; // the proactive message's bubble while unanswered (its answer stores it)
   var conversationId = store.get('conversation') || null;
   var waitingForIdentity = false;
   var view = createView({ t: t, lang: words.lang, name: name, color: settings.theme_color, position: settings.position,
@@ -65,16 +66,6 @@ function start(base, pk, settings, emit) {
     var blocked = settings.identity === 'required' && !api.hasIdentity();
     view.composer(!blocked);
     view.status(blocked ? t.signin : '');
-  }
-
-  function citationsFor(runId) { return (store.get('cites') || {})[runId]; }
-  function keepCitations(runId, list) {
-    var all = store.get('cites') || {};
-    all[runId] = list;
-    var ids = Object.keys(all);
-    if (ids.length > 50) delete all[ids[0]];
-    store.set('cites', all);
-    if (replies[runId]) replies[runId].citations(list);
   }
 
   function onEvent(e) {
@@ -111,7 +102,9 @@ function start(base, pk, settings, emit) {
     seen[m.id] = true;
     if (!history && oldest && m.created_at < oldest) return;
     var b;
-    if (m.role === 'customer' && pending.length) {
+    // The proactive message this page showed, stored now that the visitor answered it: the same bubble.
+    if (m.kind === 'proactive' && proactive) { b = proactive; proactive = null; }
+    else if (m.role === 'customer' && pending.length) {
       // The visitor's own message, sent from this page: its pending bubble takes the stored text (which
       // redaction may have changed); the same text first, else the oldest.
       var i = pending.findIndex(function (p) { return p.text === m.content; });
@@ -125,13 +118,12 @@ function start(base, pk, settings, emit) {
       b.streaming(false);
       if (b.text() !== m.content) b.setText(m.content);
     }
-    if (!b) b = view.bubble(m.role === 'agent' || m.role === 'human' || m.role === 'system' ? m.role : 'customer', m.content);
+    // A proactive message is the agent's line (role system only to keep it apart from the agent's answers).
+    if (!b) b = view.bubble(m.kind === 'proactive' ? 'agent' : m.role === 'agent' || m.role === 'human' || m.role === 'system' ? m.role : 'customer', m.content);
     if (m.role === 'human' || m.role === 'agent') view.typing(0);
-    if (m.role === 'agent' && m.run_id) {
-      replies[m.run_id] = b;
-      var cites = citationsFor(m.run_id);
-      if (cites) b.citations(cites);
-    }
+    if (m.role === 'agent' && m.run_id) replies[m.run_id] = b;
+    var cites = citationsOf(m.citations);
+    if (cites.length) b.citations(cites);
     if (history) return;
     if (m.role !== 'customer') view.announce(m.role, m.content);
     emit('message', { id: m.id, role: m.role, content: m.content, created_at: m.created_at, conversation_id: m.conversation_id });
@@ -196,13 +188,17 @@ function start(base, pk, settings, emit) {
     var entry = { text: text, bubble: b };
     pending.push(entry);
     view.status('');
+    // The first answer to the proactive message shown here stores that message before it.
+    var answers = !!proactive && !proactive.sent;
+    if (answers) proactive.sent = true;
     ensureConversation().then(function (id) {
-      // Waits for the run so that its citations come back; the reply itself arrives on the stream.
-      return api.call('POST', '/v1/conversations/' + encodeURIComponent(id) + '/messages?wait_ms=60000', { role: 'customer', content: text });
+      // Answered at once: the reply (with its citations) arrives on the stream.
+      var body = { role: 'customer', content: text };
+      if (answers) body.answers_proactive = true;
+      return api.call('POST', '/v1/conversations/' + encodeURIComponent(id) + '/messages?wait_ms=0', body);
     }).then(function (res) {
       if (res.status !== 201) throw new Error('post ' + res.status);
       var m = res.body;
-      if (m.run && m.run.id) { var list = citationsOf(m.run); if (list.length) keepCitations(m.run.id, list); }
       // The stream normally shows the message first; if not, it is shown now (and deduplicated later).
       var at = pending.indexOf(entry);
       if (at >= 0) {
@@ -212,6 +208,7 @@ function start(base, pk, settings, emit) {
       }
     }).catch(function (err) {
       if (window.console) console.warn(err);
+      if (answers && proactive) proactive.sent = false;
       // A dropped connection may have delivered it: the stream shows it if so; otherwise it is withdrawn.
       var dropped = err instanceof TypeError;
       setTimeout(function () {
@@ -226,12 +223,13 @@ function start(base, pk, settings, emit) {
 
   window.addEventListener('online', function () { if (stream) stream.reconnect(); });
 
-  // A proactive message: shown after its delay on the chosen paths, never stored (only the visitor's answer is).
+  // A proactive message: shown after its delay on the chosen paths; stored only with the visitor's answer.
   var p = settings.proactive;
   if (p && p.message && !conversationId && pathMatches(p.paths, location.pathname)) {
     setTimeout(function () {
       if (conversationId) return;
-      view.bubble('agent', p.message).node.classList.add('proactive');
+      proactive = view.bubble('agent', p.message);
+      proactive.node.classList.add('proactive');
       view.teaser(p.message);
     }, Math.max(0, Number(p.delay_seconds) || 0) * 1000);
   }
