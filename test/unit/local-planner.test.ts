@@ -372,6 +372,24 @@ describe('local planner: handoff on request', () => {
     const notARequest = await planner.plan(buildInput({ message: 'Does the person who placed the order need to sign for it?', retrievalRequired: false }));
     assert.notEqual(notARequest.type, 'handoff');
   });
+
+  it('answers how to reach a person from the contact passage that clears the floor, with the offer to connect; a request is handed over', async () => {
+    const contact = passage(4, 'Contact us', 'You can reach customer service by email at help@acme.example or by phone at +1 415 555 0100.', 0.93);
+    for (const message of ['how can I talk to someone at acme', 'What number do I call to speak to a human?', 'Wie kann ich einen Mitarbeiter erreichen?', '¿Cómo puedo hablar con una persona?']) {
+      const d = await planner.plan(buildInput({ message, passages: [contact] }));
+      assert.equal(d.type, 'reply', message);
+      if (d.type !== 'reply') continue;
+      assert.deepEqual(d.citations, [4], message);
+      assert.equal(d.confidence, 0.93, message);
+      assert.match(d.content, /\+1 415 555 0100/, message);
+    }
+    assert.match((await planner.plan(buildInput({ message: 'how can I talk to someone at acme', passages: [contact] })) as { content: string }).content, /connect you with a member of our team/);
+    // Below the floor, or asked as a request, the customer is handed over.
+    expectHandoff(await planner.plan(buildInput({ message: 'how can I talk to someone at acme', passages: [{ ...contact, score: 0.3 }] })), 'customer_requested');
+    for (const message of ['Can I talk to a human?', 'I want to speak to someone', 'agent please']) {
+      expectHandoff(await planner.plan(buildInput({ message, passages: [contact] })), 'customer_requested');
+    }
+  });
 });
 
 describe('planner text helpers', () => {

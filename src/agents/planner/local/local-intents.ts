@@ -54,6 +54,18 @@ export function hasSubstance(message: string): boolean {
 const HOW_TO =
   /^(?:\W*(?:hi|hello|hey|hallo|bonjour|hola)\W+)?(?:how (?:do|can|does|should|would|long)|how to|what (?:is|are) (?:your|the)|what's (?:your|the)|can i|do you|is there|wie (?:kann|konnen|funktioniert|lange)|gibt es|comment (?:puis|peut|faire|fonctionne)|est-ce que je peux|como (?:puedo|se|funciona)|puedo)\b/;
 
+/**
+ * Asking how to reach a person rather than asking for one: "how can I talk to someone at Acme?", "what
+ * number do I call to speak to a human?", "wie kann ich einen Mitarbeiter erreichen?", "comment joindre un
+ * conseiller ?", "¿cómo puedo hablar con una persona?". "Can I talk to a human?" and "I want to speak to
+ * someone" are requests, not matched.
+ */
+const HOW_TO_REACH =
+  /^\W*(?:(?:hi|hello|hey|hallo|bonjour|hola)\W+)?(?:how (?:do|can|could|would|should) (?:i|we)|how to|what (?:number|phone|email|address)|which (?:number|phone|email)|wie (?:kann|konnen|erreiche)|unter welcher|comment (?:puis|peut|peux|faire pour|joindre|contacter)|como (?:puedo|se puede|contacto|contactar)|a que numero)\b/;
+export function asksHowToReach(message: string): boolean {
+  return HOW_TO_REACH.test(normalise(message).trim());
+}
+
 /** How-to and policy questions ("how do I cancel…?"): knowledge answers them even when a tool also matches. */
 export function isHowTo(message: string): boolean {
   return HOW_TO.test(normalise(message).trim());

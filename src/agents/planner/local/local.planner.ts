@@ -1,5 +1,5 @@
 import { composeAnswer, round3, type GroundedAnswer } from './local-answer';
-import { asksAboutSubjectAnywhere, asksForHuman, hasSubstance, isHowTo, smallTalk } from './local-intents';
+import { asksAboutSubjectAnywhere, asksForHuman, asksHowToReach, hasSubstance, isHowTo, smallTalk } from './local-intents';
 import { PHRASES, type Phrases } from './local-phrases';
 import { followUpQuestion, SUGGESTED_REPLY_MIN_SCORE, type HandoffReason, type JsonSchema, type Planner, type PlannerDecision, type PlannerInput, type PlannerPassage, type PlannerTool, type PlannerToolResult, type PlannerUsage } from '../port';
 import { DEFAULT_CONFIDENCE_FLOOR } from '../../agent.schemas';
@@ -46,7 +46,8 @@ export interface LocalPlannerOptions {
 /**
  * The `local` planner: deterministic; no network except the embedding model when it is given (tool choice).
  * Well under a millisecond per step once the message vector is known. In order:
- * 1. the customer asks for a person → handoff customer_requested;
+ * 1. the customer asks for a person → handoff customer_requested; asked how to reach one ("how can I talk to
+ *    someone?"), a passage that clears the floor answers (the contact details) with the offer to connect;
  * 2. tool results exist → rejected/expired approvals hand off; ok results are summarised in plain text
  *    (groundedInTools); failures apologise and answer from passages if they can, else hand off tool_failed;
  * 3. a tool matches the message (or the message answers our question about one) → call it with arguments
@@ -127,7 +128,13 @@ class LocalStep {
 
   async decide(): Promise<PlannerDecision> {
     const { input } = this;
-    if (asksForHuman(input.message)) return this.handoff('customer_requested', 'The customer asked to speak to a person.');
+    if (asksForHuman(input.message)) {
+      // "How can I talk to someone at Acme?" asks how to reach a person: the contact details answer it when a
+      // passage clears the floor, with the offer to connect; a request ("talk to a human") is handed over.
+      const howToReach = asksHowToReach(input.message) ? this.answer(this.maxChars - this.phrases.offerPerson.length - 1) : null;
+      if (howToReach) return this.reply(`${howToReach.content} ${this.phrases.offerPerson}`, howToReach.citations, false, howToReach.confidence);
+      return this.handoff('customer_requested', 'The customer asked to speak to a person.');
+    }
     if (input.toolResults.length > 0) return this.fromToolResults();
 
     const toolStep = await this.toolStep();
