@@ -37,6 +37,7 @@ import * as addTeammatesAndRoles from './20261127T193000-add-teammates-and-roles
 import * as createInboxWork from './20261127T194000-create-inbox-work';
 import * as indexInboxCounts from './20261127T235000-index-inbox-counts';
 import * as addQueueMembers from './20261127T235500-add-queue-members';
+import * as addSmsReplySignature from './20261127T235900-add-sms-reply-signature';
 import * as createKnowledgeQuestionVectors from './20261127T195500-create-knowledge-question-vectors';
 
 /**
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T195500-create-knowledge-question-vectors': createKnowledgeQuestionVectors,
   '20261127T235000-index-inbox-counts': indexInboxCounts,
   '20261127T235500-add-queue-members': addQueueMembers,
+  '20261127T235900-add-sms-reply-signature': addSmsReplySignature,
 };
