@@ -53,6 +53,31 @@ async function main() {
     await median('listInbox all', () => s.inbox.listInbox({ ...scope, who, tab: 'all', test: false }));
     await median('listInbox queue', () => s.inbox.listInbox({ ...scope, who, tab: 'queue', test: false }));
     await median('counts', () => s.inbox.counts({ ...scope, who }));
+    // The counts as they were read before conversations_tab_counts (one join over every conversation), and
+    // as they are now, alternately (so the machine's load drifts over both alike).
+    const oldCounts = () => sql`select
+        count(*) filter (where not c.test) as "all",
+        count(*) filter (where not c.test and (c.status = 'handed_off' or c.id = any(array(select r.conversation_id from run_tool_calls t join runs r on r.id = t.run_id
+          where t.status = 'awaiting_approval' and r.account_id = ${scope.accountId} and r.livemode = false)))) as queue,
+        count(*) filter (where not c.test and c.status <> 'closed' and c.assignee_user_id = '') as mine,
+        count(*) filter (where not c.test and c.status = 'active') as active,
+        count(*) filter (where not c.test and c.status = 'closed') as closed,
+        count(*) filter (where not c.test and c.status <> 'closed' and c.unread_at is not null and (r.read_at is null or r.read_at < c.unread_at)) as unread,
+        count(*) filter (where c.test) as test
+      from conversations c left join conversation_reads r on r.conversation_id = c.id and r.reader = 'key'
+      where c.account_id = ${scope.accountId} and c.livemode = false`.execute(db);
+    const before: number[] = [];
+    const now: number[] = [];
+    for (let i = 0; i < SAMPLES * 5; i++) {
+      let t = performance.now();
+      await oldCounts();
+      before.push(performance.now() - t);
+      t = performance.now();
+      await s.inbox.counts({ ...scope, who });
+      now.push(performance.now() - t);
+    }
+    const q = (xs: number[], p: number) => round(percentile([...xs].sort((a, b) => a - b), p));
+    console.log(`counts, alternating ${before.length} times: before p50 ${q(before, 50)} ms p95 ${q(before, 95)} ms; now p50 ${q(now, 50)} ms p95 ${q(now, 95)} ms`);
     capturing = true;
     await teammate.get('/console/inbox');
     capturing = false;
