@@ -14,9 +14,8 @@
  * Prints one JSON line (with the load average beside the figures).
  */
 import os from 'node:os';
-import { sql } from 'kysely';
-import { buildTestConfig, TEST_DATABASE_URL } from '../test/support/config';
-import { connectPostgres } from '../src/db/database';
+import { buildTestConfig } from '../test/support/config';
+import { loadInboxData, WORDS } from './inbox-data';
 import { apiClient } from '../test/support/http';
 import { openEventStream } from '../test/support/sse';
 import { signInToConsole } from '../test/support/console';
@@ -27,7 +26,6 @@ const HANDED_OFF = Number(process.env.BENCH_HANDED_OFF ?? 1_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const NOTICES = Number(process.env.BENCH_NOTICES ?? 15);
-const WORDS = ['parcel', 'invoice', 'refund', 'password', 'delivery', 'warranty', 'discount', 'subscription', 'battery', 'charger', 'table', 'chair', 'lamp', 'sofa', 'voucher', 'address', 'account', 'payment', 'tracking', 'return'];
 
 const p95 = (xs: number[]) => round(percentile([...xs].sort((a, b) => a - b), 95));
 
@@ -58,34 +56,7 @@ async function main() {
 
     // The data: one transaction, triggers off (session_replication_role), then the inbox columns in bulk.
     const loadStart = performance.now();
-    const perConversation = Math.max(1, Math.floor(MESSAGES / CONVERSATIONS));
-    // A connection of its own for the load, without the service pool's 30 s statement timeout.
-    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s;
-    const loader = connectPostgres({ url: TEST_DATABASE_URL, schema, max: 1, statementTimeoutMs: 1_800_000 });
-    await loader.db.transaction().execute(async (tx) => {
-      await sql`set local session_replication_role = replica`.execute(tx);
-      await sql`insert into conversations (id, account_id, livemode, agent_id, channel, status, customer, context, tags, metadata, handoff, created_at, updated_at, unread, test)
-        select 'cnv_bench' || lpad(i::text, 6, '0'), ${account.id}, false, ${agent.id}, (array['chat','sms','email'])[1 + i % 3],
-          case when i < ${HANDED_OFF} then 'handed_off' when i % 5 = 0 then 'closed' else 'active' end,
-          jsonb_build_object('name', 'Customer ' || i, 'email', 'customer' || i || '@example.com'), '{}'::jsonb, '[]'::jsonb, '{}'::jsonb,
-          case when i < ${HANDED_OFF} then jsonb_build_object('reason', 'restricted_topic', 'queue', 'support', 'summary', 'bench', 'suggested_reply', '') end,
-          now() - (i || ' minutes')::interval, now() - (i || ' minutes')::interval, i < ${HANDED_OFF}, false
-        from generate_series(0, ${CONVERSATIONS - 1}) i`.execute(tx);
-      await sql`insert into conversation_messages (id, account_id, livemode, conversation_id, seq, role, channel, content, attachments, run_id, created_at)
-        select 'msg_bench' || lpad(c::text, 6, '0') || lpad(m::text, 3, '0'), ${account.id}, false, 'cnv_bench' || lpad(c::text, 6, '0'), m + 1,
-          case when m % 2 = 0 then 'customer' else 'agent' end, 'chat',
-          'About my ' || (${sql.val(WORDS)}::text[])[1 + (c * 7 + m) % ${WORDS.length}] || ' and the ' || (${sql.val(WORDS)}::text[])[1 + (c * 3 + m * 5) % ${WORDS.length}] || ' of order ' || (c * 31 + m),
-          '[]'::jsonb, null, now() - (c || ' minutes')::interval + (m || ' seconds')::interval
-        from generate_series(0, ${CONVERSATIONS - 1}) c, generate_series(0, ${perConversation - 1}) m`.execute(tx);
-      await sql`update conversations c set last_message_at = m.created_at, last_message_preview = left(m.content, 200), last_message_role = m.role,
-          waiting_since = case when c.status = 'handed_off' then m.created_at end, unread_at = case when c.unread then m.created_at end
-        from (select distinct on (conversation_id) conversation_id, created_at, content, role from conversation_messages where account_id = ${account.id} order by conversation_id, seq desc) m
-        where m.conversation_id = c.id`.execute(tx);
-    });
-    // The test server runs without autovacuum: statistics are gathered here, as a production server would have them.
-    await sql`analyze conversations`.execute(loader.db);
-    await sql`analyze conversation_messages`.execute(loader.db);
-    await loader.close();
+    const perConversation = await loadInboxData(db, { accountId: account.id, agentId: agent.id, conversations: CONVERSATIONS, handedOff: HANDED_OFF, messages: MESSAGES });
     const loadMs = performance.now() - loadStart;
 
     const teammate = await signInToConsole(baseUrl, secret);
@@ -139,6 +110,7 @@ async function main() {
       messages: perConversation * CONVERSATIONS,
       load_seconds: round(loadMs / 1000),
       inbox_first_page_p95_ms: p95(firstPage),
+      inbox_first_page_p50_ms: round(percentile([...firstPage].sort((a, b) => a - b), 50)),
       handoff_queue_p95_ms: p95(queue),
       search_p95_ms: p95(search),
       new_message_to_console_p95_ms: p95(toConsole),

@@ -31,6 +31,10 @@ export class AccountRepo {
   }
 
   /** New current secret of one mode; the old one keeps signing until `previousExpiresAt` (none when null). */
+  async updateAccount(db: Db, id: string, set: { sign_sms_replies?: boolean }) {
+    return db.updateTable('accounts').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
   async rotateSigningSecret(db: Db, input: { id: string; livemode: boolean; secret: string; previousExpiresAt: Date | null }) {
     const { id, secret, previousExpiresAt } = input;
     return db

@@ -15,9 +15,14 @@ export const AccountSchema = z
       .string()
       .nullable()
       .describe('After a rotation, until when the replaced secret still signs beside the new one (a second v1 in Service-Signature)'),
+    sign_sms_replies: z.boolean().describe('a teammate\'s SMS reply ends with "— <their display name>" (default false); email replies always carry the name in From ("Dana at Shop")'),
     created_at: z.string(),
   })
   .openapi('Account');
+
+export const UpdateAccountBodySchema = z.strictObject({
+  sign_sms_replies: z.boolean().optional().describe('true: a teammate\'s SMS reply ends with "— <their display name>"'),
+});
 
 export type AccountObject = z.infer<typeof AccountSchema>;
 
@@ -30,6 +35,7 @@ export const toAccountObject = (a: Selectable<AccountTable>, mode: 'test' | 'liv
     name: a.name,
     signing_secret: mode === 'live' ? a.signing_secret : a.test_signing_secret,
     previous_signing_secret_expires_at: expiresAt && expiresAt > new Date() ? expiresAt.toISOString() : null,
+    sign_sms_replies: a.sign_sms_replies,
     created_at: a.created_at.toISOString(),
   };
 };

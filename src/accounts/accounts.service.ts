@@ -84,6 +84,14 @@ export class AccountsService {
    * beside the new one for `gracePeriodSeconds` (0 to 24 h, default 24 h), so receivers can switch
    * without dropping a call.
    */
+  /** Changes the fields given (none: the account as it is). */
+  async updateAccount(input: { accountId: string; signSmsReplies?: boolean }) {
+    if (input.signSmsReplies === undefined) return this.getAccount(input);
+    const row = await this.repo.updateAccount(this.deps.db, input.accountId, { sign_sms_replies: input.signSmsReplies });
+    if (!row) throw notFound('account', input.accountId);
+    return row;
+  }
+
   async rotateSigningSecret(input: { accountId: string; livemode: boolean; gracePeriodSeconds?: number }) {
     const grace = input.gracePeriodSeconds ?? MAX_SIGNING_SECRET_GRACE_SECONDS;
     const until = grace > 0 ? new Date(Date.now() + grace * 1000) : null;

@@ -144,7 +144,7 @@ export function createServices(deps: ServiceDeps) {
   });
   // Each channel's adapter registers here (src/channels/<channel>); chat is built in.
   const replyChannels = new ReplyChannels([
-    new SmsReplyChannel({ messages, phoneNumbers, shortLinks, log: deps.log }),
+    new SmsReplyChannel({ messages, phoneNumbers, shortLinks, accounts, log: deps.log }),
     emailReplies,
     createVoiceReplyChannel({ publicBaseUrl: config.http.publicBaseUrl }),
   ]);

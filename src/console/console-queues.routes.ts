@@ -3,6 +3,7 @@ import { idOf, page, sendPage, sessionOf, type ConsoleDeps } from './console-pag
 import { AppError } from '../domain/errors';
 import { emptyQueueForm, queuesPage, queueToForm, type QueueForm } from './views/queues.view';
 import type { QueuesService } from '../conversations/queues.service';
+import type { InboxService } from '../conversations/inbox.service';
 import { WEEKDAYS } from '../conversations/business-hours';
 import { scopeOf } from '../domain/principal';
 import { CreateQueueBodySchema, UpdateQueueBodySchema } from '../conversations/queue.schemas';
@@ -17,6 +18,7 @@ function readQueueForm(body: Record<string, unknown>, id?: string): QueueForm {
     always_open: str(body.always_open) === '1',
     days: Object.fromEntries(WEEKDAYS.map((d) => [d, str(body[`day_${d}`])])),
     holidays: str(body.holidays),
+    teammate_ids: (Array.isArray(body.teammate_ids) ? body.teammate_ids : [body.teammate_ids]).filter((v): v is string => typeof v === 'string' && v !== ''),
   };
 }
 
@@ -28,15 +30,16 @@ function queueInputOf(form: QueueForm) {
     time_zone: form.time_zone,
     weekly_hours: form.always_open ? null : Object.fromEntries(WEEKDAYS.map((d) => [d, list(form.days[d] ?? '', /,/).map((i) => i.replace(/\s+/g, ''))])),
     holidays: list(form.holidays, /\r?\n/),
+    teammate_ids: form.teammate_ids,
   };
 }
 /** Queues and their business hours (the API's /v1/queues as a form). */
-export function registerConsoleQueueRoutes(router: Router, { services }: ConsoleDeps<{ queues: QueuesService }>) {
+export function registerConsoleQueueRoutes(router: Router, { services }: ConsoleDeps<{ queues: QueuesService; inbox: InboxService }>) {
   async function renderQueues(res: Response, form?: QueueForm, error?: string) {
     const { session } = sessionOf(res);
-    const queues = (await services.queues.listQueues(scopeOf(session))).data;
+    const [queues, teammates] = await Promise.all([services.queues.listQueues(scopeOf(session)).then((l) => l.data), services.inbox.teammates({ accountId: session.accountId })]);
     const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-    sendPage(res, { title: 'Queues', active: 'inbox', status: error ? 422 : undefined, body: queuesPage({ queues, form: form ?? emptyQueueForm(), csrf: session.csrfToken, error, zones }) });
+    sendPage(res, { title: 'Queues', active: 'inbox', status: error ? 422 : undefined, body: queuesPage({ queues, form: form ?? emptyQueueForm(), csrf: session.csrfToken, error, zones, teammates }) });
   }
 
   router.get('/queues', page(async (req, res) => {

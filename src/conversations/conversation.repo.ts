@@ -92,6 +92,19 @@ export class ConversationRepo {
   }
 
   /** Sets the inbox's unread marker; the conversation's updated_at moves when it becomes unread (a new message). */
+  /** The assignee (a console user of the same account) of each of these conversations of the scope that has one. */
+  async assigneesOf(db: Db, scope: Scope, ids: string[]) {
+    if (ids.length === 0) return [];
+    return db
+      .selectFrom('conversations as c')
+      .innerJoin('console_users as u', (j) => j.onRef('u.id', '=', 'c.assignee_user_id').onRef('u.account_id', '=', 'c.account_id'))
+      .select(['c.id as conversation_id', 'u.id', 'u.email', 'u.display_name'])
+      .where('c.id', 'in', ids)
+      .where('c.account_id', '=', scope.accountId)
+      .where('c.livemode', '=', scope.livemode)
+      .execute();
+  }
+
   async setUnread(db: Db, id: string, unread: boolean) {
     await db.updateTable('conversations').set(unread ? { unread, unread_at: new Date(), updated_at: new Date() } : { unread }).where('id', '=', id).execute();
   }

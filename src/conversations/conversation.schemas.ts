@@ -15,6 +15,15 @@ export const CustomerSchema = z.strictObject({
   locale: z.string().min(2).max(35).optional(),
 });
 
+export const AssigneeSchema = z
+  .object({
+    id: z.string().describe('cu_ prefix: a console teammate of the account'),
+    email: z.string(),
+    display_name: z.string().describe('the name their replies are signed with (the email when they set none)'),
+  })
+  .openapi('Assignee');
+export type AssigneeObject = z.infer<typeof AssigneeSchema>;
+
 export const ConversationSchema = z
   .object({
     id: z.string().describe('cnv_ prefix'),
@@ -32,6 +41,7 @@ export const ConversationSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     closed_at: z.string().nullable(),
+    assignee: AssigneeSchema.nullable().optional().describe('the teammate working the conversation (claimed or assigned in the console), null: nobody; in the secret-key retrieve and list answers (never for a publishable key, never in webhooks)'),
     notes: z.array(ConversationNoteSchema).optional().describe("the team's internal notes, oldest first: only when a secret key retrieves one conversation (never for a publishable key, never in lists or webhooks)"),
     visitor_token: z.string().optional().describe('only when a publishable key opens it: the visitor token to send back in X-Visitor-Token'),
   })

@@ -88,20 +88,21 @@ export function registerConversationRoutes({ router, registry, services }: Route
   });
 
   defineRoute(router, registry, { method: 'get', path: '/v1/conversations', summary: 'List conversations, newest first', tag, query: ListQuerySchema, response: listOf(ConversationSchema, 'ConversationList'), visitor: true,
-    description: "With a publishable key: the visitor's own conversations with the key's agent." },
-    ({ query, principal, visitor }) => {
+    description: "With a secret key each conversation carries its `assignee`. With a publishable key: the visitor's own conversations with the key's agent (no assignee)." },
+    async ({ query, principal, visitor }) => {
       const { agent_id, status, channel, tag: label, ...page } = query;
       if (visitor) return visitors.listVisitorConversations({ visitor, page, status, agentId: agent_id });
-      return svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
+      const list = await svc.listConversations({ ...scopeOf(principal), page, agent_id, status, channel, tag: label });
+      return { ...list, data: await svc.withAssignees({ ...scopeOf(principal), conversations: list.data }) };
     });
 
   defineRoute(router, registry, {
     method: 'get', path: '/v1/conversations/{id}', summary: 'Retrieve a conversation', tag, params: IdParamsSchema, response: ConversationSchema, visitor: true,
-    description: "With a secret key the conversation carries the team's internal `notes`; with a publishable key (a visitor) it never does.",
+    description: "With a secret key the conversation carries the team's internal `notes` and its `assignee`; with a publishable key (a visitor) it carries neither.",
   }, async ({ params, principal, visitor }) => {
     if (visitor) return visitors.getVisitorConversation({ visitor, conversationId: params.id });
-    const conversation = await svc.getConversation({ ...scopeOf(principal), conversationId: params.id });
-    return { ...conversation, notes: await services.conversationNotes.listNotes({ ...scopeOf(principal), conversationId: conversation.id }) };
+    const [conversation] = await svc.withAssignees({ ...scopeOf(principal), conversations: [await svc.getConversation({ ...scopeOf(principal), conversationId: params.id })] });
+    return { ...conversation!, notes: await services.conversationNotes.listNotes({ ...scopeOf(principal), conversationId: conversation.id }) };
   });
 
   defineRoute(router, registry, {

@@ -22,6 +22,7 @@ import type { ConversationEventsNotifier } from './conversation-events.notifier'
 import {
   toConversationMessageObject,
   toConversationObject,
+  type AssigneeObject,
   type ConversationMessageObject,
   type ConversationObject,
 } from './conversation.schemas';
@@ -146,6 +147,16 @@ export class ConversationsService {
 
   async getConversation(input: Scope & { conversationId: string }): Promise<ConversationObject> {
     return toConversationObject(await this.getRow(scopeOf(input), input.conversationId));
+  }
+
+  /**
+   * The conversations as the team's API reads them (a secret key): each with its `assignee` (one query for
+   * the page). Visitors and webhooks never get it.
+   */
+  async withAssignees<T extends ConversationObject>(input: Scope & { conversations: T[] }): Promise<(T & { assignee: AssigneeObject | null })[]> {
+    const rows = await this.repo.assigneesOf(this.deps.db, scopeOf(input), input.conversations.map((c) => c.id));
+    const by = new Map(rows.map((r) => [r.conversation_id, { id: r.id, email: r.email, display_name: r.display_name || r.email }]));
+    return input.conversations.map((c) => ({ ...c, assignee: by.get(c.id) ?? null }));
   }
 
   async listConversations(input: Scope & { page: PageParams } & ConversationListFilter) {

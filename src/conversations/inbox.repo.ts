@@ -110,18 +110,27 @@ export class InboxRepo {
     return rows.rows;
   }
 
-  /** How many conversations each tab holds (open ones for mine and unread), and the test chats. */
+  /**
+   * How many conversations each tab holds (open ones for mine and unread), and the test chats: per test flag
+   * and status from conversations_tab_counts, the unread from the open conversations that became unread
+   * (conversations_open_unread) checked against the reader's reads, mine through conversations_assignee, and
+   * the conversations waiting for an approval that are not handed off (few); never a join over every row.
+   */
   async counts(db: Kysely<DB>, scope: Scope, who: InboxReader): Promise<InboxCounts> {
-    const r = await sql<Record<string, string>>`select
-        count(*) filter (where not c.test) as "all",
-        count(*) filter (where not c.test and (c.status = 'handed_off' or c.id = any(${awaitingIds(scope)}))) as queue,
-        count(*) filter (where not c.test and c.status <> 'closed' and c.assignee_user_id = ${who.userId ?? ''}) as mine,
-        count(*) filter (where not c.test and c.status = 'active') as active,
-        count(*) filter (where not c.test and c.status = 'closed') as closed,
-        count(*) filter (where not c.test and c.status <> 'closed' and c.unread_at is not null and (r.read_at is null or r.read_at < c.unread_at)) as unread,
-        count(*) filter (where c.test) as test
-      from conversations c left join conversation_reads r on r.conversation_id = c.id and r.reader = ${who.reader}
-      where c.account_id = ${scope.accountId} and c.livemode = ${scope.livemode}`.execute(db);
+    const inScope = sql`c.account_id = ${scope.accountId} and c.livemode = ${scope.livemode}`;
+    const r = await sql<Record<string, string>>`with tabs as (
+        select c.test, c.status, count(*) as n from conversations c where ${inScope} group by c.test, c.status
+      )
+      select
+        (select coalesce(sum(n), 0) from tabs where not test) as "all",
+        (select coalesce(sum(n), 0) from tabs where not test and status = 'handed_off')
+          + (select count(*) from conversations c where ${inScope} and not c.test and c.status <> 'handed_off' and c.id = any(${awaitingIds(scope)})) as queue,
+        (select count(*) from conversations c where c.assignee_user_id = ${who.userId ?? ''} and ${inScope} and not c.test and c.status <> 'closed') as mine,
+        (select coalesce(sum(n), 0) from tabs where not test and status = 'active') as active,
+        (select coalesce(sum(n), 0) from tabs where not test and status = 'closed') as closed,
+        (select count(*) from conversations c where ${inScope} and not c.test and c.unread_at is not null and c.status <> 'closed'
+          and not exists (select 1 from conversation_reads r where r.conversation_id = c.id and r.reader = ${who.reader} and r.read_at >= c.unread_at)) as unread,
+        (select coalesce(sum(n), 0) from tabs where test) as test`.execute(db);
     const row = r.rows[0] ?? {};
     return Object.fromEntries(['all', 'queue', 'mine', 'active', 'closed', 'unread', 'test'].map((k) => [k, Number(row[k] ?? 0)])) as InboxCounts;
   }

@@ -3,6 +3,7 @@ import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { scopeOf, type Scope } from '../domain/principal';
 import { ConversationRepo } from './conversation.repo';
+import { QueueRepo } from './queue.repo';
 import { InboxRepo, type InboxCounts, type InboxQuery, type InboxReader, type InboxRow, type InboxTab } from './inbox.repo';
 
 export { INBOX_TABS, type InboxCounts, type InboxReader, type InboxRow, type InboxTab } from './inbox.repo';
@@ -38,6 +39,7 @@ export interface Teammate {
 export class InboxService {
   private readonly repo = new InboxRepo();
   private readonly conversations = new ConversationRepo();
+  private readonly queues = new QueueRepo();
 
   constructor(private readonly deps: { db: Kysely<DB> }) {}
 
@@ -105,15 +107,19 @@ export class InboxService {
   /**
    * The team's email about a conversation that needs a person now (handed off, and unread since the last
    * email: a handoff, or a customer message while a person holds it), claimed so that one process sends it,
-   * at most once per conversation per `intervalMs`. Recipients: the assignee, else every teammate of the
-   * account. Undefined: nothing to send (a test chat, nothing new, sent recently, nobody to tell).
+   * at most once per conversation per `intervalMs`. Recipients: the assignee; else the teammates of the
+   * queue it was handed off to (docs/decisions/inbox-queue-teammates.md); else (no such queue, or it names
+   * nobody who can sign in) every teammate of the account. Undefined: nothing to send (a test chat, nothing
+   * new, sent recently, nobody to tell).
    */
   async claimTeamAlert(conversationId: string, intervalMs: number) {
     const c = await this.conversations.getConversation(this.deps.db, conversationId);
     if (!c || c.test || c.status !== 'handed_off' || !c.unread_at) return undefined;
     if (c.team_alerted_at && c.team_alerted_at >= c.unread_at) return undefined;
     const team = await this.teammates({ accountId: c.account_id });
-    const to = c.assignee_user_id ? team.filter((t) => t.id === c.assignee_user_id) : team;
+    const queue = (c.handoff as { queue?: unknown } | null)?.queue;
+    const members = !c.assignee_user_id && typeof queue === 'string' ? await this.queues.activeMembersByName(this.deps.db, scopeOf({ accountId: c.account_id, livemode: c.livemode }), queue) : [];
+    const to = c.assignee_user_id ? team.filter((t) => t.id === c.assignee_user_id) : members.length > 0 ? members : team;
     if (to.length === 0 || !(await this.repo.claimTeamAlert(this.deps.db, c.id, intervalMs))) return undefined;
     return { conversation: c, to: to.map((t) => t.email) };
   }

@@ -22,6 +22,8 @@ export const CreateQueueBodySchema = z.strictObject({
   time_zone: TimeZoneSchema,
   weekly_hours: WeeklyHoursSchema.nullable().optional().describe('null or absent: always open'),
   holidays: z.array(HolidaySchema).max(366).optional().describe('local dates closed all day'),
+  teammate_ids: z.array(z.string().min(1).max(64)).max(100).optional()
+    .describe("the console teammates (cu_ ids) of the queue: team emails about its handoffs go to them (the assignee's first); empty or absent: every teammate"),
 });
 export const UpdateQueueBodySchema = CreateQueueBodySchema.partial();
 
@@ -34,13 +36,14 @@ export const QueueSchema = z
     time_zone: z.string(),
     weekly_hours: z.record(z.string(), z.array(z.string())).nullable().describe('null: always open'),
     holidays: z.array(z.string()),
+    teammate_ids: z.array(z.string()).describe('the queue\'s teammates (cu_ ids), by id; empty: team emails go to every teammate'),
     created_at: z.string(),
     updated_at: z.string(),
   })
   .openapi('Queue');
 export type QueueObject = z.infer<typeof QueueSchema>;
 
-export const toQueueObject = (q: QueueRow): QueueObject => ({
+export const toQueueObject = (q: QueueRow, teammateIds: string[]): QueueObject => ({
   id: q.id,
   object: 'queue',
   livemode: q.livemode,
@@ -48,6 +51,7 @@ export const toQueueObject = (q: QueueRow): QueueObject => ({
   time_zone: q.time_zone,
   weekly_hours: q.weekly_hours as QueueObject['weekly_hours'],
   holidays: q.holidays,
+  teammate_ids: teammateIds,
   created_at: q.created_at.toISOString(),
   updated_at: q.updated_at.toISOString(),
 });

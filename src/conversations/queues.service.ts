@@ -12,6 +12,7 @@ export interface QueueInput {
   time_zone: string;
   weekly_hours?: Record<string, string[] | undefined> | null;
   holidays?: string[];
+  teammate_ids?: string[];
 }
 
 /** The stored weekly hours: days with intervals only (an empty day is a closed day, like a missing one). */
@@ -29,8 +30,25 @@ export class QueuesService {
 
   constructor(private readonly deps: { db: Kysely<DB> }) {}
 
+  /** The teammate ids as given, once each, every one a console user of the account; otherwise a 422 naming the first stranger. */
+  private async teammatesOf(accountId: string, ids: string[] | undefined): Promise<string[] | undefined> {
+    if (ids === undefined) return undefined;
+    const unique = [...new Set(ids)].sort();
+    if (unique.length === 0) return [];
+    const known = new Set((await this.deps.db.selectFrom('console_users').select('id').where('account_id', '=', accountId).where('id', 'in', unique).execute()).map((r) => r.id));
+    const stranger = unique.find((id) => !known.has(id));
+    if (stranger !== undefined) throw new AppError('parameter_unprocessable', `No teammate '${stranger}' in this account`, { param: 'teammate_ids' });
+    return unique;
+  }
+
+  private async toObject(row: QueueRow): Promise<QueueObject> {
+    return toQueueObject(row, (await this.repo.membersOf(this.deps.db, [row.id])).get(row.id) ?? []);
+  }
+
   async createQueue(input: Scope & QueueInput): Promise<QueueObject> {
-    const row = await this.repo.insert(this.deps.db, {
+    const teammates = await this.teammatesOf(input.accountId, input.teammate_ids);
+    const row = await this.deps.db.transaction().execute(async (tx) => {
+      const inserted = await this.repo.insert(tx, {
       id: newId(IdPrefix.queue),
       account_id: input.accountId,
       livemode: input.livemode,
@@ -38,20 +56,24 @@ export class QueuesService {
       time_zone: input.time_zone,
       weekly_hours: weeklyOf(input.weekly_hours),
       holidays: JSON.stringify([...new Set(input.holidays ?? [])].sort()),
+      });
+      if (inserted && teammates) await this.repo.setMembers(tx, inserted.id, teammates);
+      return inserted;
     });
     if (!row) throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
-    return toQueueObject(row);
+    return this.toObject(row);
   }
 
   async listQueues(input: Scope) {
     const rows = await this.repo.list(this.deps.db, scopeOf(input));
-    return { object: 'list' as const, data: rows.map(toQueueObject), has_more: false };
+    const members = await this.repo.membersOf(this.deps.db, rows.map((r) => r.id));
+    return { object: 'list' as const, data: rows.map((r) => toQueueObject(r, members.get(r.id) ?? [])), has_more: false };
   }
 
   async getQueue(input: Scope & { queueId: string }): Promise<QueueObject> {
     const row = await this.repo.get(this.deps.db, scopeOf(input), input.queueId);
     if (!row) throw notFound('queue', input.queueId);
-    return toQueueObject(row);
+    return this.toObject(row);
   }
 
   async updateQueue(input: Scope & { queueId: string } & Partial<QueueInput>): Promise<QueueObject> {
@@ -61,20 +83,23 @@ export class QueuesService {
       const other = await this.repo.getByName(db, scope, input.name);
       if (other && other.id !== input.queueId) throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
     }
-    const row = await this.repo
-      .update(db, scope, input.queueId, {
+    const teammates = await this.teammatesOf(input.accountId, input.teammate_ids);
+    const row = await db.transaction().execute(async (tx) => {
+      const updated = await this.repo.update(tx, scope, input.queueId, {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
         ...(input.weekly_hours !== undefined ? { weekly_hours: weeklyOf(input.weekly_hours) } : {}),
         ...(input.holidays !== undefined ? { holidays: JSON.stringify([...new Set(input.holidays)].sort()) } : {}),
-      })
-      .catch((err: unknown) => {
-        // Renamed to a name another request took in between: the unique index says so.
-        if ((err as { code?: string }).code === '23505') throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
-        throw err;
       });
+      if (updated && teammates) await this.repo.setMembers(tx, updated.id, teammates);
+      return updated;
+    }).catch((err: unknown) => {
+      // Renamed to a name another request took in between: the unique index says so.
+      if ((err as { code?: string }).code === '23505') throw new AppError('resource_conflict', `A queue named '${input.name}' exists already`, { param: 'name' });
+      throw err;
+    });
     if (!row) throw notFound('queue', input.queueId);
-    return toQueueObject(row);
+    return this.toObject(row);
   }
 
   async deleteQueue(input: Scope & { queueId: string }) {

@@ -1,7 +1,7 @@
 import type { AccountTable, ApiKeyTable, IdempotencyKeyTable } from './tables/accounts';
 import type { EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './tables/events';
 import type { MessageBatchTable, MessagePartTable, MessageTable, PhoneNumberTable, SmsConsentTable, SmsOutboxTable, SmsReceiptTable, SmsSubmitAttemptTable, VerificationTable } from './tables/sms';
-import type { AgentTable, AgentVersionTable, ConversationEventTable, ConversationMessageTable, ConversationTable, QueueTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
+import type { AgentTable, AgentVersionTable, ConversationEventTable, ConversationMessageTable, ConversationTable, QueueMemberTable, QueueTable, RunEventTable, RunTable, RunToolCallTable } from './tables/agents';
 import type { SenderTable } from './tables/senders';
 import type { CitationPageTable, ShortLinkTable } from './tables/links';
 import type { ConsoleInviteTable, ConsoleSessionTable, ConsoleSignInLinkTable, ConsoleUserTable } from './tables/console';
@@ -47,6 +47,7 @@ export interface DB {
   conversations: ConversationTable;
   conversation_messages: ConversationMessageTable;
   queues: QueueTable;
+  queue_members: QueueMemberTable;
   runs: RunTable;
   run_tool_calls: RunToolCallTable;
   run_events: RunEventTable;

@@ -113,7 +113,7 @@ describe('the OpenAPI document says what validation enforces', () => {
     const { apiKey } = await ctx.stack.newAccount();
     for (const [method, path, allow] of [
       ['PUT', '/v1/messages', ['GET', 'HEAD', 'POST']],
-      ['PUT', '/v1/account', ['GET', 'HEAD']],
+      ['PUT', '/v1/account', ['GET', 'HEAD', 'POST']],
       ['PATCH', '/v1/webhook_endpoints/we_123', ['DELETE', 'GET', 'HEAD', 'POST']],
       ['DELETE', '/v1/messages/msg_1', ['GET', 'HEAD']],
     ] as const) {

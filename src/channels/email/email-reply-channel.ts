@@ -16,6 +16,7 @@ import { toEmailObject } from './email.schemas';
 import type { SmtpSenderPort } from './smtp-sender';
 import type { EmailDomainsService } from './email-domains.service';
 import { newReturnPath } from './email-return-path';
+import { emailFromName, signerOf } from '../../conversations/human-signature';
 
 /** Subject of a conversation's first email when nothing named one (an API conversation on email). */
 export const DEFAULT_SUBJECT = 'Your conversation with us';
@@ -112,7 +113,8 @@ export class EmailReplyChannel implements ReplyChannel {
     const { text, html } = await this.render(conversation, message, row);
 
     const sent = await this.deps.sender.send({
-      from: { address: row.from_address, name: from.name },
+      // A person's reply carries their name: "Dana at Shop" (the transcript shows the same author).
+      from: { address: row.from_address, name: emailFromName(signerOf(message), from.name) },
       to: row.to_address,
       subject: row.subject,
       messageId: row.message_id,

@@ -7,6 +7,9 @@ import type { Logger } from '../../observability/logger';
 import type { ReplyChannel, ReplyToShape } from '../../conversations/reply-channels';
 import { isE164 } from '../../domain/channels';
 import { shapeSmsReply } from './sms-reply-shaping';
+import type { AccountsService } from '../../accounts/accounts.service';
+import type { ConversationMessageObject } from '../../conversations/conversation.schemas';
+import { signedSms, signerOf } from '../../conversations/human-signature';
 
 /** The id of the SMS that carries a conversation message: one per message, whatever retries happen. */
 export const smsOfConversationMessage = (conversationMessageId: string) => derivedId(IdPrefix.message, conversationMessageId, 'sms');
@@ -29,6 +32,7 @@ export class SmsReplyChannel implements ReplyChannel {
       messages: MessagesService;
       phoneNumbers: PhoneNumbersService;
       shortLinks: ShortLinksService;
+      accounts: AccountsService;
       log: Logger;
     },
   ) {}
@@ -63,7 +67,7 @@ export class SmsReplyChannel implements ReplyChannel {
    * conversation without a phone or with no number for its agent cannot be answered by SMS: logged, not
    * retried.
    */
-  async deliverReply(input: { conversation: ConversationRow; message: { id: string; content: string }; runId: string | null }): Promise<void> {
+  async deliverReply(input: { conversation: ConversationRow; message: Pick<ConversationMessageObject, 'id' | 'content' | 'role' | 'author'>; runId: string | null }): Promise<void> {
     const { conversation, message } = input;
     const log = this.deps.log.child({ conversationId: conversation.id, messageId: message.id, runId: input.runId });
     const to = phoneOf(conversation);
@@ -76,12 +80,15 @@ export class SmsReplyChannel implements ReplyChannel {
       log.warn({ agentId: conversation.agent_id }, 'SMS reply not sent: no phone number of the account has this agent attached');
       return;
     }
+    // A person's reply ends with "— Dana" when the account turns it on (sign_sms_replies).
+    const signer = signerOf(message);
+    const signs = signer !== undefined && (await this.deps.accounts.getAccount({ accountId: conversation.account_id })).sign_sms_replies;
     const sms = await this.deps.messages.sendConversationReply({
       id: smsOfConversationMessage(message.id),
       accountId: conversation.account_id, livemode: conversation.livemode,
       to,
       from,
-      body: message.content,
+      body: signedSms(message.content, signs ? signer : undefined),
     });
     if (!sms) {
       log.info('SMS reply not sent: the customer opted out');

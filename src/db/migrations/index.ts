@@ -35,6 +35,9 @@ import * as createConversationEvents from './20261127T180000-create-conversation
 import * as addWidgetAppearance from './20261127T192000-add-widget-appearance';
 import * as addTeammatesAndRoles from './20261127T193000-add-teammates-and-roles';
 import * as createInboxWork from './20261127T194000-create-inbox-work';
+import * as indexInboxCounts from './20261127T235000-index-inbox-counts';
+import * as addQueueMembers from './20261127T235500-add-queue-members';
+import * as addSmsReplySignature from './20261127T235900-add-sms-reply-signature';
 import * as createKnowledgeQuestionVectors from './20261127T195500-create-knowledge-question-vectors';
 import * as addMessageCitationsAndKind from './20261127T233000-add-message-citations-and-kind';
 import * as oneFeedbackPerAnswer from './20261128T001500-one-feedback-per-answer';
@@ -82,5 +85,8 @@ export const migrations: Record<string, Migration> = {
   '20261127T195000-create-analytics': createAnalytics,
   '20261127T195500-create-knowledge-question-vectors': createKnowledgeQuestionVectors,
   '20261127T233000-add-message-citations-and-kind': addMessageCitationsAndKind,
+  '20261127T235000-index-inbox-counts': indexInboxCounts,
+  '20261127T235500-add-queue-members': addQueueMembers,
+  '20261127T235900-add-sms-reply-signature': addSmsReplySignature,
   '20261128T001500-one-feedback-per-answer': oneFeedbackPerAnswer,
 };

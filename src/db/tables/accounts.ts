@@ -22,6 +22,8 @@ export interface AccountTable {
   time_zone: ColumnType<string, string | undefined, string>;
   /** Hours without a customer message after an agent answer before it counts as an assumed resolution. */
   resolution_window_hours: ColumnType<number, number | undefined, number>;
+  /** A teammate's SMS reply ends with "— <display name>" (off by default). */
+  sign_sms_replies: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
 }
 

@@ -90,6 +90,12 @@ export interface QueueTable {
   updated_at: Timestamp;
 }
 
+/** A teammate (console user) of a queue: the team emails about its handoffs go to its teammates. */
+export interface QueueMemberTable {
+  queue_id: string;
+  user_id: string;
+}
+
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
 
 /** `system`: a message the service sends itself (the handoff notice, the widget's proactive message); never an agent's answer. */
