@@ -126,6 +126,11 @@ function start(base, pk, settings, emit) {
     if (cites.length) b.citations(cites);
     if (history) return;
     if (m.role !== 'customer') view.announce(m.role, m.content);
+    emitMessage(m);
+  }
+
+  /** The host page's on('message'), once per message (the stream and the POST's answer are deduplicated by `seen`). */
+  function emitMessage(m) {
     emit('message', { id: m.id, role: m.role, content: m.content, created_at: m.created_at, conversation_id: m.conversation_id });
   }
 
@@ -204,7 +209,7 @@ function start(base, pk, settings, emit) {
       if (at >= 0) {
         pending.splice(at, 1);
         if (seen[m.id]) b.remove();
-        else { seen[m.id] = true; b.pending(false); b.setText(m.content); }
+        else { seen[m.id] = true; b.pending(false); b.setText(m.content); emitMessage(m); }
       }
     }).catch(function (err) {
       if (window.console) console.warn(err);
