@@ -3,22 +3,14 @@ import type { DB } from '../db/schema';
 import type { Scope } from '../domain/principal';
 import { AppError } from '../domain/errors';
 import type { AgentsService } from '../agents/agents.service';
-import { AnalyticsRepo, type Granularity, type HourlyRow } from './analytics.repo';
+import { AnalyticsRepo, type Granularity } from './analytics.repo';
 import { DAY_MS, HOUR_MS } from './conversation-facts';
-import { emptyAggregate, mergeInto, type Aggregate } from './hourly-metrics';
+import { aggregateOfRow, emptyAggregate, mergeInto, type Aggregate } from './hourly-metrics';
 import { toMetricsObject, type AgentAnalyticsObject, type MetricsObject } from './analytics.schemas';
 
 /** At most this many periods in one answer (hourly: 41 days; daily: over two years). */
 export const MAX_PERIODS = 1000;
 const MAX_RANGE_MS = 400 * DAY_MS;
-
-const aggregateOf = (r: HourlyRow): Aggregate => ({
-  counts: r.counts as Aggregate['counts'],
-  handoffReasons: r.handoff_reasons,
-  toolCalls: r.tool_calls as Aggregate['toolCalls'],
-  histograms: r.histograms as Aggregate['histograms'],
-  smsCost: Number(r.sms_cost),
-});
 
 /** The agent analytics API and the console's charts: read from the hourly aggregates only. */
 export class AnalyticsService {
@@ -63,13 +55,13 @@ export class AnalyticsService {
     };
   }
 
-  /** Per period (every one, empty ones too) and in total, summed from the hourly rows. */
+  /** Per period (every one, empty ones too) and in total, summed from the daily and hourly rows. */
   private async series(input: Scope & { agentIds?: string[]; from: Date; to: Date; granularity: Granularity; timeZone: string; channel?: string; version?: number }) {
-    const [rows, periods] = await Promise.all([this.repo.hourlyRows(this.deps.db, input, input), this.repo.periods(this.deps.db, input)]);
+    const [rows, periods] = await Promise.all([this.repo.rows(this.deps.db, input, input), this.repo.periods(this.deps.db, input)]);
     const byStart = new Map(periods.map((p) => [p.start.getTime(), { ...p, agg: emptyAggregate() }]));
     const totals = emptyAggregate();
     for (const r of rows) {
-      const a = aggregateOf(r);
+      const a = aggregateOfRow(r);
       mergeInto(totals, a);
       const p = byStart.get(r.bucket.getTime());
       if (p) mergeInto(p.agg, a);
@@ -83,11 +75,11 @@ export class AnalyticsService {
     const to = new Date(Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS);
     const from = new Date(to.getTime() - 7 * DAY_MS);
     const { time_zone: timeZone } = await this.repo.settings(this.deps.db, input.accountId);
-    const rows = await this.repo.hourlyRows(this.deps.db, input, { agentIds: input.agentIds, from, to, granularity: 'day', timeZone });
+    const rows = await this.repo.rows(this.deps.db, input, { agentIds: input.agentIds, from, to, granularity: 'day', timeZone });
     const byAgent = new Map<string, Aggregate>();
     const total = emptyAggregate();
     for (const r of rows) {
-      const a = aggregateOf(r);
+      const a = aggregateOfRow(r);
       mergeInto(total, a);
       mergeInto(byAgent.get(r.agent_id) ?? byAgent.set(r.agent_id, emptyAggregate()).get(r.agent_id)!, a);
     }

@@ -36,6 +36,7 @@ import * as addWidgetAppearance from './20261127T192000-add-widget-appearance';
 import * as addTeammatesAndRoles from './20261127T193000-add-teammates-and-roles';
 import * as createInboxWork from './20261127T194000-create-inbox-work';
 import * as createKnowledgeQuestionVectors from './20261127T195500-create-knowledge-question-vectors';
+import * as createAnalyticsDaily from './20261127T233000-create-analytics-daily';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '20261127T194000-create-inbox-work': createInboxWork,
   '20261127T195000-create-analytics': createAnalytics,
   '20261127T195500-create-knowledge-question-vectors': createKnowledgeQuestionVectors,
+  '20261127T233000-create-analytics-daily': createAnalyticsDaily,
 };
