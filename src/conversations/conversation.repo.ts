@@ -149,6 +149,16 @@ export class ConversationRepo {
     return { message: inserted as ConversationMessageRow, run: runFromJson(run_json) };
   }
 
+  /** The conversation's latest message (by its sequence number). */
+  async latestMessage(db: Db, conversationId: string) {
+    return db.selectFrom('conversation_messages').select(['id', 'role']).where('conversation_id', '=', conversationId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** The customer's yes to the resolution question, as a thumbs-up on the answer (analytics: a confirmed resolution); once per reply. */
+  async insertConfirmation(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; message_id: string }) {
+    await db.insertInto('conversation_feedback').values({ ...row, rating: 'up' }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  }
+
   async getMessage(db: Db, id: string) {
     return db.selectFrom('conversation_messages').selectAll().where('id', '=', id).executeTakeFirst();
   }
