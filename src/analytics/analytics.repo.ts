@@ -72,15 +72,30 @@ export class AnalyticsRepo {
     return { firstDay: r.first_day, endDay: r.end_day, start: r.start, end: r.end };
   }
 
-  /** The periods from `from` to `to` in the zone: each one's start (an instant) and its local label. */
-  async periods(db: Db, input: { from: Date; to: Date; granularity: Granularity; timeZone: string }): Promise<Array<{ start: Date; label: string }>> {
+  /** The periods from `from` to `to` in the zone: each one's start and end (instants) and its local label. */
+  async periods(db: Db, input: { from: Date; to: Date; granularity: Granularity; timeZone: string }): Promise<Array<{ start: Date; end: Date; label: string }>> {
     const step = `1 ${input.granularity}`;
     const format = input.granularity === 'hour' ? 'YYYY-MM-DD"T"HH24:00' : input.granularity === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD';
-    const { rows } = await sql<{ start: Date; label: string }>`
-      select (g at time zone ${input.timeZone}) as start, to_char(g, ${format}) as label
+    const { rows } = await sql<{ start: Date; end: Date; label: string }>`
+      select (g at time zone ${input.timeZone}) as start, ((g + ${step}::interval) at time zone ${input.timeZone}) as "end", to_char(g, ${format}) as label
       from generate_series(date_trunc(${input.granularity}, ${input.from}::timestamptz at time zone ${input.timeZone}),
         (${input.to}::timestamptz at time zone ${input.timeZone}) - interval '1 microsecond', ${step}::interval) g`.execute(db);
     return rows;
+  }
+
+  /** The first hour with aggregates of the agents (every agent of the account without `agentIds`), in the mode. */
+  async firstHour(db: Db, scope: Scope, agentIds?: string[]): Promise<Date | null> {
+    const { rows } = await sql<{ first: Date | null }>`
+      select min(hour) as first from analytics_hourly
+      where account_id = ${scope.accountId} and livemode = ${scope.livemode} ${agentIds ? sql`and agent_id = any(${agentIds})` : sql``}`.execute(db);
+    return rows[0]?.first ?? null;
+  }
+
+  /** The instant local day `daysBack` before the one holding `at` starts, in the zone; and the local day holding `first`, when given. */
+  async localDayStart(db: Db, input: { at: Date; daysBack: number; timeZone: string }): Promise<Date> {
+    const { rows } = await sql<{ start: Date }>`
+      select ((date_trunc('day', ${input.at}::timestamptz at time zone ${input.timeZone}) - make_interval(days => ${input.daysBack})) at time zone ${input.timeZone}) as start`.execute(db);
+    return rows[0]!.start;
   }
 
   async settings(db: Db, accountId: string) {

@@ -46,19 +46,23 @@ export class AnalyticsService {
     const unit = { hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS, month: 28 * DAY_MS }[granularity];
     if ((to.getTime() - from.getTime()) / unit > MAX_PERIODS) throw new AppError('parameter_unprocessable', `Invalid granularity: at most ${MAX_PERIODS} periods (use a coarser granularity or a shorter period)`, { param: 'granularity' });
     const { time_zone: timeZone, resolution_window_hours } = await this.repo.settings(this.deps.db, input.accountId);
-    const { totals, series } = await this.series({ ...input, agentIds: [agent.id], from, to, granularity, timeZone });
+    const { totals, series } = await this.series({ ...input, agentIds: [agent.id], from, to, granularity, timeZone, windowMs: resolution_window_hours * HOUR_MS });
     return {
       object: 'agent_analytics', agent_id: agent.id, livemode: input.livemode, from: from.toISOString(), to: to.toISOString(), granularity,
       time_zone: timeZone, resolution_window_hours, channel: input.channel ?? null, version: input.version ?? null,
       totals: toMetricsObject(totals),
-      series: series.map((p) => ({ period: p.label, period_start: p.start.toISOString(), metrics: toMetricsObject(p.agg) })),
+      series: series.map((p) => ({ period: p.label, period_start: p.start.toISOString(), partial: p.partial, metrics: toMetricsObject(p.agg) })),
     };
   }
 
   /** Per period (every one, empty ones too) and in total, summed from the daily and hourly rows. */
-  private async series(input: Scope & { agentIds?: string[]; from: Date; to: Date; granularity: Granularity; timeZone: string; channel?: string; version?: number }) {
+  private async series(input: Scope & { agentIds?: string[]; from: Date; to: Date; granularity: Granularity; timeZone: string; windowMs: number; channel?: string; version?: number }) {
     const [rows, periods] = await Promise.all([this.repo.rows(this.deps.db, input, input), this.repo.periods(this.deps.db, input)]);
-    const byStart = new Map(periods.map((p) => [p.start.getTime(), { ...p, agg: emptyAggregate() }]));
+    // Not final: a period cut by the range, not over yet, or over for less than the resolution window (its
+    // conversations' assumed resolutions are not all due: its resolution rate still rises).
+    const now = this.now().getTime();
+    const partial = (p: { start: Date; end: Date }) => p.start.getTime() < input.from.getTime() || p.end.getTime() > input.to.getTime() || p.end.getTime() + input.windowMs > now;
+    const byStart = new Map(periods.map((p) => [p.start.getTime(), { ...p, partial: partial(p), agg: emptyAggregate() }]));
     const totals = emptyAggregate();
     for (const r of rows) {
       const a = aggregateOfRow(r);
@@ -86,13 +90,37 @@ export class AnalyticsService {
     return { byAgent: new Map([...byAgent].map(([k, v]) => [k, toMetricsObject(v)])), total: toMetricsObject(total) };
   }
 
-  /** The account's daily series over the last `days` (every agent): the home page's chart. */
-  async accountDaily(input: Scope & { days: number }) {
-    const now = this.deps.clock?.() ?? new Date();
+  /** The account's daily series over a range (every agent): the home page's chart. */
+  async accountDaily(input: Scope & { from: Date; to: Date }) {
+    const { time_zone: timeZone, resolution_window_hours } = await this.repo.settings(this.deps.db, input.accountId);
+    const { totals, series } = await this.series({ ...input, granularity: 'day', timeZone, windowMs: resolution_window_hours * HOUR_MS });
+    return { timeZone, totals: toMetricsObject(totals), series: series.map((p) => ({ period: p.label, partial: p.partial, metrics: toMetricsObject(p.agg) })) };
+  }
+
+  private now() {
+    return this.deps.clock?.() ?? new Date();
+  }
+
+  /**
+   * The console's range: whole local days up to the end of the current hour (today so far is the last day).
+   * `days` given: the last `days` days. Otherwise from the first day with data of the agents (every agent
+   * without `agentIds`), at most 30 days back, so a new account's chart starts with its first conversations;
+   * the last 7 days when there is none yet.
+   */
+  async consoleRange(input: Scope & { agentIds?: string[]; days?: number }): Promise<{ from: Date; to: Date; days: number; sinceFirstData: boolean }> {
+    const now = this.now();
     const to = new Date(Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS);
-    const from = new Date(to.getTime() - input.days * DAY_MS);
     const { time_zone: timeZone } = await this.repo.settings(this.deps.db, input.accountId);
-    const { totals, series } = await this.series({ ...input, from, to, granularity: 'day', timeZone });
-    return { timeZone, totals: toMetricsObject(totals), series: series.map((p) => ({ period: p.label, metrics: toMetricsObject(p.agg) })) };
+    const daysBack = async (days: number) => this.repo.localDayStart(this.deps.db, { at: now, daysBack: days - 1, timeZone });
+    if (input.days !== undefined) return { from: await daysBack(input.days), to, days: input.days, sinceFirstData: false };
+    const first = await this.repo.firstHour(this.deps.db, input, input.agentIds);
+    if (!first) return { from: await daysBack(7), to, days: 7, sinceFirstData: false };
+    const [longest, firstDay, today] = await Promise.all([
+      daysBack(30),
+      this.repo.localDayStart(this.deps.db, { at: first, daysBack: 0, timeZone }),
+      daysBack(1),
+    ]);
+    if (firstDay.getTime() <= longest.getTime()) return { from: longest, to, days: 30, sinceFirstData: false };
+    return { from: firstDay, to, days: Math.round((today.getTime() - firstDay.getTime()) / DAY_MS) + 1, sinceFirstData: true };
   }
 }
