@@ -207,7 +207,8 @@ describe('analytics rollups: idempotent, late events, time passing, modes', () =
     assert.equal(body.totals.durable_rate, 0.5);
     assert.equal(body.totals.handoff_rate, 0.3333);
     assert.equal(body.totals.automation_rate, 0.6667);
-    assert.equal(body.series.length, 3, "three local days touch the 48 hours asked for");
+    // The account's zone is UTC: three days touch the 48 hours asked for, two when they start at midnight.
+    assert.equal(body.series.length, hour.getUTCHours() === 0 ? 2 : 3, 'every local day the 48 hours asked for touch');
   });
 
   it('keeps test and live apart: a live agent of the same account counts only live traffic', async () => {
