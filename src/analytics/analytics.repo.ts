@@ -83,19 +83,18 @@ export class AnalyticsRepo {
     return rows;
   }
 
-  /** The first hour with aggregates of the agents (every agent of the account without `agentIds`), in the mode. */
-  async firstHour(db: Db, scope: Scope, agentIds?: string[]): Promise<Date | null> {
-    const { rows } = await sql<{ first: Date | null }>`
-      select min(hour) as first from analytics_hourly
-      where account_id = ${scope.accountId} and livemode = ${scope.livemode} ${agentIds ? sql`and agent_id = any(${agentIds})` : sql``}`.execute(db);
-    return rows[0]?.first ?? null;
-  }
-
-  /** The instant local day `daysBack` before the one holding `at` starts, in the zone; and the local day holding `first`, when given. */
-  async localDayStart(db: Db, input: { at: Date; daysBack: number; timeZone: string }): Promise<Date> {
-    const { rows } = await sql<{ start: Date }>`
-      select ((date_trunc('day', ${input.at}::timestamptz at time zone ${input.timeZone}) - make_interval(days => ${input.daysBack})) at time zone ${input.timeZone}) as start`.execute(db);
-    return rows[0]!.start;
+  /**
+   * In the account's zone, in one read: the instant today starts, the one `daysBack` local days before, and the
+   * start of the local day of the first hour with aggregates of the agents (every agent without `agentIds`).
+   */
+  async localDays(db: Db, scope: Scope, input: { now: Date; daysBack: number; agentIds?: string[] }): Promise<{ today: Date; back: Date; first_day: Date | null }> {
+    const { rows } = await sql<{ today: Date; back: Date; first_day: Date | null }>`
+      select (date_trunc('day', ${input.now}::timestamptz at time zone a.time_zone) at time zone a.time_zone) as today,
+        ((date_trunc('day', ${input.now}::timestamptz at time zone a.time_zone) - make_interval(days => ${input.daysBack})) at time zone a.time_zone) as back,
+        (select date_trunc('day', min(h.hour) at time zone a.time_zone) at time zone a.time_zone from analytics_hourly h
+          where h.account_id = a.id and h.livemode = ${scope.livemode} ${input.agentIds ? sql`and h.agent_id = any(${input.agentIds})` : sql``}) as first_day
+      from accounts a where a.id = ${scope.accountId}`.execute(db);
+    return rows[0]!;
   }
 
   async settings(db: Db, accountId: string) {

@@ -110,17 +110,12 @@ export class AnalyticsService {
   async consoleRange(input: Scope & { agentIds?: string[]; days?: number }): Promise<{ from: Date; to: Date; days: number; sinceFirstData: boolean }> {
     const now = this.now();
     const to = new Date(Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS);
-    const { time_zone: timeZone } = await this.repo.settings(this.deps.db, input.accountId);
-    const daysBack = async (days: number) => this.repo.localDayStart(this.deps.db, { at: now, daysBack: days - 1, timeZone });
-    if (input.days !== undefined) return { from: await daysBack(input.days), to, days: input.days, sinceFirstData: false };
-    const first = await this.repo.firstHour(this.deps.db, input, input.agentIds);
-    if (!first) return { from: await daysBack(7), to, days: 7, sinceFirstData: false };
-    const [longest, firstDay, today] = await Promise.all([
-      daysBack(30),
-      this.repo.localDayStart(this.deps.db, { at: first, daysBack: 0, timeZone }),
-      daysBack(1),
-    ]);
-    if (firstDay.getTime() <= longest.getTime()) return { from: longest, to, days: 30, sinceFirstData: false };
-    return { from: firstDay, to, days: Math.round((today.getTime() - firstDay.getTime()) / DAY_MS) + 1, sinceFirstData: true };
+    const days = input.days ?? 30;
+    const d = await this.repo.localDays(this.deps.db, input, { now, daysBack: days - 1, agentIds: input.agentIds });
+    if (input.days !== undefined) return { from: d.back, to, days, sinceFirstData: false };
+    if (!d.first_day) return this.consoleRange({ ...input, days: 7 });
+    if (d.first_day.getTime() <= d.back.getTime()) return { from: d.back, to, days, sinceFirstData: false };
+    return { from: d.first_day, to, days: Math.max(1, Math.round((d.today.getTime() - d.first_day.getTime()) / DAY_MS) + 1), sinceFirstData: true };
   }
+
 }
