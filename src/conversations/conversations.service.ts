@@ -26,7 +26,7 @@ import {
 } from './conversation.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
 import type { QueuesService } from './queues.service';
-import { isConfirmation, RESOLUTION_QUESTION_CHANNELS } from './resolution-question';
+import { isConfirmation, ownReplyText, RESOLUTION_QUESTION_CHANNELS } from './resolution-question';
 import type { CreateConversationInput, CustomerMatch, PostMessageInput } from './conversation-inputs';
 
 export { assertCustomerPhone, type CreateConversationInput, type CustomerMatch, type PostMessageInput } from './conversation-inputs';
@@ -137,7 +137,7 @@ export class ConversationsService {
    */
   private async confirmedAnswerOf(conversation: ConversationToPost, channel: ConversationChannel, content: string): Promise<string | undefined> {
     if (conversation.status !== 'active' || conversation.agent_id === null || conversation.test || conversation.pinned_agent_version !== null) return undefined;
-    if (conversation.agent_live_version === null || !RESOLUTION_QUESTION_CHANNELS.includes(channel) || !isConfirmation(content)) return undefined;
+    if (conversation.agent_live_version === null || !RESOLUTION_QUESTION_CHANNELS.includes(channel) || !isConfirmation(channel === 'email' ? ownReplyText(content) : content)) return undefined;
     const latest = await this.repo.latestMessage(this.deps.db, conversation.id);
     if (latest?.role !== 'agent') return undefined;
     const version = await this.runVersionOf({ ...conversation, agent_id: conversation.agent_id }, scopeOf({ accountId: conversation.account_id, livemode: conversation.livemode }));

@@ -87,3 +87,23 @@ export function customerLocaleOf(conversation: { customer: unknown }): string | 
   const locale = (conversation.customer as Record<string, unknown> | null)?.locale;
   return typeof locale === 'string' && locale.length > 0 ? locale : undefined;
 }
+
+/**
+ * An email reply's own text, without the quoted history below it: cut at the first quoted line (`>`), an
+ * "-----Original Message-----" separator or a signature (`-- `), then the attribution line(s) ending in ":"
+ * just above ("On Tue, … wrote:", "Le … a écrit :", wrapped over two lines at most).
+ */
+export function ownReplyText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const cut = lines.findIndex((l) => /^\s*>/.test(l) || /^\s*-{3,}\s*\S.*-{3,}\s*$/.test(l) || l === '-- ' || l === '--');
+  const own = cut === -1 ? lines : lines.slice(0, cut);
+  while (own.length > 0 && own[own.length - 1]!.trim() === '') own.pop();
+  if (cut !== -1) {
+    for (let k = 0; k < 2 && own.length > 0 && /:\s*$/.test(own[own.length - 1]!); k++) {
+      own.pop();
+      // An attribution wrapped over two lines: its first line does not end with ':'.
+      if (k === 0 && own.length > 1 && own[own.length - 1]!.trim() !== '' && own[own.length - 2]!.trim() === '') own.pop();
+    }
+  }
+  return own.join('\n').trim();
+}

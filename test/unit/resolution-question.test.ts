@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { conversationFacts, countsAt, DAY_MS, HOUR_MS } from '../../src/analytics/conversation-facts';
-import { DEFAULT_RESOLUTION_QUESTIONS, isConfirmation, resolutionQuestion, withResolutionQuestion } from '../../src/conversations/resolution-question';
+import { DEFAULT_RESOLUTION_QUESTIONS, isConfirmation, ownReplyText, resolutionQuestion, withResolutionQuestion } from '../../src/conversations/resolution-question';
 
 describe('resolution question: which line is asked', () => {
   const on = { enabled: true };
@@ -38,6 +38,19 @@ describe('resolution question: what counts as yes', () => {
     for (const no of ['no', 'nein', 'non', 'No, it did not', 'yes but what about shipping?', 'Yes, and how do I return it?', 'thanks', 'merci', 'ok', '', '   ', '?', 'yes '.repeat(20), 'yesterday', 'sigh']) {
       assert.equal(isConfirmation(no), false, JSON.stringify(no));
     }
+  });
+});
+
+describe('resolution question: an email reply without its quoted history', () => {
+  it('keeps the reply above the quote, the separator or the signature, without the attribution line', () => {
+    const quoted = (head: string) => `${head}\n\nOn Tue, 3 Nov 2026 at 10:02, Shop <help@shop.example> wrote:\n> Refunds take 5 days.\n>\n> ${DEFAULT_RESOLUTION_QUESTIONS.en}\n`;
+    assert.equal(ownReplyText(quoted('Yes')), 'Yes');
+    assert.equal(isConfirmation(ownReplyText(quoted('Yes, thanks!'))), true);
+    assert.equal(isConfirmation(ownReplyText(quoted('Yes but where is my parcel?'))), false);
+    assert.equal(ownReplyText('Oui\r\n\r\nLe mar. 3 nov. 2026 à 10:02, Shop <help@shop.example> a\r\nécrit :\r\n> Les remboursements…'), 'Oui');
+    assert.equal(ownReplyText('Ja\n\n-----Ursprüngliche Nachricht-----\nVon: Shop'), 'Ja');
+    assert.equal(ownReplyText('Sí\n-- \nAna, enviado desde mi móvil'), 'Sí');
+    assert.equal(ownReplyText('No quote here: just text'), 'No quote here: just text');
   });
 });
 
