@@ -86,6 +86,20 @@ export const AgentConfigSchema = z.strictObject({
       notice_after_hours: HandoffNoticesSchema.optional(),
     })
     .default({ default_queue: 'support', on_low_confidence: true }),
+  /**
+   * On SMS and email, a one-line question after each agent answer ("Did that answer your question? Reply
+   * YES…"); a plain yes back counts as a confirmed resolution and starts no run (src/conversations/resolution-question.ts).
+   */
+  resolution_question: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** The question by locale (`en`, `fr`, `fr-CA`…), one line; none: the service's default (en, de, fr, es). */
+      text: z
+        .record(z.string().regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'a locale such as en or fr-CA'), z.string().trim().min(1).max(160).regex(/^[^\r\n]*$/, 'one line'))
+        .refine((r) => Object.keys(r).length <= 20, 'at most 20 locales')
+        .optional(),
+    })
+    .default({ enabled: false }),
   /** Publishing refuses a draft whose latest evaluation has a regression or is older than the draft (issue 20). */
   require_passing_evaluation: z.boolean().default(false),
   /** How long an approval or an async tool result is awaited before the run gives up on it. */
@@ -145,6 +159,9 @@ export const AgentSchema = z
       notice_after_hours: z.record(z.string(), z.string()).optional().describe('the notice outside the queue\'s business hours ({{back_at}}: the next opening)'),
     }),
     retrieval_required: z.boolean(),
+    resolution_question: z
+      .object({ enabled: z.boolean(), text: z.record(z.string(), z.string()).optional() })
+      .describe('SMS and email: a one-line question after each answer; a plain yes back (YES, ja, oui, sí…) is a confirmed resolution and starts no run. text: by locale; absent: the default in en, de, fr, es'),
     timeouts: z.object({ approval_seconds: z.number().int(), tool_result_seconds: z.number().int() }),
     version: z.number().int().describe('the live version; 0 while the agent was never published'),
     created_at: z.string(),
@@ -192,6 +209,7 @@ export function toAgentObject(row: { id: string; livemode: boolean; live_version
     },
     handoff: config.handoff,
     retrieval_required: config.retrieval_required,
+    resolution_question: config.resolution_question ?? { enabled: false },
     timeouts: config.timeouts,
     version: row.live_version ?? 0,
     created_at: row.created_at.toISOString(),

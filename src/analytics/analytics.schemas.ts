@@ -46,7 +46,7 @@ export const AgentAnalyticsSchema = z.object({
   channel: z.string().nullable(),
   version: z.number().int().nullable(),
   totals: MetricsSchema,
-  series: z.array(z.object({ period: z.string().describe('Local label of the period (YYYY-MM-DD, YYYY-MM or YYYY-MM-DDTHH:00)'), period_start: z.string(), metrics: MetricsSchema })),
+  series: z.array(z.object({ period: z.string().describe('Local label of the period (YYYY-MM-DD, YYYY-MM or YYYY-MM-DDTHH:00)'), period_start: z.string(), partial: z.boolean().describe('Not final yet: the period is cut by `from` or `to`, is not over, or ended less than the resolution window ago (its assumed resolutions are not all due, so its resolution rate still rises)'), metrics: MetricsSchema })),
 }).openapi('AgentAnalytics');
 
 export type AgentAnalyticsObject = z.infer<typeof AgentAnalyticsSchema>;

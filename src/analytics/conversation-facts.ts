@@ -14,7 +14,7 @@ export const DURABLE_AFTER_MS = 7 * DAY_MS;
 export const FORMULAS = {
   conversations: 'Conversations with the agent that started in the period (console test chats and evaluation conversations excluded).',
   involvement_rate: 'involved / conversations, where involved = conversations the agent answered at least once.',
-  resolved_confirmed: 'The customer gave a thumbs-up (POST /v1/conversations/{id}/feedback; the latest rating counts) after an agent answer and before any handoff or human message.',
+  resolved_confirmed: 'The customer gave a thumbs-up (POST /v1/conversations/{id}/feedback, or a plain "yes" by SMS or email to the agent\'s resolution question; the latest rating counts) after an agent answer and before any handoff or human message.',
   resolved_assumed: 'Not confirmed, but an agent answer was followed by no customer message within the resolution window (24 h by default, GET/POST /v1/analytics/settings), with no handoff and no human message before the window ended.',
   resolution_rate: '(resolved_confirmed + resolved_assumed) / involved. A conversation counts once, in the period it started, once its resolution moment (the thumbs-up, or answer + window) has passed.',
   automation_rate: 'involvement_rate × resolution_rate = resolved / conversations.',

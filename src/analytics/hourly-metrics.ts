@@ -131,6 +131,32 @@ export function mergeInto(a: Aggregate, b: Aggregate) {
   a.smsCost += b.smsCost;
 }
 
+/** An hourly or daily row's stored columns (jsonb read as objects, numeric as a decimal string). */
+export interface StoredAggregate {
+  counts: Record<string, number>;
+  handoff_reasons: Record<string, number>;
+  tool_calls: Record<string, Record<string, number>>;
+  histograms: Record<string, number[]>;
+  sms_cost: string;
+}
+
+export const aggregateOfRow = (r: StoredAggregate): Aggregate => ({
+  counts: r.counts as Aggregate['counts'],
+  handoffReasons: r.handoff_reasons,
+  toolCalls: r.tool_calls as Aggregate['toolCalls'],
+  histograms: r.histograms as Aggregate['histograms'],
+  smsCost: Number(r.sms_cost),
+});
+
+/** An aggregate as the columns written (jsonb as JSON text; the cost to a millionth). */
+export const rowOfAggregate = (a: Aggregate) => ({
+  counts: JSON.stringify(a.counts),
+  handoff_reasons: JSON.stringify(a.handoffReasons),
+  tool_calls: JSON.stringify(a.toolCalls),
+  histograms: JSON.stringify(a.histograms),
+  sms_cost: Math.round(a.smsCost * 1e6) / 1e6,
+});
+
 /** The q-quantile (0..1) of a duration histogram, interpolated inside its bucket; null without values. */
 export function quantileOf(buckets: number[], q: number): number | null {
   const total = buckets.reduce((s, n) => s + n, 0);

@@ -107,9 +107,11 @@ export class RollupRepo {
     return db.selectFrom('messages').select(['id', 'segments', 'price']).where('id', '=', sql<string>`any(${ids})`).execute();
   }
 
-  async replaceHour(db: Db, hour: Date, rows: Array<{ account_id: string; livemode: boolean; agent_id: string; agent_version: number; channel: string; counts: string; handoff_reasons: string; tool_calls: string; histograms: string; sms_cost: number }>) {
-    await db.deleteFrom('analytics_hourly').where('hour', '=', hour).execute();
+  /** Replaces the hour's rows; answers the accounts the hour had rows of before. */
+  async replaceHour(db: Db, hour: Date, rows: Array<{ account_id: string; livemode: boolean; agent_id: string; agent_version: number; channel: string; counts: string; handoff_reasons: string; tool_calls: string; histograms: string; sms_cost: number }>): Promise<string[]> {
+    const before = await db.deleteFrom('analytics_hourly').where('hour', '=', hour).returning('account_id').execute();
     if (rows.length > 0) await db.insertInto('analytics_hourly').values(rows.map((r) => ({ ...r, hour }))).execute();
+    return [...new Set(before.map((r) => r.account_id))];
   }
 
   async watermark(db: Db): Promise<Date | undefined> {

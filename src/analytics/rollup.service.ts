@@ -3,7 +3,8 @@ import type { DB } from '../db/schema';
 import type { Logger } from '../observability/logger';
 import { smsOfConversationMessage } from '../channels/sms/sms-reply.channel';
 import { conversationFacts, DURABLE_AFTER_MS, HOUR_MS, type Role } from './conversation-facts';
-import { addConversation, addRun, addToolCall, emptyAggregate, type Aggregate } from './hourly-metrics';
+import { addConversation, addRun, addToolCall, emptyAggregate, rowOfAggregate, type Aggregate } from './hourly-metrics';
+import { DailyRollup } from './daily-rollup';
 import { RollupRepo } from './rollup.repo';
 import type { WorkflowGateway } from '../temporal/workflow-gateway';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
@@ -33,6 +34,7 @@ const keyOf = (k: Key) => `${k.account_id}\u0000${k.livemode}\u0000${k.agent_id}
  */
 export class RollupService {
   private readonly repo = new RollupRepo();
+  private readonly days = new DailyRollup();
 
   constructor(private readonly deps: { db: Kysely<DB>; log?: Logger; clock?: () => Date; workflows?: WorkflowGateway }) {}
 
@@ -111,15 +113,10 @@ export class RollupService {
         a.smsCost += s.price ? Number(s.price) : 0;
       }
 
-      const rows = [...aggregates.values()].map(({ key, agg }) => ({
-        ...key,
-        counts: JSON.stringify(agg.counts),
-        handoff_reasons: JSON.stringify(agg.handoffReasons),
-        tool_calls: JSON.stringify(agg.toolCalls),
-        histograms: JSON.stringify(agg.histograms),
-        sms_cost: Math.round(agg.smsCost * 1e6) / 1e6,
-      }));
-      await this.repo.replaceHour(tx, from, rows);
+      const rows = [...aggregates.values()].map(({ key, agg }) => ({ ...key, ...rowOfAggregate(agg) }));
+      const before = await this.repo.replaceHour(tx, from, rows);
+      // The local day holding this hour, summed again for every account whose rows it had or has.
+      for (const accountId of new Set([...before, ...rows.map((r) => r.account_id)])) await this.days.rollDayOf(tx, accountId, from);
       return { hour: from.toISOString(), rows: rows.length, conversations: conversations.length };
     });
   }
@@ -136,8 +133,10 @@ export class RollupService {
       await this.rollUpHour({ hour, now });
       input.heartbeat?.();
     }
+    // Accounts whose days are not cut in their zone (a changed zone, or hours rolled before their first days).
+    const rebuilt = await this.days.rebuildStale(this.deps.db, input.heartbeat);
     await this.repo.setWatermark(this.deps.db, now);
-    this.deps.log?.info({ hours: hours.length }, 'Analytics rollup done');
+    this.deps.log?.info({ hours: hours.length, rebuilt }, 'Analytics rollup done');
     return { hours: hours.length, watermark: now.toISOString() };
   }
 }

@@ -13,6 +13,7 @@ import { toConversationMessageObject, toConversationObject } from './conversatio
 import type { AgentConfig } from '../agents/agent.schemas';
 import { redactText } from '../privacy/redaction';
 import { composeHandoffNotice } from './handoff-notice';
+import { customerLocaleOf, resolutionQuestion, withResolutionQuestion } from './resolution-question';
 import type { QueuesService } from './queues.service';
 
 /**
@@ -43,10 +44,12 @@ export class ConversationRunOutcomes implements RunConversationsPort {
     },
   ) {}
 
-  async shapeRunReply(input: { channel: ConversationChannel; accountId: string; conversation: ConversationRow; runId: string; text: string; sources: RunReplySource[] }) {
-    const { channel, ...toShape } = input;
-    const content = await this.deps.channels.shapeReply(channel, toShape);
-    return { content, attachments: this.deps.channels.replyAttachments(channel, toShape) };
+  /** The reply shaped for its channel; on SMS and email, with the agent's resolution question after it when enabled. */
+  async shapeRunReply(input: { channel: ConversationChannel; accountId: string; conversation: ConversationRow; runId: string; text: string; sources: RunReplySource[]; agent?: Pick<AgentConfig, 'locales' | 'resolution_question'> }) {
+    const { channel, agent, ...toShape } = input;
+    const shaped = await this.deps.channels.shapeReply(channel, toShape);
+    const question = resolutionQuestion({ setting: agent?.resolution_question, channel, customerLocale: customerLocaleOf(input.conversation), agentLocales: agent?.locales ?? [] });
+    return { content: withResolutionQuestion(shaped, question), attachments: this.deps.channels.replyAttachments(channel, toShape) };
   }
 
   sendsAfterRun(channel: ConversationChannel): boolean {

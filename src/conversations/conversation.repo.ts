@@ -176,6 +176,19 @@ export class ConversationRepo {
     return inserted.rows[0];
   }
 
+  /** The conversation's latest message (by its sequence number). */
+  async latestMessage(db: Db, conversationId: string) {
+    return db.selectFrom('conversation_messages').select(['id', 'role']).where('conversation_id', '=', conversationId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** The customer's yes to the resolution question, as a thumbs-up on the answer (analytics: a confirmed resolution); once per reply. */
+  async insertConfirmation(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; message_id: string }) {
+    // One vote per answer (conversation_feedback_one_vote): a yes turns a thumbs-down on the same answer into a thumbs-up; a redelivered yes changes nothing.
+    await db.insertInto('conversation_feedback').values({ ...row, rating: 'up' })
+      .onConflict((oc) => oc.columns(['conversation_id', 'message_id']).doUpdateSet({ rating: 'up', created_at: sql`now()` }).where('conversation_feedback.rating', '!=', 'up'))
+      .execute();
+  }
+
   async getMessage(db: Db, id: string) {
     return db.selectFrom('conversation_messages').selectAll().where('id', '=', id).executeTakeFirst();
   }

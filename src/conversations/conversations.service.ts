@@ -28,6 +28,7 @@ import {
 } from './conversation.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
 import type { QueuesService } from './queues.service';
+import { isConfirmation, ownReplyText, RESOLUTION_QUESTION_CHANNELS } from './resolution-question';
 import type { CreateConversationInput, CustomerMatch, PostMessageInput } from './conversation-inputs';
 
 export { assertCustomerPhone, type CreateConversationInput, type CustomerMatch, type PostMessageInput } from './conversation-inputs';
@@ -131,6 +132,20 @@ export class ConversationsService {
     // The team is told as for any handoff (conversation.handoff; `run_id` null: no run escalated it).
     await this.deps.events.emit({ ...scopeOf(input), type: 'conversation.handoff', data: { ...toConversationObject(row), run_id: null }, eventId: derivedId(IdPrefix.event, row.id, 'conversation.handoff') });
     return { ...row, agent_live_version: null };
+  }
+
+  /**
+   * The agent answer a customer's reply confirms: the reply is a plain yes (isConfirmation) on SMS or email, the
+   * conversation is with its agent (not handed off), its latest message is the agent's answer, and the agent's
+   * version asks the resolution question. Undefined otherwise (the reply is a new question for the agent).
+   */
+  private async confirmedAnswerOf(conversation: ConversationToPost, channel: ConversationChannel, content: string): Promise<string | undefined> {
+    if (conversation.status !== 'active' || conversation.agent_id === null || conversation.test || conversation.pinned_agent_version !== null) return undefined;
+    if (conversation.agent_live_version === null || !RESOLUTION_QUESTION_CHANNELS.includes(channel) || !isConfirmation(channel === 'email' ? ownReplyText(content) : content)) return undefined;
+    const latest = await this.repo.latestMessage(this.deps.db, conversation.id);
+    if (latest?.role !== 'agent') return undefined;
+    const version = await this.runVersionOf({ ...conversation, agent_id: conversation.agent_id }, scopeOf({ accountId: conversation.account_id, livemode: conversation.livemode }));
+    return version.config.resolution_question?.enabled ? latest.id : undefined;
   }
 
   /** The version a run of the conversation uses, from the live version read with it when it has one. */
@@ -363,6 +378,8 @@ export class ConversationsService {
           ? { row: await this.openTeamConversation({ ...scopeOf(input), channel: input.channel, customer, metadata: input.metadata }), live: undefined }
           : await this.openConversation({ ...scopeOf(input), agent_id: input.agentId, channel: input.channel, customer, metadata: input.metadata });
     const conversation = toConversationObject(opened.row);
+    // A plain yes to the resolution question after the agent's answer: a confirmed resolution, not a new question.
+    const answered = opened.row === known && input.triggerRun !== false ? await this.confirmedAnswerOf(known, input.channel, input.content) : undefined;
     const message = await this.post(opened.row, {
       ...scopeOf(input),
       conversationId: conversation.id,
@@ -371,9 +388,14 @@ export class ConversationsService {
       attachments: input.attachments,
       channel: input.channel,
       messageId: input.messageId,
-      trigger_run: input.triggerRun,
+      trigger_run: answered ? false : input.triggerRun,
       waitMs: input.waitMs ?? 0,
-      recordWithMessage: input.recordWithMessage,
+      recordWithMessage: answered
+        ? async (tx, m) => {
+            await input.recordWithMessage?.(tx, m);
+            await this.repo.insertConfirmation(tx, { id: derivedId(IdPrefix.feedback, m.messageId, 'confirmation'), account_id: input.accountId, livemode: input.livemode, conversation_id: m.conversationId, message_id: answered });
+          }
+        : input.recordWithMessage,
     }, opened.live);
     return { conversation, message };
   }

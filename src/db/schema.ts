@@ -9,7 +9,7 @@ import type { CallTable } from './tables/calls';
 import type { ConversationNoteTable, ConversationReadTable, SavedReplyTable } from './tables/inbox';
 import type { AgentTestCaseTable, EvaluationCaseResultTable, EvaluationTable } from './tables/evaluations';
 import type { EmailAddressTable, EmailDomainTable, EmailMessageTable } from './tables/email';
-import type { AnalyticsConversationTable, AnalyticsHourlyTable, AnalyticsRollupStateTable, ConversationFeedbackTable } from './tables/analytics';
+import type { AnalyticsConversationTable, AnalyticsDailyStateTable, AnalyticsDailyTable, AnalyticsHourlyTable, AnalyticsRollupStateTable, ConversationFeedbackTable } from './tables/analytics';
 import type { AgentIdentitySecretTable, PublishableKeyTable } from './tables/widget';
 import type { KnowledgeBaseTable, KnowledgeEmbeddingTable, KnowledgeFileTable, KnowledgePassageTable, KnowledgeQuestionVectorTable, KnowledgeRecordTable, KnowledgeSourceTable, KnowledgeTermTable } from './tables/knowledge';
 
@@ -74,4 +74,6 @@ export interface DB {
   analytics_conversations: AnalyticsConversationTable;
   analytics_hourly: AnalyticsHourlyTable;
   analytics_rollup_state: AnalyticsRollupStateTable;
+  analytics_daily: AnalyticsDailyTable;
+  analytics_daily_state: AnalyticsDailyStateTable;
 }

@@ -30,6 +30,8 @@ export interface RunConversationsPort {
     /** The planner's reply, redacted. */
     text: string;
     sources: RunReplySource[];
+    /** The version's locales and resolution question (SMS and email: a line asking whether it helped). */
+    agent?: Pick<AgentConfig, 'locales' | 'resolution_question'>;
   }): Promise<{ content: string; attachments: string[] }>;
   /** Whether a finished run's reply still has to be sent on `channel` (sms, email; chat and voice answer in the turn). */
   sendsAfterRun(channel: ConversationChannel): boolean;

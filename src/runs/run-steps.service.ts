@@ -271,6 +271,7 @@ export class RunStepsService {
             sources: outcome.citations
               .map((ref) => retrieval[ref - 1]!)
               .map(({ title, url, snippet, source_id, source }) => ({ title, url, snippet, sourceId: source_id, knowledgeBaseId: source })),
+            agent: config,
           });
     const replyId = derivedId(IdPrefix.message, run.id, 'reply');
     const stream: RunEventInput[] = reply === null ? [] : deltas(reply.content).map((text) => ({ type: 'reply.delta', data: { run_id: run.id, text } }));

@@ -39,7 +39,7 @@ describe('console: analytics', () => {
       assert.ok((await page.textContent(`#chart-${id} .formula`))!.length > 20, `chart ${id} states its formula`);
     }
     // Not colour alone: the rate lines are told apart by their dash patterns and named at their ends.
-    const dashes = await page.$$eval('#chart-rates svg.chart path[stroke-dasharray]', (ps) => ps.map((p) => p.getAttribute('stroke-dasharray')));
+    const dashes = await page.$$eval('#chart-rates svg.chart path[stroke-dasharray]:not(.partial-line)', (ps) => ps.map((p) => p.getAttribute('stroke-dasharray')));
     assert.equal(new Set(dashes).size, 3, JSON.stringify(dashes));
     assert.match(await page.textContent('#chart-handoffs svg.chart') ?? '', /no supporting source/);
 
@@ -52,6 +52,18 @@ describe('console: analytics', () => {
     assert.match(csv, /customer requested,\d+/);
     const api = await (await fetch(`${ctx.stack.baseUrl}/v1/analytics/agents/${agent.id}?from=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}`, { headers: { authorization: `Bearer ${apiKey}` } })).json() as { totals: { handoffs_by_reason: Record<string, number> } };
     assert.equal(Number(/customer requested,(\d+)/.exec(csv)![1]), api.totals.handoffs_by_reason.customer_requested, 'the CSV holds the API\'s numbers');
+
+    // The period starts at the first day with data (14 days of demo traffic), not 30 days back; today is partial.
+    assert.match(await page.textContent('select[name=days] option[selected]') ?? '', /since the first day with data \(15 days\)/);
+    // Today and yesterday (within the 24 h resolution window) are not final: one hatched band, labelled.
+    assert.equal(await page.$$eval('#chart-rates svg.chart rect.partial', (r) => r.length), 1, 'one band over the periods not final yet');
+    assert.match(await page.textContent('#chart-rates svg.chart') ?? '', /not final yet/);
+    assert.equal(await page.$$eval('#chart-rates table.numbers tr.partial', (r) => r.length), 2, 'today and yesterday');
+    assert.match(await page.textContent('#chart-rates table.numbers tr.partial') ?? '', /\(partial\)/);
+    const ratesCsv = await page.evaluate(async (href) => (await fetch(href!)).text(), await page.getAttribute('#chart-rates .chart-links a', 'href'));
+    assert.match(ratesCsv, /^Period,Resolution rate %,Handoff rate %,Automation rate %,Partial\r\n/);
+    assert.match(ratesCsv, /,yes\r\n$/, 'the last period (today) is marked partial');
+    assert.equal(ratesCsv.trim().split('\r\n').length, 1 + 15, 'a row per day from the first day with data to today');
 
     await page.screenshot({ path: path.join(ARTIFACTS, 'agent-analytics.png'), fullPage: true });
     await page.setViewportSize({ width: 1100, height: 800 });

@@ -9,6 +9,8 @@ import { analyticsSeeder } from '../support/analytics-seed';
 import { analyticsRollupWorkflowContract } from '../../workflows/shared/analytics.contracts';
 import { IdPrefix, newId } from '../../src/domain/ids';
 import { DAY_MS, HOUR_MS } from '../../src/analytics/conversation-facts';
+import { DEFAULT_RESOLUTION_QUESTIONS } from '../../src/conversations/resolution-question';
+import { pollUntil } from '../support/poll';
 
 const ctx = useTestStack({ label: __filename });
 const SHOP = 'https://shop.example';
@@ -101,6 +103,57 @@ describe('analytics: a real conversation, rolled up by the Temporal workflow, re
     const someoneElse = await openConversation(f);
     assert.equal((await visitor('POST', `/v1/conversations/${someoneElse}/feedback`, { rating: 'up' })).status, 404, "another customer's conversation");
     assert.equal((await visitor('GET', `/v1/analytics/agents/${f.agentId}`)).status, 403, 'analytics are not for publishable keys');
+  });
+});
+
+const LENIENT = { requires_approval: [], restricted_topics: [], restricted_topic_action: 'handoff' as const, confidence_floor: 0.2 };
+
+describe('analytics: confirmed by a yes to the resolution question on SMS', () => {
+  it('asks after the answer, takes a plain yes as a confirmed resolution without a run, and answers anything more', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms'], resolution_question: { enabled: true }, guardrails: LENIENT });
+    const conversations = ctx.stack.services.conversations;
+    const phone = '+447400112233';
+    const sms = (content: string) => conversations.receiveCustomerMessage({ accountId: f.accountId, livemode: f.livemode, agentId: f.agentId, channel: 'sms', customer: { phone, locale: 'fr' }, content });
+    const transcript = async (id: string, n: number) => pollUntil(`${n} messages`, async () => {
+      const list = (await f.call('GET', `/v1/conversations/${id}/messages`)).body.data as Array<{ id: string; role: string; content: string }>;
+      return list.length === n && list;
+    });
+    const asked = await sms('How long do refunds take?');
+    assert.ok(asked.message.run, 'a question starts a run');
+    const [, answer] = await transcript(asked.conversation.id, 2);
+    assert.equal(answer!.role, 'agent');
+    assert.ok(answer!.content.endsWith(`\n\n${DEFAULT_RESOLUTION_QUESTIONS.fr}`), `the answer ends with the question in the customer's language: ${answer!.content}`);
+
+    const yes = await sms('Oui merci !');
+    assert.equal(yes.conversation.id, asked.conversation.id);
+    assert.equal(yes.message.run, undefined, 'a yes is not a new question for the agent');
+    const rows = await sql<{ rating: string; message_id: string }>`select rating, message_id from conversation_feedback where conversation_id = ${asked.conversation.id}`.execute(ctx.stack.database.db);
+    assert.deepEqual(rows.rows, [{ rating: 'up', message_id: answer!.id }], 'the yes rates the answer it followed');
+
+    // The rollup counts it confirmed, at once (no window to wait for).
+    await ctx.stack.services.analyticsRollup.rollUpDue();
+    const body = await analytics(f, f.agentId, `granularity=hour&from=${encodeURIComponent(new Date(Date.now() - DAY_MS).toISOString())}`);
+    assert.equal(body.totals.resolved_confirmed, 1);
+    assert.equal(body.totals.reopened, 0, 'the yes itself is no reopen');
+
+    // A second yes (the latest message is the customer's, not an answer) and a yes with a question both go to the agent.
+    const more = await sms('Yes, and how do I return a parcel?');
+    assert.ok(more.message.run, 'a yes with a question is a new question');
+    const again = (await sql<{ n: number }>`select count(*)::int as n from conversation_feedback where conversation_id = ${asked.conversation.id}`.execute(ctx.stack.database.db)).rows[0]!.n;
+    assert.equal(again, 1);
+  });
+
+  it('without the setting, a yes is a message for the agent like any other', async () => {
+    const f = await seedAgent(ctx.stack, { channels: ['chat', 'sms'], guardrails: LENIENT });
+    const conversations = ctx.stack.services.conversations;
+    const sms = (content: string) => conversations.receiveCustomerMessage({ accountId: f.accountId, livemode: f.livemode, agentId: f.agentId, channel: 'sms', customer: { phone: '+447400112244' }, content });
+    const asked = await sms('How long do refunds take?');
+    const list = await pollUntil('the answer', async () => {
+      const l = (await f.call('GET', `/v1/conversations/${asked.conversation.id}/messages`)).body.data as Array<{ role: string; content: string }>;
+      return l.length === 2 && l;
+    });
+    assert.ok(!list[1]!.content.includes(DEFAULT_RESOLUTION_QUESTIONS.en), 'no question asked');
+    assert.ok((await sms('yes')).message.run, 'a run answers it');
   });
 });
 

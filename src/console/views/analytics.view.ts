@@ -12,7 +12,7 @@ const pctText = (v: number | null) => (v === null ? '—' : `${pct(v)} %`);
 export const AGENT_CHARTS = ['rates', 'volume', 'handoffs', 'response', 'tools', 'confidence'] as const;
 export type AgentChart = (typeof AGENT_CHARTS)[number];
 
-type Series = Array<{ period: string; metrics: MetricsObject }>;
+type Series = Array<{ period: string; partial?: boolean; metrics: MetricsObject }>;
 
 /** The numbers of one chart (its table, its CSV, and what the SVG draws). */
 export function chartData(chart: AgentChart, totals: MetricsObject, series: Series): ChartData {
@@ -22,12 +22,14 @@ export function chartData(chart: AgentChart, totals: MetricsObject, series: Seri
         id: 'rates', title: 'Resolution and handoff rate (%)', formula: `Resolution: ${FORMULAS.resolution_rate} Handoff: ${FORMULAS.handoff_rate} Automation: ${FORMULAS.automation_rate}`,
         columns: ['Period', 'Resolution rate %', 'Handoff rate %', 'Automation rate %'],
         rows: series.map((p) => [p.period, pct(p.metrics.resolution_rate), pct(p.metrics.handoff_rate), pct(p.metrics.automation_rate)]),
+        partial: series.map((p) => p.partial === true),
       };
     case 'volume':
       return {
         id: 'volume', title: 'Conversations, resolved and handed off', formula: `${FORMULAS.conversations} Resolved: confirmed + assumed (see below).`,
         columns: ['Period', 'Conversations', 'Resolved', 'Handed off'],
         rows: series.map((p) => [p.period, p.metrics.conversations, p.metrics.resolved, p.metrics.handed_off]),
+        partial: series.map((p) => p.partial === true),
       };
     case 'handoffs':
       return {
@@ -86,22 +88,24 @@ function tiles(m: MetricsObject): Html {
 
 export interface AnalyticsFilters {
   days: number;
+  /** The period was chosen as "from the first day with data" (no `days` asked). */
+  sinceFirstData?: boolean;
   channel?: string;
   granularity: 'day' | 'week';
 }
 
-const filterQuery = (f: AnalyticsFilters) => `days=${f.days}&granularity=${f.granularity}${f.channel ? `&channel=${encodeURIComponent(f.channel)}` : ''}`;
+const filterQuery = (f: AnalyticsFilters) => `days=${f.sinceFirstData ? '' : f.days}&granularity=${f.granularity}${f.channel ? `&channel=${encodeURIComponent(f.channel)}` : ''}`;
 
 /** The agent's Analytics tab: tiles, then each chart with its formula, its table and its CSV. */
 export function agentAnalyticsPage(input: { agent: AgentObject; analytics: AgentAnalyticsObject; filters: AnalyticsFilters }): Html {
   const { agent, analytics, filters } = input;
-  const series = analytics.series.map((p) => ({ period: p.period, metrics: p.metrics }));
+  const series = analytics.series.map((p) => ({ period: p.period, partial: p.partial, metrics: p.metrics }));
   const base = `/console/agents/${agent.id}/analytics`;
   return html`<div class="page-head"><div><a href="/console/agents" class="muted">Agents</a> / <a href="/console/agents/${agent.id}">${agent.name}</a> / <h1>Analytics</h1>
   <div class="muted">Periods in ${analytics.time_zone}; resolution window ${analytics.resolution_window_hours} h. The same numbers: <code>GET /v1/analytics/agents/${agent.id}</code>.</div></div>
 </div>
   <form method="get" action="${base}" class="inline analytics-filters">
-    <label>Period <select name="days">${[7, 30, 90].map((d) => html`<option value="${d}" ${filters.days === d ? 'selected' : ''}>last ${d} days</option>`)}</select></label>
+    <label>Period <select name="days">${filters.sinceFirstData ? html`<option value="" selected>since the first day with data (${filters.days} days)</option>` : ''}${[7, 30, 90].map((d) => html`<option value="${d}" ${!filters.sinceFirstData && filters.days === d ? 'selected' : ''}>last ${d} days</option>`)}</select></label>
     <label>Per <select name="granularity">${(['day', 'week'] as const).map((g) => html`<option value="${g}" ${filters.granularity === g ? 'selected' : ''}>${g}</option>`)}</select></label>
     <label>Channel <select name="channel"><option value="">all</option>${agent.channels.map((c) => html`<option value="${c}" ${filters.channel === c ? 'selected' : ''}>${c}</option>`)}</select></label>
     <button class="button">Show</button></form>
@@ -114,13 +118,13 @@ export function agentAnalyticsPage(input: { agent: AgentObject; analytics: Agent
   </div>`;
 }
 
-/** The account's home page: its last 30 days across agents, and each agent's last 7 days. */
-export function homePage(input: { accountName: string; timeZone: string; totals: MetricsObject; series: Series; agents: Array<{ agent: AgentObject; week?: MetricsObject }>; exampleAgentId?: string }): Html {
+/** The account's home page: its days across agents (from its first day with data, at most 30), and each agent's last 7 days. */
+export function homePage(input: { accountName: string; timeZone: string; totals: MetricsObject; series: Series; days: number; sinceFirstData: boolean; agents: Array<{ agent: AgentObject; week?: MetricsObject }>; exampleAgentId?: string }): Html {
   const rates = chartData('rates', input.totals, input.series);
   const volume = chartData('volume', input.totals, input.series);
-  return html`<div class="page-head"><div><h1>Home</h1><div class="muted">${input.accountName}: the last 30 days, every agent (periods in ${input.timeZone}).</div></div>
+  return html`<div class="page-head"><div><h1>Home</h1><div class="muted">${input.accountName}: ${input.sinceFirstData ? `since the first day with data (${input.days} days)` : `the last ${input.days} days`}, every agent (periods in ${input.timeZone}; the days not final yet are hatched).</div></div>
   <div class="head-actions">${input.exampleAgentId ? html`<a class="button primary" href="/console/agents/${input.exampleAgentId}">Try the example agent</a>` : ''}<a class="button" href="/console/agents">Agents</a></div></div>
-  ${input.totals.conversations === 0 ? html`<p class="empty">No conversations yet in the last 30 days. Once customers write to your agents (the website chat, SMS, email), their resolution and handoff rates show here; figures are rolled up every few minutes.</p>` : ''}
+  ${input.totals.conversations === 0 ? html`<p class="empty">No conversations yet in the last ${input.days} days. Once customers write to your agents (the website chat, SMS, email), their resolution and handoff rates show here; figures are rolled up every few minutes.</p>` : ''}
   ${tiles(input.totals)}
   <div class="charts">
   ${chartFigure(rates, renderChart('rates', rates), '/console/home.csv?chart=rates')}

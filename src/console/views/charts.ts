@@ -15,6 +15,8 @@ export interface ChartData {
   formula: string;
   columns: string[];
   rows: Cell[][];
+  /** Per row: the period is partial (cut by the range, or today so far): drawn hatched and labelled, marked in the table and CSV. */
+  partial?: boolean[];
 }
 
 /** Ink and pattern per series: a colour, a dash pattern, a marker shape, a fill pattern. */
@@ -31,6 +33,7 @@ const DEFS = raw(`<defs>
 <pattern id="p-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fde68a"/><line x1="0" y1="0" x2="0" y2="6" stroke="#b45309" stroke-width="3"/></pattern>
 <pattern id="p-dots" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#d1fae5"/><circle cx="3" cy="3" r="1.6" fill="#047857"/></pattern>
 <pattern id="p-lines" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="#f1f5f9"/><line x1="0" y1="3" x2="6" y2="3" stroke="#475569" stroke-width="1.2"/></pattern>
+<pattern id="p-partial" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#f8fafc"/><line x1="0" y1="0" x2="0" y2="8" stroke="#cbd5e1" stroke-width="2"/></pattern>
 <pattern id="p-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#ede9fe"/><path d="M0 0L8 8M8 0L0 8" stroke="#7c3aed" stroke-width="1.2"/></pattern>
 </defs>`);
 
@@ -53,6 +56,11 @@ function marker(shape: string, x: number, y: number, colour: string): string {
   return `<path d="M${x} ${y - s - 1}L${x + s + 1} ${y}L${x} ${y + s + 1}L${x - s - 1} ${y}Z" fill="${colour}"/>`;
 }
 
+/** A partial period's point: the series' marker shape, outlined only. */
+function hollow(shape: string, x: number, y: number, colour: string): string {
+  return marker(shape, x, y, colour).replace(/fill="[^"]*"/, `fill="#fff" stroke="${colour}" stroke-width="1.5"`);
+}
+
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** Lines over periods: `data.rows` are [period, value per series…]; nulls break the line. */
@@ -69,6 +77,19 @@ export function lineChart(data: ChartData, opts: { unit: Unit; max?: number }): 
     const v = (max * k) / 4;
     svg += `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="#e4e7eb"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end" class="tick">${esc(fmt(v, opts.unit))}</text>`;
   }
+  // Partial periods (today so far): a hatched band behind, labelled, so a low value there is not read as a drop.
+  const partial = (i: number) => data.partial?.[i] === true;
+  const half = (W - L - R) / n / 2;
+  // One band per run of partial periods, labelled in words (not colour alone).
+  for (let i = 0; i < data.rows.length; i++) {
+    if (!partial(i)) continue;
+    let j = i;
+    while (j + 1 < data.rows.length && partial(j + 1)) j++;
+    const x0 = Math.max(L, x(i) - half), x1 = Math.min(W - R, x(j) + half);
+    svg += `<rect class="partial" x="${x0.toFixed(1)}" y="${T}" width="${Math.max(6, x1 - x0).toFixed(1)}" height="${H - T - B}" fill="url(#p-partial)" stroke="#94a3b8" stroke-dasharray="3 3"/>`;
+    svg += `<text x="${x1.toFixed(1)}" y="${T - 3}" text-anchor="end" class="tick partial-label">not final yet</text>`;
+    i = j;
+  }
   const every = Math.max(1, Math.ceil(data.rows.length / 8));
   data.rows.forEach((r, i) => {
     if (i % every === 0 || i === data.rows.length - 1) svg += `<text x="${x(i)}" y="${H - B + 16}" text-anchor="middle" class="tick">${esc(String(r[0]).slice(5))}</text>`;
@@ -77,20 +98,33 @@ export function lineChart(data: ChartData, opts: { unit: Unit; max?: number }): 
   series.forEach((name, s) => {
     const st = STYLES[s % STYLES.length]!;
     let path = '';
+    let faint = '';
     let pen = false;
+    let solid = false;
     let last: { i: number; v: number } | undefined;
     data.rows.forEach((r, i) => {
       const v = r[s + 1];
       if (typeof v !== 'number') {
         pen = false;
+        solid = false;
+        last = undefined;
         return;
       }
-      path += `${pen ? 'L' : 'M'}${x(i).toFixed(1)} ${y(v).toFixed(1)}`;
+      const at = `${x(i).toFixed(1)} ${y(v).toFixed(1)}`;
+      // Into or out of a partial period: a faint segment, and a hollow marker on the partial point.
+      if (pen && last && (partial(i) || partial(last.i))) {
+        faint += `M${x(last.i).toFixed(1)} ${y(last.v).toFixed(1)}L${at}`;
+        solid = false;
+      } else {
+        path += `${solid ? 'L' : 'M'}${at}`;
+        solid = true;
+      }
       pen = true;
-      svg += marker(st.marker, x(i), y(v), st.colour);
+      svg += partial(i) ? hollow(st.marker, x(i), y(v), st.colour) : marker(st.marker, x(i), y(v), st.colour);
       last = { i, v };
     });
     if (path) svg += `<path d="${path}" fill="none" stroke="${st.colour}" stroke-width="2" stroke-dasharray="${st.dash}"/>`;
+    if (faint) svg += `<path class="partial-line" d="${faint}" fill="none" stroke="${st.colour}" stroke-opacity="0.45" stroke-width="2" stroke-dasharray="${st.dash || '4 3'}"/>`;
     // The series named at its last point, so it is read without the legend's colours.
     if (last) ends.push({ y: y(last.v) + 4, text: `${name.replace(/ %$/, '')} ${fmt(last.v, opts.unit)}` });
   });
@@ -138,7 +172,7 @@ ${legend.length ? html`<ul class="legend">${legend.map((l) => html`<li>${raw(l.l
 /** The chart's numbers as a table. */
 export function chartTable(data: ChartData): Html {
   return html`<table class="list numbers"><thead><tr>${data.columns.map((c) => html`<th>${c}</th>`)}</tr></thead>
-<tbody>${data.rows.map((r) => html`<tr>${r.map((v) => html`<td>${v === null ? '—' : v}</td>`)}</tr>`)}</tbody></table>`;
+<tbody>${data.rows.map((r, i) => html`<tr${data.partial?.[i] ? raw(' class="partial"') : ''}>${r.map((v, k) => html`<td>${v === null ? '—' : v}${k === 0 && data.partial?.[i] ? ' (partial)' : ''}</td>`)}</tr>`)}</tbody></table>`;
 }
 
 /** The chart's numbers as CSV (RFC 4180 quoting; a leading =,+,-,@ is quoted with ' so spreadsheets do not run it). */
@@ -149,7 +183,9 @@ export function chartCsv(data: ChartData): string {
     if (typeof v === 'string' && /^[=+\-@]/.test(s)) s = `'${s}`;
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  return [data.columns, ...data.rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+  // A period-by-period chart says which periods are partial (today so far) in a last column.
+  const rows = data.partial ? [[...data.columns, 'Partial'], ...data.rows.map((r, i) => [...r, data.partial![i] ? 'yes' : 'no'])] : [data.columns, ...data.rows];
+  return rows.map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
 }
 
 /** A chart with its formula beside it and its numbers one click away (table, CSV). */

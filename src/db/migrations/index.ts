@@ -41,6 +41,7 @@ import * as addSmsReplySignature from './20261127T235900-add-sms-reply-signature
 import * as createKnowledgeQuestionVectors from './20261127T195500-create-knowledge-question-vectors';
 import * as addMessageCitationsAndKind from './20261127T233000-add-message-citations-and-kind';
 import * as oneFeedbackPerAnswer from './20261128T001500-one-feedback-per-answer';
+import * as createAnalyticsDaily from './20261127T233000-create-analytics-daily';
 
 /**
  * Every migration, listed explicitly (no filesystem scan, so bundling is safe). Names sort by time;
@@ -85,6 +86,7 @@ export const migrations: Record<string, Migration> = {
   '20261127T195000-create-analytics': createAnalytics,
   '20261127T195500-create-knowledge-question-vectors': createKnowledgeQuestionVectors,
   '20261127T233000-add-message-citations-and-kind': addMessageCitationsAndKind,
+  '20261127T233000-create-analytics-daily': createAnalyticsDaily,
   '20261127T235000-index-inbox-counts': indexInboxCounts,
   '20261127T235500-add-queue-members': addQueueMembers,
   '20261127T235900-add-sms-reply-signature': addSmsReplySignature,

@@ -54,3 +54,25 @@ export interface AnalyticsRollupStateTable {
   id: string;
   watermark: Timestamp;
 }
+
+/** The hourly rows of one local day (the account's zone at `analytics_daily_state`) summed; same shapes. */
+export interface AnalyticsDailyTable {
+  account_id: string;
+  livemode: boolean;
+  agent_id: string;
+  agent_version: number;
+  channel: string;
+  /** The local date, read as 'YYYY-MM-DD'. */
+  day: ColumnType<string, string, string>;
+  counts: Json<Record<string, number>>;
+  handoff_reasons: Json<Record<string, number>>;
+  tool_calls: Json<Record<string, Record<string, number>>>;
+  histograms: Json<Record<string, number[]>>;
+  sms_cost: ColumnType<string, string | number | undefined, string | number>;
+}
+
+/** The zone an account's daily rows are cut in (readers use them only when it is the account's zone). */
+export interface AnalyticsDailyStateTable {
+  account_id: string;
+  time_zone: string;
+}
