@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { ask, openConversation, seedAgent } from '../test/support/agents';
+import { ask, openConversation, refundTool, seedAgent } from '../test/support/agents';
 import { useTestStack } from '../test/support/stack';
 import { json, useToolServer } from '../test/support/tool-server';
 
@@ -29,13 +29,7 @@ test('screenshots of the inbox with the handoff queue and of a conversation with
   tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
   const f = await seedAgent(ctx.stack, {
     name: 'Shop assistant',
-    tools: [{
-      name: 'refund_order',
-      description: 'Refund an order by its order number',
-      parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-      endpoint: `${tools.url}/refund`,
-      timeout_ms: 2000,
-    }],
+    tools: [refundTool(tools.url)],
     guardrails: { requires_approval: ['refund_order'], restricted_topics: ['lawyer'], restricted_topic_action: 'handoff' },
   });
   const dana = await ctx.stack.services.consoleSessions.createUser({ accountId: f.accountId, email: 'dana@shop.example', password: PASSWORD, role: 'agent', displayName: 'Dana' });

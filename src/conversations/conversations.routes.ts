@@ -131,7 +131,7 @@ export function registerConversationRoutes({ router, registry, services }: Route
       throw new AppError('publishable_key_not_allowed', "A publishable key posts the visitor's customer messages only", { param: body.role !== 'customer' ? 'role' : 'trigger_run' });
     }
     const { answers_proactive: answersProactive, ...message } = body;
-    if (!visitor && answersProactive !== undefined) {
+    if (!visitor && answersProactive === true) {
       throw new AppError('parameter_invalid', "answers_proactive is the website widget's: only a publishable key's visitor answers its proactive message", { param: 'answers_proactive' });
     }
     const posted = visitor

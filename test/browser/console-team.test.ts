@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ask, openConversation, seedAgent } from '../support/agents';
+import { ask, openConversation, refundTool, seedAgent } from '../support/agents';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
 import { json, useToolServer } from '../support/tool-server';
@@ -33,13 +33,7 @@ async function freshPage(): Promise<Page> {
 async function seedRefundAgent() {
   tools.handle((req, res) => json(res, 200, { refunded: true, amount: '42.00', order_id: req.body.arguments.order_id }));
   return seedAgent(ctx.stack, {
-    tools: [{
-      name: 'refund_order',
-      description: 'Refund an order by its order number',
-      parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-      endpoint: `${tools.url}/refund`,
-      timeout_ms: 2000,
-    }],
+    tools: [refundTool(tools.url)],
     guardrails: { requires_approval: ['refund_order'] },
   });
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runCliCommand } from '../../src/cli/cli-commands';
 import type { Role } from '../../src/domain/roles';
-import { ask, openConversation, seedAgent } from '../support/agents';
+import { ask, openConversation, refundTool, seedAgent } from '../support/agents';
 import { consoleRequest, consoleSession } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
@@ -116,17 +116,9 @@ describe('teammates: invites, roles, disable and remove', () => {
 });
 
 describe('approvals: who approved is recorded', () => {
-  const refundTool = () => ({
-    name: 'refund_order',
-    description: 'Refund an order by its order number',
-    parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-    endpoint: `${tools.url}/refund`,
-    timeout_ms: 2000,
-  });
-
   it('a teammate approves in the console: the tool call, the run, its stream and the run.approval event name them; approver_roles narrows who may', async () => {
     tools.handle((req, res) => json(res, 200, { refunded: true, order_id: req.body.arguments.order_id }));
-    const f = await seedAgent(ctx.stack, { tools: [{ ...refundTool(), approver_roles: ['admin', 'owner'] }], guardrails: { requires_approval: ['refund_order'] } });
+    const f = await seedAgent(ctx.stack, { tools: [{ ...refundTool(tools.url), approver_roles: ['admin', 'owner'] }], guardrails: { requires_approval: ['refund_order'] } });
     const cnv = await openConversation(f);
     const { run } = await ask(f, cnv, 'Please refund order 12345');
     assert.equal(run.status, 'requires_action', JSON.stringify(run));
@@ -183,7 +175,7 @@ describe('approvals: who approved is recorded', () => {
 
   it('through the API the key is the approver; a viewer key is refused', async () => {
     tools.handle((req, res) => json(res, 200, { refunded: true, order_id: req.body.arguments.order_id }));
-    const f = await seedAgent(ctx.stack, { tools: [refundTool()], guardrails: { requires_approval: ['refund_order'] } });
+    const f = await seedAgent(ctx.stack, { tools: [refundTool(tools.url)], guardrails: { requires_approval: ['refund_order'] } });
     const cnv = await openConversation(f);
     const { run } = await ask(f, cnv, 'Please refund order 54321');
     const callId = run.required_action.tool_calls[0].id;

@@ -59,3 +59,13 @@ export async function ask(f: AgentFixture, conversationId: string, content: stri
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body;
 }
+
+/** The refund tool the approval tests use: `refund_order` on `{toolServerUrl}/refund`, taking a five-digit order number. */
+export const refundTool = (toolServerUrl: string, overrides: Record<string, unknown> = {}) => ({
+  name: 'refund_order',
+  description: 'Refund an order by its order number',
+  parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
+  endpoint: `${toolServerUrl}/refund`,
+  timeout_ms: 2000,
+  ...overrides,
+});

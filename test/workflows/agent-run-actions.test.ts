@@ -2,24 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AgentConfigInput } from '../../src/agents/agent.schemas';
 import { verifySignatureHeader } from '../../src/domain/signature';
-import { ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
+import { ask, openConversation, refundTool, seedAgent, type AgentFixture } from '../support/agents';
 import { useTestStack } from '../support/stack';
 import { json, useToolServer } from '../support/tool-server';
 
 const ctx = useTestStack({ label: __filename });
 const tools = useToolServer();
 
-const refundTool = (overrides: Record<string, unknown> = {}) => ({
-  name: 'refund_order',
-  description: 'Refund an order by its order number',
-  parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{5}$', description: 'order number' } }, required: ['order_id'] },
-  endpoint: `${tools.url}/refund`,
-  timeout_ms: 2000,
-  ...overrides,
-});
-
 async function refundAgent(config: Partial<AgentConfigInput> = {}): Promise<AgentFixture> {
-  return seedAgent(ctx.stack, { tools: [refundTool()], guardrails: { requires_approval: ['refund_order'] }, ...config });
+  return seedAgent(ctx.stack, { tools: [refundTool(tools.url)], guardrails: { requires_approval: ['refund_order'] }, ...config });
 }
 
 /** Waits for the run's workflow to end (time skips meanwhile), then reads the run from the API. */
@@ -94,7 +85,7 @@ describe('agent runs: approvals', () => {
 describe('agent runs: asynchronous tools and timeouts', () => {
   it('moves to requires_action on 202 pending and resumes with the submitted result', async () => {
     tools.handle((_req, res) => json(res, 202, { status: 'pending' }));
-    const f = await seedAgent(ctx.stack, { tools: [refundTool()] });
+    const f = await seedAgent(ctx.stack, { tools: [refundTool(tools.url)] });
     const cnv = await openConversation(f);
     const { run } = await ask(f, cnv, 'Please refund order 22222');
     assert.equal(run.status, 'requires_action', JSON.stringify(run));
@@ -110,7 +101,7 @@ describe('agent runs: asynchronous tools and timeouts', () => {
 
   it('expires when the result never comes; a late result is 409 tool_result_expired', async () => {
     tools.handle((_req, res) => json(res, 202, { status: 'pending' }));
-    const f = await seedAgent(ctx.stack, { tools: [refundTool()], timeouts: { tool_result_seconds: 300 } });
+    const f = await seedAgent(ctx.stack, { tools: [refundTool(tools.url)], timeouts: { tool_result_seconds: 300 } });
     const cnv = await openConversation(f);
     const { run } = await ask(f, cnv, 'Please refund order 33333');
     const call = run.required_action.tool_calls[0];
@@ -127,7 +118,7 @@ describe('agent runs: asynchronous tools and timeouts', () => {
       await new Promise((r) => setTimeout(r, 1500));
       if (!res.destroyed) json(res, 200, { refunded: true });
     });
-    const f = await seedAgent(ctx.stack, { tools: [refundTool({ timeout_ms: 300 })] });
+    const f = await seedAgent(ctx.stack, { tools: [refundTool(tools.url, { timeout_ms: 300 })] });
     const cnv = await openConversation(f);
     const { run } = await ask(f, cnv, 'Please refund order 44444');
     assert.equal(run.status, 'completed', JSON.stringify(run));
