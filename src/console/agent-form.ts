@@ -1,6 +1,9 @@
 import { AgentConfigSchema, type AgentConfig, type AgentConfigInput } from '../agents/agent.schemas';
 import { AppError } from '../domain/errors';
 
+/** The locales the resolution question has a field for in the editor (the service's defaults exist for these). */
+export const RESOLUTION_QUESTION_LOCALES = ['en', 'de', 'fr', 'es'] as const;
+
 /** One tool as the form shows it (strings as typed, so a bad value is shown back as it was). */
 export interface ToolForm {
   name: string;
@@ -33,6 +36,10 @@ export interface AgentForm {
   /** Handoff notices, one `locale: text` per line. */
   handoff_notice: string;
   handoff_notice_after_hours: string;
+  /** SMS and email: ask "Did that answer your question?" after each answer. */
+  resolution_question: boolean;
+  /** The agent's own question by locale (en, de, fr, es; other locales set in YAML are kept); empty: the default. */
+  resolution_question_text: Record<string, string>;
   approval_seconds: string;
   tool_result_seconds: string;
   require_passing_evaluation: boolean;
@@ -68,6 +75,8 @@ export function configToForm(c: AgentConfig): AgentForm {
     on_low_confidence: c.handoff.on_low_confidence,
     handoff_notice: noticeLines(c.handoff.notice),
     handoff_notice_after_hours: noticeLines(c.handoff.notice_after_hours),
+    resolution_question: c.resolution_question.enabled,
+    resolution_question_text: { ...(c.resolution_question.text ?? {}) },
     approval_seconds: String(c.timeouts.approval_seconds),
     tool_result_seconds: String(c.timeouts.tool_result_seconds),
     require_passing_evaluation: c.require_passing_evaluation,
@@ -115,10 +124,33 @@ export function readAgentForm(body: Record<string, unknown>): AgentForm {
     on_low_confidence: on(body.on_low_confidence),
     handoff_notice: str(body.handoff_notice),
     handoff_notice_after_hours: str(body.handoff_notice_after_hours),
+    resolution_question: on(body.resolution_question),
+    resolution_question_text: resolutionTextsOf(body),
     approval_seconds: str(body.approval_seconds).trim(),
     tool_result_seconds: str(body.tool_result_seconds).trim(),
     require_passing_evaluation: on(body.require_passing_evaluation),
   };
+}
+
+/**
+ * The posted `resolution_question_text.LOCALE` fields (empty ones dropped: the default applies), plus the
+ * locales the editor has no field for, carried as `resolution_question_text.other` (JSON) so YAML-set ones stay.
+ */
+function resolutionTextsOf(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  try {
+    const other: unknown = JSON.parse(str(body['resolution_question_text.other']) || '{}');
+    if (other && typeof other === 'object' && !Array.isArray(other)) {
+      for (const [k, v] of Object.entries(other)) if (typeof v === 'string' && !(RESOLUTION_QUESTION_LOCALES as readonly string[]).includes(k)) out[k] = v;
+    }
+  } catch {
+    // a tampered hidden field: the other locales are dropped, as an empty field would be
+  }
+  for (const locale of RESOLUTION_QUESTION_LOCALES) {
+    const text = str(body[`resolution_question_text.${locale}`]).trim();
+    if (text) out[locale] = text;
+  }
+  return out;
 }
 
 /** `{en: "…", fr: "…"}` as the editor shows it: one `locale: text` per line. */
@@ -187,6 +219,10 @@ export function formToConfig(form: AgentForm): { config?: AgentConfigInput; erro
       notice: noticesOf('handoff_notice', form.handoff_notice, errors),
       notice_after_hours: noticesOf('handoff_notice_after_hours', form.handoff_notice_after_hours, errors),
     },
+    resolution_question: {
+      enabled: form.resolution_question,
+      ...(Object.keys(form.resolution_question_text).length ? { text: form.resolution_question_text } : {}),
+    },
     timeouts: { approval_seconds: num(form.approval_seconds), tool_result_seconds: num(form.tool_result_seconds) },
     require_passing_evaluation: form.require_passing_evaluation,
   };
@@ -218,6 +254,7 @@ export function fieldOf(path: (string | number)[], form: AgentForm): string {
   if (head === 'knowledge_bases' && typeof index === 'number') return `kb_filter.${form.knowledge_bases[index]?.id ?? ''}`;
   if (head === 'guardrails' && index === 'requires_approval') return 'tools';
   if (head === 'guardrails' && index === 'restricted_topics') return 'restricted_topics';
+  if (head === 'resolution_question') return index === 'text' && typeof leaf === 'string' && (RESOLUTION_QUESTION_LOCALES as readonly string[]).includes(leaf) ? `resolution_question_text.${leaf}` : 'resolution_question';
   const joined = path.slice(0, 2).join('.');
   return FIELD_BY_PATH[joined] ?? String(head ?? 'form');
 }

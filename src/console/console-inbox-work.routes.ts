@@ -7,6 +7,7 @@ import { writeSse } from '../http/sse';
 import { scopeOf } from '../domain/principal';
 import { AppError } from '../domain/errors';
 import type { InboxService } from '../conversations/inbox.service';
+import type { TeammatesService } from './teammates.service';
 import type { InboxStreamService } from '../conversations/inbox-stream.service';
 import type { ConversationNotesService } from '../conversations/conversation-notes.service';
 import type { SavedRepliesService } from '../conversations/saved-replies.service';
@@ -16,10 +17,10 @@ import { customerLabel, inboxRow, rowInView, rowSortKey } from './views/inbox-li
 import { InboxFilterSchema, readerOf } from './console-inbox-filter';
 import { savedRepliesPage } from './views/inbox-panel.view';
 
-/** The name a teammate goes by in saved replies ({{agent.name}}) and notes: their email, or "Support team" for a key sign-in. */
-async function nameOf(inbox: InboxService, session: ConsoleSession): Promise<string> {
+/** The name a teammate goes by in saved replies ({{agent.name}}) and notes: their display name (else email), or "Support team" for a key sign-in. */
+async function nameOf(teammates: TeammatesService, session: ConsoleSession): Promise<string> {
   if (!session.userId) return 'Support team';
-  return (await inbox.teammates({ accountId: session.accountId })).find((t) => t.id === session.userId)?.email ?? 'Support team';
+  return (await teammates.displayNames({ accountId: session.accountId })).get(session.userId) ?? 'Support team';
 }
 
 const AssignSchema = z.object({ user_id: z.string().max(255).default('') });
@@ -32,6 +33,7 @@ interface ConsoleInboxWorkServices {
   conversationNotes: ConversationNotesService;
   savedReplies: SavedRepliesService;
   conversationEvents: ConversationEventsNotifier;
+  teammates: TeammatesService;
 }
 
 /**
@@ -50,6 +52,8 @@ export function registerConsoleInboxWorkRoutes(router: Router, { services }: Con
     const since = Number.isNaN(sinceRaw.getTime()) || Date.now() - sinceRaw.getTime() > 60_000 ? new Date(Date.now() - 60_000) : sinceRaw;
     const agents = new Map((await services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } })).data.map((a) => [a.id, a.name]));
     const who = readerOf(session);
+    // Names as the stream opens; a teammate who joins later shows as their email until the page reloads.
+    const teammateNames = await services.teammates.displayNames({ accountId: session.accountId });
     await writeSse(req, res, async function* (signal) {
       for await (const e of services.inboxStream.streamInbox({ ...scopeOf(session), who, since, signal })) {
         if (e.event === 'inbox.counts') {
@@ -61,7 +65,7 @@ export function registerConsoleInboxWorkRoutes(router: Router, { services }: Con
           event: 'inbox.conversation',
           data: {
             id: row.id, status: row.status, in_view: rowInView(row, f, session.userId), sort: rowSortKey(row, f.tab),
-            last_message_at: (row.last_message_at ?? row.updated_at).toISOString(), html: inboxRow(row, f, agents).value,
+            last_message_at: (row.last_message_at ?? row.updated_at).toISOString(), html: inboxRow(row, f, agents, teammateNames).value,
             alert: e.alert, title: `${customerLabel(row)} needs the team`, body: row.last_message_preview ?? '',
           },
         };
@@ -88,7 +92,7 @@ export function registerConsoleInboxWorkRoutes(router: Router, { services }: Con
   router.post('/inbox/:id/notes', page(async (req, res) => {
     const { session } = sessionOf(res);
     const body = NoteFormSchema.parse(req.body);
-    const name = await nameOf(services.inbox, session);
+    const name = await nameOf(services.teammates, session);
     const author = session.userId ? { userId: session.userId, name } : { keyId: null, name: 'Console (key sign-in)' };
     await services.conversationNotes.addNote({ ...scopeOf(session), conversationId: idOf(req), body: body.body, author });
     res.redirect(303, `/console/inbox/${idOf(req)}?done=note`);
@@ -97,7 +101,7 @@ export function registerConsoleInboxWorkRoutes(router: Router, { services }: Con
   // A saved reply's text for this conversation (the picker inserts it into the reply; nothing is sent).
   router.get('/inbox/:id/saved-replies/:replyId', page(async (req, res) => {
     const { session } = sessionOf(res);
-    const content = await services.savedReplies.renderForConversation({ ...scopeOf(session), conversationId: idOf(req), savedReplyId: idOf(req, 'replyId'), agentName: await nameOf(services.inbox, session) });
+    const content = await services.savedReplies.renderForConversation({ ...scopeOf(session), conversationId: idOf(req), savedReplyId: idOf(req, 'replyId'), agentName: await nameOf(services.teammates, session) });
     res.json({ content });
   }));
 

@@ -13,6 +13,7 @@ import { smsOfConversationMessage } from '../channels/sms/sms-reply.channel';
 import type { ConversationStreamService } from '../conversations/conversation-stream.service';
 import { scopeOf } from '../domain/principal';
 import type { InboxService } from '../conversations/inbox.service';
+import type { TeammatesService } from './teammates.service';
 import type { ConversationNotesService } from '../conversations/conversation-notes.service';
 import type { SavedRepliesService } from '../conversations/saved-replies.service';
 import { inboxPage } from './views/inbox-list.view';
@@ -25,7 +26,7 @@ const NoteSchema = z.object({ note: z.string().trim().max(2000).default('') });
 /** The services these console pages use. */
 interface ConsoleInboxServices {
   agents: AgentsService; conversations: ConversationsService; emails: EmailsService; messages: MessagesService; runs: RunsService; conversationStream: ConversationStreamService;
-  inbox: InboxService; conversationNotes: ConversationNotesService; savedReplies: SavedRepliesService;
+  inbox: InboxService; conversationNotes: ConversationNotesService; savedReplies: SavedRepliesService; teammates: TeammatesService;
 }
 
 /** The inbox: conversations by status, channel, agent and tag; the handoff queue; transcripts; human replies. */
@@ -37,12 +38,13 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
     const f = InboxFilterSchema.parse(req.query);
     const since = new Date().toISOString();
     const who = readerOf(session);
-    const [agents, list, counts] = await Promise.all([
+    const [agents, list, counts, teammateNames] = await Promise.all([
       services.agents.listAgents({ ...scopeOf(session), page: { limit: 100 } }),
       services.inbox.listInbox({ ...scopeOf(session), who, tab: f.tab, test: f.test === '1', channel: f.channel, agent_id: f.agent_id, tag: f.tag, search: f.q, startingAfter: f.starting_after }),
       services.inbox.counts({ ...scopeOf(session), who }),
+      services.teammates.displayNames({ accountId: session.accountId }),
     ]);
-    sendPage(res, { title: 'Inbox', active: 'inbox', body: inboxPage({ f, agents: agents.data, list, counts, since }) });
+    sendPage(res, { title: 'Inbox', active: 'inbox', body: inboxPage({ f, agents: agents.data, list, counts, since, teammateNames }) });
   }));
 
   router.get('/inbox/:id', page(async (req, res) => {
@@ -78,14 +80,15 @@ export function registerConsoleInboxRoutes(router: Router, { services, config }:
       if (sms) deliveries.set(m.id, { channel: 'sms', status: sms.status, code: sms.error_code, message: sms.error_message, sandbox: !sms.livemode, to: sms.to });
     }
     const who = String(c.customer.name ?? c.customer.email ?? c.customer.phone ?? 'Customer');
-    const [teammates, notes, past, replies, assignee] = await Promise.all([
+    const [teammates, notes, past, replies, assignee, teammateNames] = await Promise.all([
       services.inbox.teammates({ accountId }),
       services.conversationNotes.listNotes({ accountId, livemode, conversationId: c.id }),
       services.inbox.customerConversations({ accountId, livemode, customer: c.customer, exceptId: c.id }),
       services.savedReplies.listSavedReplies({ accountId, livemode }),
       services.inbox.assigneeOf({ accountId, livemode, conversationId: c.id }),
+      services.teammates.displayNames({ accountId }),
     ]);
-    const aside = conversationAside({ c: { ...c, assignee_user_id: assignee }, teammates, me: session.userId, notes, past, csrf: session.csrfToken });
+    const aside = conversationAside({ c: { ...c, assignee_user_id: assignee }, teammates, teammateNames, me: session.userId, notes, past, csrf: session.csrfToken });
     const done: Record<string, string> = { reply: 'Reply sent.', handoff: 'Handoff closed: the agent answers again.', closed: 'Conversation closed.', claimed: 'Assigned to you.', assigned: 'Assignee saved.', note: 'Note added (the customer does not see it).' };
     const notice = typeof req.query.done === 'string' ? done[req.query.done] : undefined;
     sendPage(res, {

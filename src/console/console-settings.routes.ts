@@ -12,10 +12,12 @@ import type { Html } from '../platform/html';
 import { keysPage, numbersPage, secretOnce, webhooksPage } from './views/settings.view';
 import { scopeOf } from '../domain/principal';
 import { ROLES, roleAtLeast, roleInsufficient } from '../domain/roles';
+import { consoleRoleNeeded } from './console-roles';
 
 const EndpointSchema = z.object({ url: z.string().trim().min(1, 'Enter the https URL of your endpoint'), events: z.string().trim().default('*'), description: z.string().trim().max(500).optional() });
 const AttachSchema = z.object({ agent_id: z.string().default('') });
 const CallFlowFormSchema = z.object({ voice_call_flow: z.string().max(20_000).default('') });
+const SignRepliesSchema = z.object({ sign_sms_replies: z.string().default('') });
 const KeySchema = z.object({ name: z.string().trim().max(100).default('console'), role: z.enum(ROLES).optional() });
 
 /** The services these console pages use. */
@@ -28,16 +30,19 @@ export function registerConsoleSettingsRoutes(router: Router, { services, config
     ['attached', 'The number is answered by the agent now.'],
     ['detached', 'The number has no agent now: its messages go to the inbox, and your team answers them.'],
     ['call_flow', 'The call flow is saved.'],
+    ['signed', 'SMS replies by your team are signed with the teammate\'s display name now.'],
+    ['unsigned', 'SMS replies by your team are not signed now.'],
   ]);
 
   async function renderNumbers(res: Response, extra: { notice?: string; error?: string; status?: number } = {}) {
     const { session } = sessionOf(res);
     const accountId = session.accountId;
     const livemode = session.mode === 'live';
-    const [numbers, senders, agents] = await Promise.all([
+    const [numbers, senders, agents, account] = await Promise.all([
       services.phoneNumbers.listPhoneNumbers({ accountId, livemode, page: { limit: 100 } }),
       services.senders.listSenders({ accountId, livemode, page: { limit: 100 } }),
       services.agents.listAgents({ accountId, livemode, page: { limit: 100 } }),
+      services.accounts.getAccount({ accountId }),
     ]);
     sendPage(res, {
       title: 'Numbers',
@@ -45,11 +50,22 @@ export function registerConsoleSettingsRoutes(router: Router, { services, config
       notice: extra.notice,
       error: extra.error,
       status: extra.status,
-      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken, sandboxOnly: config.sms.carriers.every((c) => c.type === 'sandbox') }),
+      body: numbersPage({ numbers: numbers.data, senders: senders.data, agents: agents.data, csrf: session.csrfToken, sandboxOnly: config.sms.carriers.every((c) => c.type === 'sandbox'),
+        signSmsReplies: account.sign_sms_replies,
+        // The same rule the role table applies to the POST (console-roles.ts: a POST needs admin).
+        canChangeSignature: roleAtLeast(session.role, consoleRoleNeeded('POST', '/numbers/sign-replies')) }),
     });
   }
 
   router.get('/numbers', page(async (req, res) => renderNumbers(res, { notice: NUMBER_NOTICES.get(String(req.query.done)) })));
+
+  // The account's `sign_sms_replies` (POST /v1/account); the role table lets owners and admins post here.
+  router.post('/numbers/sign-replies', page(async (req, res) => {
+    const { session } = sessionOf(res);
+    const sign = SignRepliesSchema.parse(req.body).sign_sms_replies === '1';
+    await services.accounts.updateAccount({ accountId: session.accountId, signSmsReplies: sign });
+    res.redirect(303, `/console/numbers?done=${sign ? 'signed' : 'unsigned'}`);
+  }));
 
   router.post('/numbers/:id/agent', page(async (req, res) => {
     const { session } = sessionOf(res);

@@ -61,6 +61,11 @@ export class TeammatesService {
     return { teammates, invites: invites.map((i) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expires_at })) };
   }
 
+  /** What the console calls each teammate (disabled ones too): their display name, else their email, by user id. */
+  async displayNames(input: { accountId: string }): Promise<Map<string, string>> {
+    return new Map((await this.repo.listTeammates(this.deps.db, input.accountId)).map((u) => [u.id, u.display_name || u.email]));
+  }
+
   /**
    * Invites `email` with `role` (at most the inviter's). Returns the link (shown once to copy) and whether
    * it was emailed. An address that is a console user already is refused. `sandbox`: asked from a console

@@ -1,5 +1,6 @@
 import type { AgentObject } from '../../agents/agent.schemas';
-import type { AgentForm, FieldErrors, ToolForm } from '../agent-form';
+import { RESOLUTION_QUESTION_LOCALES, type AgentForm, type FieldErrors, type ToolForm } from '../agent-form';
+import { DEFAULT_RESOLUTION_QUESTIONS } from '../../conversations/resolution-question';
 import { html, type Html } from '../../platform/html';
 import type { RunObject } from '../../runs/run.schemas';
 import { csrfField, statusBadge, timeAgo } from './layout';
@@ -88,6 +89,13 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   <label>Handoff notice <span class="hint">what the customer is told, one <code>locale: text</code> per line; empty: "Thanks — a member of our team will reply here." (en, de, fr, es)</span><textarea name="handoff_notice" rows="3" class="${invalid(errors, 'handoff_notice')}">${form.handoff_notice}</textarea>${err(errors, 'handoff_notice')}</label>
   <label>After hours <span class="hint">outside the queue's business hours (Settings → Queues); <code>{{back_at}}</code> becomes "Monday at 09:00"</span><textarea name="handoff_notice_after_hours" rows="3" class="${invalid(errors, 'handoff_notice_after_hours')}">${form.handoff_notice_after_hours}</textarea>${err(errors, 'handoff_notice_after_hours')}</label>
   </div>
+  <fieldset class="resolution-question" data-resolution-question><legend>Resolution question</legend>
+  <label class="check"><input type="checkbox" name="resolution_question" value="1" ${form.resolution_question ? 'checked' : ''}> Ask after each answer on SMS and email <span class="hint">a plain yes back counts as a confirmed resolution and starts no run (chat has a thumbs-up)</span></label>${err(errors, 'resolution_question')}
+  <div class="grid2">${RESOLUTION_QUESTION_LOCALES.map(
+    (l) => html`<label>${l} <span class="hint">one line; empty: the default shown</span><input name="resolution_question_text.${l}" value="${form.resolution_question_text[l] ?? ''}" placeholder="${DEFAULT_RESOLUTION_QUESTIONS[l] ?? ''}" maxlength="160" class="${invalid(errors, `resolution_question_text.${l}`)}">${err(errors, `resolution_question_text.${l}`)}</label>`,
+  )}</div>
+  <input type="hidden" name="resolution_question_text.other" value="${JSON.stringify(Object.fromEntries(Object.entries(form.resolution_question_text).filter(([k]) => !(RESOLUTION_QUESTION_LOCALES as readonly string[]).includes(k))))}">
+  </fieldset>
   <label class="check"><input type="checkbox" name="require_passing_evaluation" value="1" ${form.require_passing_evaluation ? 'checked' : ''}> Require a passing evaluation to publish <span class="hint">(the draft's latest evaluation must be current and have no regression: see the Tests tab)</span></label>
   <div class="grid2">
   <label>Approval wait (s) <input name="approval_seconds" value="${form.approval_seconds}" type="number" class="short ${invalid(errors, 'approval_seconds')}">${err(errors, 'approval_seconds')}</label>

@@ -43,7 +43,7 @@ export function rowSortKey(row: InboxRow, tab: InboxTab): number {
 }
 
 /** One conversation of the list: customer and preview, badges, status, channel, agent, assignee, waiting since. */
-export function inboxRow(row: InboxRow, f: InboxFilter, agentNames: Map<string, string>): Html {
+export function inboxRow(row: InboxRow, f: InboxFilter, agentNames: Map<string, string>, teammateNames: Map<string, string> = new Map()): Html {
   const h = row.handoff as { reason?: string; queue?: string } | null;
   const preview = row.match ?? row.last_message_preview;
   const from = row.last_message_role === 'customer' ? '' : row.last_message_role === 'system' ? 'Notice: ' : row.last_message_role ? `${row.last_message_role === 'human' ? 'Team' : 'Agent'}: ` : '';
@@ -54,7 +54,7 @@ export function inboxRow(row: InboxRow, f: InboxFilter, agentNames: Map<string, 
     <td>${statusBadge(row.status)}${h?.queue ? html`<div class="muted">${h.queue} · ${(h.reason ?? '').replace(/_/g, ' ')}</div>` : ''}</td>
     <td>${row.channel}</td>
     <td>${row.agent_id === null ? html`<span class="muted">none (team)</span>` : (agentNames.get(row.agent_id) ?? row.agent_id)}</td>
-    <td data-assignee>${row.assignee_email ?? html`<span class="muted">unassigned</span>`}</td>
+    <td data-assignee>${(row.assignee_user_id ? teammateNames.get(row.assignee_user_id) : undefined) ?? row.assignee_email ?? html`<span class="muted">unassigned</span>`}</td>
     <td data-waiting>${row.status !== 'closed' && row.waiting_since ? timeAgo(row.waiting_since) : html`<span class="muted">—</span>`}</td>
     <td>${timeAgo(row.last_message_at ?? row.updated_at)}</td></tr>`;
 }
@@ -62,7 +62,7 @@ export function inboxRow(row: InboxRow, f: InboxFilter, agentNames: Map<string, 
 const TAB_LABELS: [InboxTab, string][] = [['all', 'All'], ['queue', 'Handoff queue'], ['mine', 'Mine'], ['active', 'Active'], ['closed', 'Closed']];
 
 /** The inbox: tabs with counts (the handoff queue, mine), search, filters, and a page that updates itself. */
-export function inboxPage({ f, agents, list, counts, since }: { f: InboxFilter; agents: AgentObject[]; list: { data: InboxRow[]; has_more: boolean }; counts: InboxCounts; since: string }): Html {
+export function inboxPage({ f, agents, list, counts, since, teammateNames }: { f: InboxFilter; agents: AgentObject[]; list: { data: InboxRow[]; has_more: boolean }; counts: InboxCounts; since: string; teammateNames: Map<string, string> }): Html {
   const names = new Map(agents.map((a) => [a.id, a.name]));
   const tab = ([key, label]: [InboxTab, string]) =>
     html`<a class="tab ${f.tab === key && !f.test ? 'active' : ''}" href="/console/inbox${key === 'all' ? '' : `?tab=${key}`}" data-tab="${key}">${label} <span class="count" data-count="${key}">${counts[key]}</span></a>`;
@@ -82,6 +82,6 @@ export function inboxPage({ f, agents, list, counts, since }: { f: InboxFilter; 
       <p class="empty" data-inbox-empty ${list.data.length === 0 ? '' : 'hidden'}>${empty}</p>
       <table class="list inbox" data-inbox-live="${new URLSearchParams(Object.entries({ tab: f.tab, test: f.test, channel: f.channel, agent_id: f.agent_id, tag: f.tag, since }).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')).toString()}" data-order="${f.tab === 'queue' ? 'asc' : 'desc'}" data-searching="${f.q ? '1' : ''}" ${list.data.length === 0 ? 'hidden' : ''}>
         <thead><tr><th>Customer</th><th>Status</th><th>Channel</th><th>Agent</th><th>Assignee</th><th>Waiting since</th><th>Last message</th></tr></thead>
-        <tbody>${list.data.map((row) => inboxRow(row, f, names))}</tbody></table>
+        <tbody>${list.data.map((row) => inboxRow(row, f, names, teammateNames))}</tbody></table>
       ${list.has_more ? html`<p><a class="button" href="?${more.toString()}">Older</a></p>` : ''}`;
 }

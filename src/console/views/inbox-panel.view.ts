@@ -19,9 +19,11 @@ export interface PastConversation {
  * The conversation page's right column: who the customer is (identity, metadata), who works on it (claim,
  * assign), the team's internal notes, and the customer's other conversations on every channel.
  */
-export function conversationAside({ c, teammates, me, notes, past, csrf }: {
+export function conversationAside({ c, teammates, teammateNames, me, notes, past, csrf }: {
   c: ConversationObject & { assignee_user_id: string | null };
   teammates: Teammate[];
+  /** Display names (else emails) by user id, for the assignee and the notes' authors. */
+  teammateNames: Map<string, string>;
   /** The signed-in teammate (null: a key sign-in, which cannot be assigned). */
   me: string | null;
   notes: ConversationNoteObject[];
@@ -40,15 +42,15 @@ export function conversationAside({ c, teammates, me, notes, past, csrf }: {
     </section>
     <section class="panel-box" data-assignment>
       <h2>Assignee</h2>
-      <p data-assignee-name>${assignee ? assignee.email : html`<span class="muted">unassigned</span>`}</p>
+      <p data-assignee-name>${assignee ? (teammateNames.get(assignee.id) ?? assignee.email) : html`<span class="muted">unassigned</span>`}</p>
       ${me && c.assignee_user_id !== me && c.status !== 'closed' ? html`<form method="post" action="/console/inbox/${c.id}/claim" class="inline">${csrfField(csrf)}<button class="button primary" data-claim>Claim</button></form>` : ''}
       ${teammates.length > 0 ? html`<form method="post" action="/console/inbox/${c.id}/assign" class="row" data-assign-form>${csrfField(csrf)}
-        <select name="user_id" aria-label="Assign to"><option value="">unassigned</option>${teammates.map((t) => html`<option value="${t.id}" ${t.id === c.assignee_user_id ? 'selected' : ''}>${t.email}</option>`)}</select>
+        <select name="user_id" aria-label="Assign to"><option value="">unassigned</option>${teammates.map((t) => html`<option value="${t.id}" ${t.id === c.assignee_user_id ? 'selected' : ''}>${teammateNames.get(t.id) ?? t.email}</option>`)}</select>
         <button class="button">Assign</button></form>` : html`<p class="hint">No teammates sign in as themselves yet: a key sign-in cannot be assigned.</p>`}
     </section>
     <section class="panel-box" data-notes>
       <h2>Internal notes <span class="hint">only the team sees them</span></h2>
-      ${notes.length === 0 ? html`<p class="muted">No notes yet.</p>` : html`<ol class="notes">${notes.map((n) => html`<li class="note" data-note><div class="muted">${n.author.name} · ${timeAgo(n.created_at)}</div><div class="note-body">${n.body}</div></li>`)}</ol>`}
+      ${notes.length === 0 ? html`<p class="muted">No notes yet.</p>` : html`<ol class="notes">${notes.map((n) => html`<li class="note" data-note><div class="muted" data-note-author>${(n.author.type === 'console_user' && n.author.id ? teammateNames.get(n.author.id) : undefined) ?? n.author.name} · ${timeAgo(n.created_at)}</div><div class="note-body">${n.body}</div></li>`)}</ol>`}
       <form method="post" action="/console/inbox/${c.id}/notes" data-note-form>${csrfField(csrf)}
         <textarea name="body" rows="2" maxlength="5000" required placeholder="A note for the team (never sent)"></textarea><button class="button">Add note</button></form>
     </section>

@@ -49,7 +49,7 @@ function callFlowCell(n: PhoneNumberObject, names: Map<string, string>, csrf: st
 }
 
 /** Phone numbers with the agent answering each (only live agents can), and the senders. */
-export function numbersPage({ numbers, senders, agents, csrf, sandboxOnly = false }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string; sandboxOnly?: boolean }): Html {
+export function numbersPage({ numbers, senders, agents, csrf, sandboxOnly = false, signSmsReplies = false, canChangeSignature = false }: { numbers: PhoneNumberObject[]; senders: SenderRow[]; agents: AgentObject[]; csrf: string; sandboxOnly?: boolean; signSmsReplies?: boolean; canChangeSignature?: boolean }): Html {
   const live = agents.filter((a) => a.status === 'live');
   const names = new Map(agents.map((a) => [a.id, a.name]));
   return html`<div class="page-head"><h1>Numbers</h1></div>
@@ -65,6 +65,10 @@ export function numbersPage({ numbers, senders, agents, csrf, sandboxOnly = fals
         <td>${callFlowCell(n, names, csrf)}</td></tr>`)}</tbody></table>`
         : html`<p class="empty">No phone numbers in this account yet (provision them with <code>npm run cli -- numbers</code>).</p>`}
       ${live.length === 0 && numbers.length ? html`<p class="muted">Only live agents can answer a number: publish one first.</p>` : ''}
+      <h2>Replies by your team</h2>
+      <form method="post" action="/console/numbers/sign-replies" class="row" data-sign-sms-replies>${csrfField(csrf)}
+        <label class="check"><input type="checkbox" name="sign_sms_replies" value="1" ${signSmsReplies ? 'checked' : ''} ${canChangeSignature ? '' : 'disabled'}> Sign SMS replies <span class="hint">a teammate's SMS reply ends with "— their display name" (email replies always carry it in From)</span></label>
+        ${canChangeSignature ? html`<button class="button">Save</button>` : html`<span class="muted">owners and admins change this</span>`}</form>
       <h2>Senders</h2>
       ${senders.length ? html`<table class="list"><thead><tr><th>Sender</th><th>Kind</th><th>Registered</th></tr></thead><tbody>${senders.map((s) => html`<tr><td class="mono">${s.sender}</td><td>${s.kind.replace('_', ' ')}</td><td>${timeAgo(s.created_at)}</td></tr>`)}</tbody></table>`
         : html`<p class="empty">No sender IDs or short codes.</p>`}`;
