@@ -91,7 +91,7 @@ export function agentEditor(input: { action: string; form: AgentForm; errors: Fi
   </div>
   <fieldset class="resolution-question" data-resolution-question><legend>Resolution question</legend>
   <label class="check"><input type="checkbox" name="resolution_question" value="1" ${form.resolution_question ? 'checked' : ''}> Ask after each answer on SMS and email <span class="hint">a plain yes back counts as a confirmed resolution and starts no run (chat has a thumbs-up)</span></label>${err(errors, 'resolution_question')}
-  <div class="grid2">${RESOLUTION_QUESTION_LOCALES.map(
+  <div>${RESOLUTION_QUESTION_LOCALES.map(
     (l) => html`<label>${l} <span class="hint">one line; empty: the default shown</span><input name="resolution_question_text.${l}" value="${form.resolution_question_text[l] ?? ''}" placeholder="${DEFAULT_RESOLUTION_QUESTIONS[l] ?? ''}" maxlength="160" class="${invalid(errors, `resolution_question_text.${l}`)}">${err(errors, `resolution_question_text.${l}`)}</label>`,
   )}</div>
   <input type="hidden" name="resolution_question_text.other" value="${JSON.stringify(Object.fromEntries(Object.entries(form.resolution_question_text).filter(([k]) => !(RESOLUTION_QUESTION_LOCALES as readonly string[]).includes(k))))}">
