@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { handoffNoticeMessageId } from '../runs/run-steps.service';
+import { handoffNoticeMessageId } from '../runs/run-outcome';
 import { z } from 'zod';
 import { AgentConfigSchema, type AgentConfig } from '../agents/agent.schemas';
 import { lastEventId, writeSse } from '../http/sse';

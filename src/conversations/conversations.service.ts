@@ -18,6 +18,7 @@ import type { Logger } from '../observability/logger';
 import { agentRunWorkflowContract, agentRunWorkflowId } from '../../workflows/shared/runs.contracts';
 import { ConversationRepo, type ConversationListFilter, type ConversationRow, type ConversationToPost } from './conversation.repo';
 import { ConversationRunOutcomes } from './conversation-run-outcomes';
+import { ConversationTurns } from './conversation-turns';
 import type { ConversationEventsNotifier } from './conversation-events.notifier';
 import {
   toConversationMessageObject,
@@ -28,11 +29,9 @@ import {
 } from './conversation.schemas';
 import { scopeOf, type Scope } from '../domain/principal';
 import type { QueuesService } from './queues.service';
-import { isConfirmation, ownReplyText, RESOLUTION_QUESTION_CHANNELS } from './resolution-question';
 import type { CreateConversationInput, CustomerMatch, PostMessageInput } from './conversation-inputs';
 
 export { assertCustomerPhone, type CreateConversationInput, type CustomerMatch, type PostMessageInput } from './conversation-inputs';
-
 
 /**
  * Conversations and their transcripts, and the only writer of conversation messages. A customer message
@@ -47,6 +46,8 @@ export class ConversationsService {
   private readonly runs = new RunRepo();
   /** What runs write into conversations (RunConversationsPort); the container hands it to the run steps. */
   readonly runOutcomes: ConversationRunOutcomes;
+  /** The run's agent version, the resolution question's yes, the widget's proactive turn, a human reply's sending. */
+  private readonly turns: ConversationTurns;
 
   constructor(
     private readonly deps: {
@@ -68,6 +69,7 @@ export class ConversationsService {
     },
   ) {
     this.runOutcomes = new ConversationRunOutcomes({ ...deps, clock: deps.clock ?? (() => new Date()) });
+    this.turns = new ConversationTurns({ ...deps, repo: this.repo });
   }
 
   get conversationRepo() {
@@ -82,7 +84,7 @@ export class ConversationsService {
   private async openConversation(input: CreateConversationInput): Promise<{ row: ConversationToPost; live: AgentVersion }> {
     const live = input.evaluation
       ? await this.deps.agents.getVersion({ agentId: input.agent_id, version: input.evaluation.agentVersion })
-      : await this.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
+      : await this.turns.versionFor({ ...scopeOf(input), agentId: input.agent_id, test: input.test ?? false });
     // A test chat is always chat: nothing of a draft's test may reach a customer over sms, email or voice.
     // An evaluation's conversation keeps its case's channel (shaping) and is never delivered (ConversationRunOutcomes).
     const channel = input.test && !input.evaluation ? 'chat' : (input.channel ?? 'chat');
@@ -134,32 +136,6 @@ export class ConversationsService {
     return { ...row, agent_live_version: null };
   }
 
-  /**
-   * The agent answer a customer's reply confirms: the reply is a plain yes (isConfirmation) on SMS or email, the
-   * conversation is with its agent (not handed off), its latest message is the agent's answer, and the agent's
-   * version asks the resolution question. Undefined otherwise (the reply is a new question for the agent).
-   */
-  private async confirmedAnswerOf(conversation: ConversationToPost, channel: ConversationChannel, content: string): Promise<string | undefined> {
-    if (conversation.status !== 'active' || conversation.agent_id === null || conversation.test || conversation.pinned_agent_version !== null) return undefined;
-    if (conversation.agent_live_version === null || !RESOLUTION_QUESTION_CHANNELS.includes(channel) || !isConfirmation(channel === 'email' ? ownReplyText(content) : content)) return undefined;
-    const latest = await this.repo.latestMessage(this.deps.db, conversation.id);
-    if (latest?.role !== 'agent') return undefined;
-    const version = await this.runVersionOf({ ...conversation, agent_id: conversation.agent_id }, scopeOf({ accountId: conversation.account_id, livemode: conversation.livemode }));
-    return version.config.resolution_question?.enabled ? latest.id : undefined;
-  }
-
-  /** The version a run of the conversation uses, from the live version read with it when it has one. */
-  private runVersionOf(conversation: ConversationToPost & { agent_id: string }, scope: Scope): Promise<AgentVersion> {
-    if (conversation.pinned_agent_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.pinned_agent_version });
-    if (!conversation.test && conversation.agent_live_version !== null) return this.deps.agents.getVersion({ agentId: conversation.agent_id, version: conversation.agent_live_version });
-    return this.versionFor({ ...scope, agentId: conversation.agent_id, test: conversation.test });
-  }
-
-  /** The version a run of this conversation uses: the live one, or a snapshot of the draft in a test chat. */
-  private versionFor(input: Scope & { agentId: string; test: boolean }) {
-    return input.test ? this.deps.agents.snapshotDraft({ ...scopeOf(input), agentId: input.agentId }) : this.deps.agents.getLiveVersion(input);
-  }
-
   async getConversation(input: Scope & { conversationId: string }): Promise<ConversationObject> {
     return toConversationObject(await this.getRow(scopeOf(input), input.conversationId));
   }
@@ -209,7 +185,7 @@ export class ConversationsService {
    * Appends a message. A customer message (trigger_run, default true) starts a run unless a human holds
    * the conversation (handed_off: the desk answers); a human message never does. With a run, the response
    * carries it as it stands after `waitMs` (settled sooner when it completes or requires action).
-   * A human message on a conversation whose channel is not chat is also sent there (see deliverHumanReply).
+   * A human message on a conversation whose channel is not chat is also sent there (see ConversationTurns.deliverHumanReply).
    */
   async postMessage(input: PostMessageInput & { waitMs?: number }): Promise<ConversationMessageObject & { run?: RunObject }> {
     const conversation = await this.repo.getConversationToPost(this.deps.db, scopeOf(input), input.conversationId);
@@ -232,7 +208,7 @@ export class ConversationsService {
     const agentId = conversation.agent_id;
     // No agent (a number without one): the team answers every message; nothing runs.
     const triggers = input.role === 'customer' && (input.trigger_run ?? true) && conversation.status === 'active' && agentId !== null;
-    const live = triggers && agentId !== null ? (version ?? (await this.runVersionOf({ ...conversation, agent_id: agentId }, scopeOf(input)))) : undefined;
+    const live = triggers && agentId !== null ? (version ?? (await this.turns.runVersionOf({ ...conversation, agent_id: agentId }, scopeOf(input)))) : undefined;
     const messageId = input.messageId ?? newId(IdPrefix.message);
     const runId = live ? (input.messageId ? derivedId(IdPrefix.run, input.messageId) : newId(IdPrefix.run)) : null;
     const channel = input.channel ?? conversation.channel;
@@ -261,7 +237,7 @@ export class ConversationsService {
       // The conversation's channel is the one its customer last wrote on (a thread moving between channels).
       if (input.role === 'customer' && channel !== conversation.channel) await this.repo.setChannel(tx, conversation.id, channel);
       if (flagsUnread) await this.repo.setUnread(tx, conversation.id, true);
-      if (opening) await this.writeProactiveTurn(tx as Transaction<DB>, conversation, channel, opening.content);
+      if (opening) await this.turns.writeProactiveTurn(tx as Transaction<DB>, conversation, channel, opening.content);
       const m = runRow ? await this.repo.insertMessageWithRun(tx, messageRow, runRow) : { message: await this.repo.insertMessage(tx, messageRow), run: undefined };
       // Posted before under this id (a redelivered inbound message): nothing new.
       if (!m?.message) return undefined;
@@ -280,7 +256,7 @@ export class ConversationsService {
     if (!startsRun || !live || !runId) {
       await emitted;
       // Nothing is ever delivered from an evaluation's conversation.
-      if (inserted && input.role === 'human' && channel !== 'chat' && conversation.pinned_agent_version === null) await this.deliverHumanReply(conversation, object);
+      if (inserted && input.role === 'human' && channel !== 'chat' && conversation.pinned_agent_version === null) await this.turns.deliverHumanReply(conversation, object);
       return object;
     }
     // The run starts while its message's event is stored: neither waits for the other.
@@ -302,44 +278,6 @@ export class ConversationsService {
     // No wait (an inbound SMS or email, a stream): the run as created, without reading it back.
     const run = waitMs <= 0 && insertedRun ? this.deps.runsService.presentNew(insertedRun, conversation.metadata) : await this.deps.runsService.waitForRun({ runId, waitMs, justStarted: insertedRun !== undefined });
     return { ...object, run };
-  }
-
-  /**
-   * The widget's proactive message, answered: stored as the conversation's opening `system` turn (once per
-   * conversation: its id derives from the conversation's; not when the conversation has a message already),
-   * with its conversation.message event, in the answer's transaction.
-   */
-  private async writeProactiveTurn(tx: Transaction<DB>, conversation: ConversationToPost, channel: ConversationChannel, content: string) {
-    const row = await this.repo.insertOpeningMessage(tx, {
-      id: derivedId(IdPrefix.message, conversation.id, 'proactive'),
-      account_id: conversation.account_id,
-      livemode: conversation.livemode,
-      conversation_id: conversation.id,
-      channel,
-      content: redactText(content).text,
-      kind: 'proactive',
-    });
-    if (!row) return;
-    const object = toConversationMessageObject(row, conversation.metadata);
-    await this.deps.events.emit(
-      { accountId: conversation.account_id, livemode: conversation.livemode, type: 'conversation.message', data: object, eventId: derivedId(IdPrefix.event, row.id, 'conversation.message') },
-      { tx },
-    );
-  }
-
-  /**
-   * Sends a human's desk reply on the conversation's channel, once the message is stored: one attempt
-   * in the request (the channel adapter hands it to a durable pipeline, e.g. the SMS delivery workflow,
-   * under an id derived from the message, so a repeat sends nothing twice). If that hand-over fails, the
-   * message stays in the transcript unsent and the failure is logged; the API call still succeeds
-   * (failing it would invite a retry that posts the message twice).
-   */
-  private async deliverHumanReply(conversation: ConversationRow, message: ConversationMessageObject) {
-    try {
-      await this.deps.channels.deliverReply(message.channel, { conversation, message, runId: null });
-    } catch (err) {
-      this.deps.log.error({ err, conversationId: conversation.id, messageId: message.id, channel: message.channel }, 'Human reply not handed to its channel');
-    }
   }
 
   /**
@@ -379,7 +317,7 @@ export class ConversationsService {
           : await this.openConversation({ ...scopeOf(input), agent_id: input.agentId, channel: input.channel, customer, metadata: input.metadata });
     const conversation = toConversationObject(opened.row);
     // A plain yes to the resolution question after the agent's answer: a confirmed resolution, not a new question.
-    const answered = opened.row === known && input.triggerRun !== false ? await this.confirmedAnswerOf(known, input.channel, input.content) : undefined;
+    const answered = opened.row === known && input.triggerRun !== false ? await this.turns.confirmedAnswerOf(known, input.channel, input.content) : undefined;
     const message = await this.post(opened.row, {
       ...scopeOf(input),
       conversationId: conversation.id,

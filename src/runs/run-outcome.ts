@@ -1,5 +1,7 @@
 import { SUGGESTED_REPLY_MIN_SCORE, type HandoffReason, type PlannerDecision } from '../agents/planner/port';
 import type { AgentConfig } from '../agents/agent.schemas';
+import type { MessageCitation } from '../db/tables/agents';
+import { derivedId, IdPrefix } from '../domain/ids';
 import type { GuardrailNote, Handoff, StoredRetrievalItem } from './run.schemas';
 
 export interface RunOutcome {
@@ -88,3 +90,18 @@ const nearlyUsed = (p: StoredRetrievalItem) => `Best passage: "${clip(p.title, 8
 
 const clamp = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+
+/** The sources an answer cites, as its message stores them: title and link, once per link, in the order cited. */
+export function messageCitations(items: Pick<StoredRetrievalItem, 'title' | 'url'>[]): MessageCitation[] {
+  const out: MessageCitation[] = [];
+  for (const item of items) {
+    const url = item.url ?? null;
+    const title = item.title || url || '';
+    if (out.some((c) => (url !== null ? c.url === url : c.url === null && c.title === title))) continue;
+    out.push({ title, url });
+  }
+  return out;
+}
+
+/** The id of a run's handoff notice message (one per run, whatever retries happen). */
+export const handoffNoticeMessageId = (runId: string) => derivedId(IdPrefix.message, runId, 'handoff_notice');

@@ -30,21 +30,16 @@ import {
   type ToolCallStatus,
 } from './run-lifecycle';
 import type { RunNotifier } from './run-notifier';
-import { decideRunOutcome } from './run-outcome';
+import { decideRunOutcome, handoffNoticeMessageId, messageCitations } from './run-outcome';
 import { linkCitedPassages, retrieveRunPassages } from './run-retrieval';
 import type { CitationPagesService } from '../knowledge/citation-pages.service';
 import { plannedToolCallRows, toPlannerResult } from './run-tool-calls';
 import { RunRepo, type RunEventInput, type RunRow, type ToolCallRow } from './run.repo';
 import { deltas, openReplyStream, settleStreamedReply } from './run-reply-stream';
 import { toRunObject, type GuardrailNote, type StoredRetrievalItem } from './run.schemas';
-import type { MessageCitation } from '../db/tables/agents';
 
 /** Turns of the transcript the planner sees. */
 const TRANSCRIPT_TURNS = 20;
-
-
-/** The id of a run's handoff notice message (one per run, whatever retries happen). */
-export const handoffNoticeMessageId = (runId: string) => derivedId(IdPrefix.message, runId, 'handoff_notice');
 
 /**
  * The agent run workflow's steps (called by activities), each idempotent: a retried step heals instead of
@@ -401,16 +396,3 @@ export class RunStepsService {
 }
 
 export type { FinishRunResult, PlanStepResult, StartRunResult } from './run-lifecycle';
-export { deltas, sentences } from './run-reply-stream';
-
-/** The sources an answer cites, as its message stores them: title and link, once per link, in the order cited. */
-export function messageCitations(items: Pick<StoredRetrievalItem, 'title' | 'url'>[]): MessageCitation[] {
-  const out: MessageCitation[] = [];
-  for (const item of items) {
-    const url = item.url ?? null;
-    const title = item.title || url || '';
-    if (out.some((c) => (url !== null ? c.url === url : c.url === null && c.title === title))) continue;
-    out.push({ title, url });
-  }
-  return out;
-}

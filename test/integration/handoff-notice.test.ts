@@ -6,7 +6,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Config } from '../../src/config/env';
 import { smsOfConversationMessage } from '../../src/channels/sms/sms-reply.channel';
-import { handoffNoticeMessageId } from '../../src/runs/run-steps.service';
+import { handoffNoticeMessageId } from '../../src/runs/run-outcome';
 import { ask, openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { buildTestConfig } from '../support/config';
 import { pollUntil } from '../support/poll';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CitationStripStream, parseCitations } from '../../src/agents/planner/remote/remote-prompt';
-import { sentences } from '../../src/runs/run-steps.service';
+import { sentences } from '../../src/runs/run-reply-stream';
 
 function rng(seed: number) {
   let s = seed >>> 0;
