@@ -89,13 +89,22 @@ export function customerLocaleOf(conversation: { customer: unknown }): string | 
 }
 
 /**
+ * "----- Original Message -----" and the like: dashes, some text, dashes. Read with string tests, not a
+ * regular expression with `.*` between two dash runs, which backtracks quadratically on a long line.
+ */
+function isSeparatorLine(line: string): boolean {
+  const t = line.trim();
+  return t.length >= 7 && t.startsWith('---') && t.endsWith('---');
+}
+
+/**
  * An email reply's own text, without the quoted history below it: cut at the first quoted line (`>`), an
  * "-----Original Message-----" separator or a signature (`-- `), then the attribution line(s) ending in ":"
  * just above ("On Tue, … wrote:", "Le … a écrit :", wrapped over two lines at most).
  */
 export function ownReplyText(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const cut = lines.findIndex((l) => /^\s*>/.test(l) || /^\s*-{3,}\s*\S.*-{3,}\s*$/.test(l) || l === '-- ' || l === '--');
+  const cut = lines.findIndex((l) => /^\s*>/.test(l) || isSeparatorLine(l) || l === '-- ' || l === '--');
   const own = cut === -1 ? lines : lines.slice(0, cut);
   while (own.length > 0 && own[own.length - 1]!.trim() === '') own.pop();
   if (cut !== -1) {

@@ -52,6 +52,13 @@ describe('resolution question: an email reply without its quoted history', () =>
     assert.equal(ownReplyText('Sí\n-- \nAna, enviado desde mi móvil'), 'Sí');
     assert.equal(ownReplyText('No quote here: just text'), 'No quote here: just text');
   });
+
+  it('reads a customer\'s 2 MB line shaped almost like a separator in one pass (a backtracking pattern took hours)', () => {
+    const n = 1_000_000;
+    const line = `---${' '.repeat(n)}a${'-'.repeat(n)}x`;
+    assert.equal(ownReplyText(`Yes\n${line}`), `Yes\n${line}`);
+    assert.equal(ownReplyText(`Yes\n---${'-'.repeat(n)}a---\n> quoted`), 'Yes');
+  });
 });
 
 describe('analytics formulas: a yes by SMS or email (a thumbs-up at the moment of the reply)', () => {
