@@ -6,6 +6,9 @@ type Db = Kysely<DB> | Transaction<DB>;
 /** The kinds of object an account may hold only so many of. */
 export type QuotaKind = 'webhook_endpoints' | 'api_sources';
 
+/** Lists kept to a fixed length (per mode, per conversation…): their check-then-insert is serialised too. */
+export type CappedList = 'saved_replies' | 'conversation_notes' | 'open_invites';
+
 /**
  * Volumes an account may make only so much of per rolling day: test-mode batch messages, and those of
  * them whose batch has a status_callback (each makes about three signed POSTs to that URL).
@@ -20,6 +23,11 @@ export class AccountQuotaRepo {
   /** Serialises quota checks of one account until the transaction ends (advisory lock, no row touched). */
   async lockAccountQuota(trx: Transaction<DB>, accountId: string, kind: QuotaKind) {
     await sql`select pg_advisory_xact_lock(hashtext(${`quota:${kind}:${accountId}`}))`.execute(trx);
+  }
+
+  /** Serialises inserts into one capped list (`key` names it: an account and mode, a conversation…). */
+  async lockCappedList(trx: Transaction<DB>, list: CappedList, key: string) {
+    await sql`select pg_advisory_xact_lock(hashtext(${`cap:${list}:${key}`}))`.execute(trx);
   }
 
   async countObjects(db: Db, accountId: string, kind: QuotaKind): Promise<number> {

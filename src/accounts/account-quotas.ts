@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
 import { AppError } from '../domain/errors';
-import { AccountQuotaRepo, type QuotaKind, type VolumeKind } from './account-quota.repo';
+import { AccountQuotaRepo, type CappedList, type QuotaKind, type VolumeKind } from './account-quota.repo';
 
 const repo = new AccountQuotaRepo();
 
@@ -29,6 +29,23 @@ export async function createWithinQuota<T>(
       }
     }
     return create(trx);
+  });
+}
+
+/**
+ * Runs `insert` only while the list holds fewer than `cap` entries: `count` and `insert` share a
+ * transaction under a lock on the list (`key`), so a burst of concurrent inserts cannot pass the cap. At the
+ * cap, throws what `refusal` makes.
+ */
+export async function insertWithinCap<T>(
+  db: Kysely<DB>,
+  input: { list: CappedList; key: string; cap: number; count: (trx: Transaction<DB>) => Promise<number>; refusal: () => AppError },
+  insert: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await repo.lockCappedList(trx, input.list, input.key);
+    if ((await input.count(trx)) >= input.cap) throw input.refusal();
+    return insert(trx);
   });
 }
 

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema';
+import { insertWithinCap } from '../accounts/account-quotas';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
 import { roleAtLeast, roleInsufficient, type Role } from '../domain/roles';
@@ -77,14 +78,17 @@ export class TeammatesService {
     if (!EMAIL.test(email)) throw new AppError('parameter_invalid', 'Enter the teammate\'s email address', { param: 'email' });
     this.mayGrant(input.actor, input.role);
     if (await this.repo.emailTaken(this.deps.db, email)) throw new AppError('resource_conflict', `${email} signs in to a console already`, { param: 'email' });
-    if ((await this.repo.listOpenInvites(this.deps.db, input.accountId, MAX_OPEN_INVITES)).length >= MAX_OPEN_INVITES) {
-      throw new AppError('parameter_unprocessable', `An account has at most ${MAX_OPEN_INVITES} open invites: revoke some first`, { param: 'email' });
-    }
     const id = newId(IdPrefix.invite);
     const random = randomBytes(24).toString('base64url');
     const token = `${random}.${this.sign(random)}`;
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
-    await this.repo.insertInvite(this.deps.db, { id, account_id: input.accountId, email, role: input.role, token_hash: hashToken(token), invited_by: input.actor.userId, expires_at: expiresAt });
+    await insertWithinCap(this.deps.db, {
+      list: 'open_invites',
+      key: input.accountId,
+      cap: MAX_OPEN_INVITES,
+      count: async (trx) => (await this.repo.listOpenInvites(trx, input.accountId, MAX_OPEN_INVITES)).length,
+      refusal: () => new AppError('parameter_unprocessable', `An account has at most ${MAX_OPEN_INVITES} open invites: revoke some first`, { param: 'email' }),
+    }, (trx) => this.repo.insertInvite(trx, { id, account_id: input.accountId, email, role: input.role, token_hash: hashToken(token), invited_by: input.actor.userId, expires_at: expiresAt }));
     const url = `${this.deps.publicBaseUrl}/console/invites/${token}`;
     return { id, url, expiresAt, emailed: input.sandbox ? false : await this.mailInvite(email, input.role, url, expiresAt) };
   }

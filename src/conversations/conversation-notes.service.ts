@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertWithinCap } from '../accounts/account-quotas';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
@@ -30,10 +31,13 @@ export class ConversationNotesService {
     const conversation = await this.conversations.getConversationById(db, scopeOf(input), input.conversationId);
     if (!conversation) throw notFound('conversation', input.conversationId);
     // The list shows the first MAX notes: a note past them would be kept but never shown.
-    if ((await this.notes.count(db, conversation.id, MAX_NOTES_PER_CONVERSATION)) >= MAX_NOTES_PER_CONVERSATION) {
-      throw new AppError('parameter_unprocessable', `A conversation keeps at most ${MAX_NOTES_PER_CONVERSATION} notes`, { param: 'body' });
-    }
-    const row = await this.notes.insert(db, {
+    const row = await insertWithinCap(db, {
+      list: 'conversation_notes',
+      key: conversation.id,
+      cap: MAX_NOTES_PER_CONVERSATION,
+      count: (trx) => this.notes.count(trx, conversation.id, MAX_NOTES_PER_CONVERSATION),
+      refusal: () => new AppError('parameter_unprocessable', `A conversation keeps at most ${MAX_NOTES_PER_CONVERSATION} notes`, { param: 'body' }),
+    }, (trx) => this.notes.insert(trx, {
       id: newId(IdPrefix.note),
       account_id: input.accountId,
       livemode: input.livemode,
@@ -43,7 +47,7 @@ export class ConversationNotesService {
       author_name: input.author.name,
       // Notes are at rest like transcripts: a card number typed into one is redacted too.
       body: redactText(input.body).text,
-    });
+    }));
     return toConversationNoteObject(row);
   }
 

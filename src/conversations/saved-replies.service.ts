@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertWithinCap } from '../accounts/account-quotas';
 import type { DB } from '../db/schema';
 import { AppError, notFound } from '../domain/errors';
 import { IdPrefix, newId } from '../domain/ids';
@@ -19,11 +20,18 @@ export class SavedRepliesService {
   constructor(private readonly deps: { db: Kysely<DB> }) {}
 
   async createSavedReply(input: Scope & { name: string; content: string }): Promise<SavedReplyObject> {
-    if ((await this.repo.list(this.deps.db, scopeOf(input), MAX_SAVED_REPLIES)).length >= MAX_SAVED_REPLIES) {
-      throw new AppError('parameter_unprocessable', `An account keeps at most ${MAX_SAVED_REPLIES} saved replies per mode`, { param: 'name' });
-    }
-    const now = new Date();
-    const row = await this.repo.insert(this.deps.db, { id: newId(IdPrefix.savedReply), account_id: input.accountId, livemode: input.livemode, name: input.name, content: input.content, updated_at: now });
+    const scope = scopeOf(input);
+    const row = await insertWithinCap(
+      this.deps.db,
+      {
+        list: 'saved_replies',
+        key: `${scope.accountId}:${scope.livemode}`,
+        cap: MAX_SAVED_REPLIES,
+        count: async (trx) => (await this.repo.list(trx, scope, MAX_SAVED_REPLIES)).length,
+        refusal: () => new AppError('parameter_unprocessable', `An account keeps at most ${MAX_SAVED_REPLIES} saved replies per mode`, { param: 'name' }),
+      },
+      (trx) => this.repo.insert(trx, { id: newId(IdPrefix.savedReply), account_id: input.accountId, livemode: input.livemode, name: input.name, content: input.content, updated_at: new Date() }),
+    );
     return toSavedReplyObject(row);
   }
 

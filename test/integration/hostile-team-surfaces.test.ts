@@ -6,6 +6,7 @@ import type { Config } from '../../src/config/env';
 import { IdPrefix, newId } from '../../src/domain/ids';
 import { MAX_NOTES_PER_CONVERSATION } from '../../src/conversations/conversation-notes.service';
 import { MAX_OPEN_INVITES } from '../../src/console/teammates.service';
+import { MAX_SAVED_REPLIES } from '../../src/conversations/saved-replies.service';
 import { openConversation, seedAgent, type AgentFixture } from '../support/agents';
 import { buildTestConfig } from '../support/config';
 import { consoleRequest, consoleSession, signInToConsole } from '../support/console';
@@ -77,6 +78,26 @@ describe('notes and saved replies: limits', () => {
     const notes = (await shop.call('GET', `/v1/conversations/${cnv}`)).body.notes;
     assert.equal(notes.length, MAX_NOTES_PER_CONVERSATION);
     assert.equal(notes.at(-1).body, 'the last one shown', 'every kept note is listed');
+  });
+
+  it('keeps the caps under a burst: concurrent creates one short of the cap add exactly one saved reply, one note', async () => {
+    const f = await seedAgent(ctx.stack);
+    const now = Date.now();
+    await ctx.stack.database.db.insertInto('saved_replies').values(Array.from({ length: MAX_SAVED_REPLIES - 1 }, (_, i) => ({
+      id: newId(IdPrefix.savedReply), account_id: f.accountId, livemode: false, name: `seed ${i}`, content: 'Hello', updated_at: new Date(now),
+    }))).execute();
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => f.call('POST', '/v1/saved_replies', { name: `burst ${i}`, content: 'Hi' })));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [201, ...Array(11).fill(422)], 'one created, the rest refused');
+    const [{ n }] = await ctx.stack.database.db.selectFrom('saved_replies').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', f.accountId).execute();
+    assert.equal(Number(n), MAX_SAVED_REPLIES);
+
+    const cnv = await openConversation(f);
+    await ctx.stack.database.db.insertInto('conversation_notes').values(Array.from({ length: MAX_NOTES_PER_CONVERSATION - 1 }, (_, i) => ({
+      id: newId(IdPrefix.note), account_id: f.accountId, livemode: false, conversation_id: cnv, author_key_id: null, author_name: 'seed', body: `note ${i}`, created_at: new Date(now - 60_000 + i),
+    }))).execute();
+    const notes = await Promise.all(Array.from({ length: 12 }, (_, i) => f.call('POST', `/v1/conversations/${cnv}/notes`, { body: `burst ${i}` })));
+    assert.deepEqual(notes.map((r) => r.status).sort(), [201, ...Array(11).fill(422)]);
+    assert.equal((await f.call('GET', `/v1/conversations/${cnv}`)).body.notes.length, MAX_NOTES_PER_CONVERSATION);
   });
 
   it('refuses saved-reply content over 5,000 characters or with unknown variables, over the API and the console form', async () => {
