@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { seedAgent, type AgentFixture } from '../support/agents';
+import { signInToConsole } from '../support/console';
 import { openEventStream } from '../support/sse';
 import { useTestStack } from '../support/stack';
 import { visitorClient } from '../support/widget';
@@ -51,6 +52,12 @@ describe("widget transcript: the proactive message, once the visitor answers it"
     // The visitor's own list (a reloaded widget) has it too, in the same place.
     const own = await visitor('GET', `/v1/conversations/${cnv}/messages`);
     assert.deepEqual(own.body.data.slice(0, 2).map((m: any) => m.kind), ['proactive', null]);
+
+    // The console's inbox names it for what it is (not a notice sent to the customer).
+    const console_ = await signInToConsole(ctx.stack.baseUrl, f.apiKey);
+    const page = (await console_.get(`/console/inbox/${cnv}`)).text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    assert.match(page, /The widget&#39;s opening message chat|The widget's opening message chat/);
+    assert.doesNotMatch(page, /Notice to the customer/);
 
     // Answering "again" (a second tab, a replay) stores no second one.
     assert.equal((await post(visitor, cnv, { content: 'And express?', answers_proactive: true })).status, 201);

@@ -36,7 +36,7 @@ export function conversationPage({ c, agent, messages, runs, deliveries = new Ma
       ${approvalPanels({ runs, agent, csrf })}
       <ol class="transcript" data-transcript>${messages.map((m) => {
         const run = m.run_id && m.role === 'customer' ? runs.get(m.run_id) : undefined;
-        return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? 'Notice to the customer' : (m.author?.name ?? 'Support team')}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
+        return html`<li class="turn turn-${m.role}"><div class="turn-head"><b>${m.role === 'customer' ? who : m.role === 'agent' ? 'Agent' : m.role === 'system' ? (m.kind === 'proactive' ? "The widget's opening message" : 'Notice to the customer') : (m.author?.name ?? 'Support team')}</b> <span class="muted">${m.channel} · ${timeAgo(m.created_at)}</span></div>
           <div class="turn-body">${m.content}</div>
           ${deliveryMark(deliveries.get(m.id))}
           ${m.role === 'customer' && agent ? addToTests(c.id, m.id, csrf) : ''}
