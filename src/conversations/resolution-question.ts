@@ -8,8 +8,8 @@
 export const DEFAULT_RESOLUTION_QUESTIONS: Record<string, string> = {
   en: 'Did that answer your question? Reply YES if it did.',
   de: 'Hat das Ihre Frage beantwortet? Antworten Sie mit JA, wenn ja.',
-  fr: 'Cela a-t-il répondu à votre question ? Répondez OUI si c’est le cas.',
-  es: '¿Hemos respondido a tu pregunta? Responde SÍ si es así.',
+  fr: "Cela a-t-il répondu à votre question ? Répondez OUI si c'est le cas.",
+  es: '¿Hemos respondido a tu pregunta? Responde SI en ese caso.',
 };
 
 /** The channels the question is asked on (chat and the widget have a thumbs-up; a call has no written line). */

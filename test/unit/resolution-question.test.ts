@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { conversationFacts, countsAt, DAY_MS, HOUR_MS } from '../../src/analytics/conversation-facts';
+import { segmentSms } from '../../src/sms/segmenter';
 import { DEFAULT_RESOLUTION_QUESTIONS, isConfirmation, ownReplyText, resolutionQuestion, withResolutionQuestion } from '../../src/conversations/resolution-question';
 
 describe('resolution question: which line is asked', () => {
@@ -24,6 +25,15 @@ describe('resolution question: which line is asked', () => {
     assert.equal(resolutionQuestion({ setting: own, channel: 'email', customerLocale: 'de', agentLocales: ['en'] }), DEFAULT_RESOLUTION_QUESTIONS.de, "the default for a language the agent's texts lack");
     assert.equal(withResolutionQuestion('Refunds take 5 days. ', 'Did that answer your question?'), 'Refunds take 5 days.\n\nDid that answer your question?');
     assert.equal(withResolutionQuestion('Refunds take 5 days.', undefined), 'Refunds take 5 days.');
+  });
+});
+
+describe('resolution question: the default lines keep an SMS in GSM-7', () => {
+  it('never turns a GSM-7 answer into UCS-2 (70 characters a segment instead of 160), and a plain yes to each is a yes', () => {
+    for (const [locale, question] of Object.entries(DEFAULT_RESOLUTION_QUESTIONS)) {
+      assert.equal(segmentSms(question).encoding, 'GSM-7', `${locale}: ${question}`);
+    }
+    for (const yes of ['YES', 'JA', 'OUI', 'SI', 'sí']) assert.ok(isConfirmation(yes), yes);
   });
 });
 
