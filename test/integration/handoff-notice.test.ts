@@ -152,7 +152,9 @@ describe('the handoff notice', () => {
       return res.body.data.length > 0 && res.body.data;
     });
     assert.equal(sent.length, 1);
-    assert.equal(sent[0].body, EN_DEFAULT);
+    // The handset gets a plain hyphen for the notice's dash: one GSM-7 segment, not UCS-2.
+    assert.equal(sent[0].body, EN_DEFAULT.replace('—', '-'));
+    assert.deepEqual([sent[0].encoding, sent[0].segments], ['GSM-7', 1]);
     assert.equal(sent[0].from, number);
     assert.equal(sent[0].id, smsOfConversationMessage(noticeId));
 

@@ -128,7 +128,8 @@ describe('the support team through the API', () => {
     assert.equal(on.body.sign_sms_replies, true);
     assert.equal((await console_.post(`/console/inbox/${cnv.id}/reply`, { content: 'See you then.' })).status, 303);
     const bodies = await sentBodies(2);
-    assert.ok(bodies.includes('See you then.\n— Dana'), JSON.stringify(bodies));
+    // Signed with a plain hyphen on the handset: a dash would turn the whole SMS into UCS-2 (70 characters a segment).
+    assert.ok(bodies.includes('See you then.\n- Dana'), JSON.stringify(bodies));
     // The transcript keeps what the person wrote, with them as its author.
     const messages = (await call('GET', `/v1/conversations/${cnv.id}/messages`)).body.data;
     const last = messages.at(-1);
