@@ -43,28 +43,6 @@ export function isGsm7(body: string): boolean {
   return true;
 }
 
-/**
- * Typographic characters with a GSM-7 look-alike: curly quotes and apostrophes, dashes, the ellipsis,
- * guillemets, bullets and thin or non-breaking spaces (what Twilio's "Smart Encoding" replaces).
- */
-const LOOK_ALIKES: Readonly<Record<string, string>> = {
-  '\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
-  '\u201C': '"', '\u201D': '"', '\u201E': '"', '\u201F': '"', '\u2033': '"', '\u00AB': '"', '\u00BB': '"',
-  '\u2013': '-', '\u2014': '-', '\u2212': '-', '\u2022': '-', '\u2026': '...',
-  '\u00A0': ' ', '\u2009': ' ', '\u202F': ' ',
-};
-
-/**
- * The body in GSM-7 when only typographic look-alikes keep it out of the alphabet (a "—" or a "’" alone
- * makes a whole SMS UCS-2: 70 characters a segment instead of 160); otherwise the body unchanged (an emoji
- * or a non-Latin script needs UCS-2 anyway, and then nothing is replaced).
- */
-export function withGsm7LookAlikes(body: string): string {
-  if (isGsm7(body)) return body;
-  const replaced = [...body].map((c) => LOOK_ALIKES[c] ?? c).join('');
-  return isGsm7(replaced) ? replaced : body;
-}
-
 /** Splits `units` (each an unbreakable character with its cost) into segments of at most `size`. */
 function pack(chars: { text: string; cost: number }[], size: number): string[] {
   const parts: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { segmentSms, withGsm7LookAlikes } from '../../src/sms/segmenter';
+import { segmentSms } from '../../src/sms/segmenter';
 
 describe('segmentSms', () => {
   it('fits 160 GSM-7 characters in one segment and splits 161 into 153 + 8', () => {
@@ -58,20 +58,5 @@ describe('segmentSms', () => {
     const s = segmentSms(`${'a'.repeat(69)}ś`);
     assert.deepEqual([s.encoding, s.units, s.segments], ['UCS-2', 70, 1]);
     assert.equal(segmentSms(`${'a'.repeat(70)}ś`).segments, 2);
-  });
-});
-
-describe('withGsm7LookAlikes', () => {
-  it('keeps an SMS in GSM-7 when only typographic punctuation keeps it out', () => {
-    const signed = `${'Your table for four is confirmed for 8 pm on Friday. '.repeat(2)}We’ll see you then.\n— Dana`;
-    assert.equal(segmentSms(signed).encoding, 'UCS-2');
-    assert.equal(segmentSms(signed).segments, 2, 'a dash and an apostrophe make 132 characters two segments');
-    const sent = withGsm7LookAlikes(signed);
-    assert.ok(sent.endsWith("We'll see you then.\n- Dana"), sent);
-    assert.deepEqual([segmentSms(sent).encoding, segmentSms(sent).segments], ['GSM-7', 1]);
-    assert.equal(withGsm7LookAlikes('« Merci » … à bientôt'), '« Merci » … à bientôt', 'ô has no GSM-7 form: nothing replaced');
-    assert.equal(withGsm7LookAlikes('Danke – bis bald'), 'Danke - bis bald');
-    assert.equal(withGsm7LookAlikes('Thanks — 👍'), 'Thanks — 👍', 'an emoji needs UCS-2 anyway');
-    assert.equal(withGsm7LookAlikes('Plain text.'), 'Plain text.');
   });
 });

@@ -87,3 +87,18 @@ describe('shaping an SMS reply', () => {
     assert.equal(shaped.body, `Yes. ${LINK} ${LINK2}`);
   });
 });
+
+describe('preferGsm7 on a signed reply', () => {
+  it('keeps an SMS in GSM-7 when only typographic punctuation keeps it out', () => {
+    const signed = `${'Your table for four is confirmed for 8 pm on Friday. '.repeat(2)}We’ll see you then.\n— Dana`;
+    assert.equal(segmentSms(signed).encoding, 'UCS-2');
+    assert.equal(segmentSms(signed).segments, 2, 'a dash and an apostrophe make 132 characters two segments');
+    const sent = preferGsm7(signed);
+    assert.ok(sent.endsWith("We'll see you then.\n- Dana"), sent);
+    assert.deepEqual([segmentSms(sent).encoding, segmentSms(sent).segments], ['GSM-7', 1]);
+    assert.equal(preferGsm7('« Merci » … à bientôt'), '« Merci » … à bientôt', 'ô has no GSM-7 form: nothing replaced');
+    assert.equal(preferGsm7('Danke – bis bald'), 'Danke - bis bald');
+    assert.equal(preferGsm7('Thanks — 👍'), 'Thanks — 👍', 'an emoji needs UCS-2 anyway');
+    assert.equal(preferGsm7('Plain text.'), 'Plain text.');
+  });
+});

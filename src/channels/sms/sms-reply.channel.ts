@@ -6,8 +6,7 @@ import type { PhoneNumbersService } from '../../numbers/phone-numbers.service';
 import type { Logger } from '../../observability/logger';
 import type { ReplyChannel, ReplyToShape } from '../../conversations/reply-channels';
 import { isE164 } from '../../domain/channels';
-import { withGsm7LookAlikes } from '../../sms/segmenter';
-import { shapeSmsReply } from './sms-reply-shaping';
+import { preferGsm7, shapeSmsReply } from './sms-reply-shaping';
 import type { AccountsService } from '../../accounts/accounts.service';
 import type { ConversationMessageObject } from '../../conversations/conversation.schemas';
 import { signedSms, signerOf } from '../../conversations/human-signature';
@@ -90,7 +89,7 @@ export class SmsReplyChannel implements ReplyChannel {
       to,
       from,
       // The service's own typography (a notice's or a signature's dash, a quoted passage's apostrophe) never costs a segment.
-      body: withGsm7LookAlikes(signedSms(message.content, signs ? signer : undefined)),
+      body: preferGsm7(signedSms(message.content, signs ? signer : undefined)),
     });
     if (!sms) {
       log.info('SMS reply not sent: the customer opted out');
