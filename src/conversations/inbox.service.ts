@@ -109,12 +109,13 @@ export class InboxService {
    * email: a handoff, or a customer message while a person holds it), claimed so that one process sends it,
    * at most once per conversation per `intervalMs`. Recipients: the assignee; else the teammates of the
    * queue it was handed off to (docs/decisions/inbox-queue-teammates.md); else (no such queue, or it names
-   * nobody who can sign in) every teammate of the account. Undefined: nothing to send (a test chat, nothing
-   * new, sent recently, nobody to tell).
+   * nobody who can sign in) every teammate of the account. Undefined: nothing to send (a test chat or a
+   * test-mode conversation, nothing new, sent recently, nobody to tell).
    */
   async claimTeamAlert(conversationId: string, intervalMs: number) {
     const c = await this.conversations.getConversation(this.deps.db, conversationId);
-    if (!c || c.test || c.status !== 'handed_off' || !c.unread_at) return undefined;
+    // Test mode never reaches a real relay (as its email replies are never sent): its handoffs wait in the inbox.
+    if (!c || c.test || !c.livemode || c.status !== 'handed_off' || !c.unread_at) return undefined;
     if (c.team_alerted_at && c.team_alerted_at >= c.unread_at) return undefined;
     const team = await this.teammates({ accountId: c.account_id });
     const queue = (c.handoff as { queue?: unknown } | null)?.queue;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiClient } from '../support/http';
-import { ask, openConversation, seedAgent } from '../support/agents';
+import { ask, HELP_CENTER, openConversation, seedAgent } from '../support/agents';
 import { consoleRequest, consoleSession } from '../support/console';
 import { pollUntil } from '../support/poll';
 import { useTestStack } from '../support/stack';
@@ -34,7 +34,6 @@ describe('the support team through the API', () => {
     const other = await ctx.stack.newAccount();
     const ana = await teammate(f.accountId, 'ana');
     const ben = await teammate(f.accountId, 'ben');
-    const cy = await teammate(f.accountId, 'cy');
     const stranger = await teammate(other.accountId, 'eve');
 
     // Another account's teammate is refused, and nothing is created.
@@ -62,18 +61,26 @@ describe('the support team through the API', () => {
     assert.equal(saved.status, 303, saved.text);
     assert.deepEqual((await f.call('GET', `/v1/queues/${created.body.id}`)).body.teammate_ids, [ben.id]);
 
-    // A handoff to the queue: the team email goes to its teammate only.
-    const cnv = await openConversation(f, { customer: { name: 'Mia' } });
-    await ask(f, cnv, 'I want a refund for order 12');
-    assert.equal((await f.call('GET', `/v1/conversations/${cnv}`)).body.handoff?.queue, 'billing');
-    const alert = await ctx.stack.services.inbox.claimTeamAlert(cnv, 60_000);
-    assert.deepEqual(alert?.to, [ben.email]);
+    // A test-mode handoff to the queue emails nobody: test mode never reaches a real relay (as its email replies).
+    const inTest = await openConversation(f, { customer: { name: 'Mia' } });
+    await ask(f, inTest, 'I want a refund for order 12');
+    assert.equal((await f.call('GET', `/v1/conversations/${inTest}`)).body.handoff?.queue, 'billing');
+    assert.equal(await ctx.stack.services.inbox.claimTeamAlert(inTest, 60_000), undefined);
+
+    // Live: a handoff to the queue emails its teammate only.
+    const live = await seedAgent(ctx.stack, { guardrails: { restricted_topics: ['refund'], restricted_topic_action: 'handoff' }, handoff: { default_queue: 'billing', on_low_confidence: true } } as never, HELP_CENTER, 'live');
+    const [lana, lben, lcy] = [await teammate(live.accountId, 'ana'), await teammate(live.accountId, 'ben'), await teammate(live.accountId, 'cy')];
+    assert.equal((await live.call('POST', '/v1/queues', { name: 'billing', time_zone: 'UTC', teammate_ids: [lben.id] })).status, 201);
+    const cnv = await openConversation(live, { customer: { name: 'Mia' } });
+    await ask(live, cnv, 'I want a refund for order 12');
+    assert.equal((await live.call('GET', `/v1/conversations/${cnv}`)).body.handoff?.queue, 'billing');
+    assert.deepEqual((await ctx.stack.services.inbox.claimTeamAlert(cnv, 60_000))?.to, [lben.email]);
 
     // The queue's teammate disabled: nobody of the queue can act, so every teammate who can sign in is told.
-    await ctx.stack.services.consoleSessions.disableUser({ accountId: f.accountId, userId: ben.id });
-    const second = await openConversation(f);
-    await ask(f, second, 'Refund please');
-    assert.deepEqual((await ctx.stack.services.inbox.claimTeamAlert(second, 60_000))?.to.sort(), [ana.email, cy.email].sort());
+    await ctx.stack.services.consoleSessions.disableUser({ accountId: live.accountId, userId: lben.id });
+    const second = await openConversation(live);
+    await ask(live, second, 'Refund please');
+    assert.deepEqual((await ctx.stack.services.inbox.claimTeamAlert(second, 60_000))?.to.sort(), [lana.email, lcy.email].sort());
   });
 
   it('the conversation carries its assignee in the retrieve and the list, and only in its own account', async () => {
