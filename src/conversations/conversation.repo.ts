@@ -182,7 +182,7 @@ export class ConversationRepo {
   }
 
   /** The customer's yes to the resolution question, as a thumbs-up on the answer (analytics: a confirmed resolution); once per reply. */
-  async insertConfirmation(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; message_id: string }) {
+  async insertConfirmation(db: Db, row: { id: string; account_id: string; livemode: boolean; conversation_id: string; message_id: string; created_at?: Date }) {
     // One vote per answer (conversation_feedback_one_vote): a yes turns a thumbs-down on the same answer into a thumbs-up; a redelivered yes changes nothing.
     await db.insertInto('conversation_feedback').values({ ...row, rating: 'up' })
       .onConflict((oc) => oc.columns(['conversation_id', 'message_id']).doUpdateSet({ rating: 'up', created_at: sql`now()` }).where('conversation_feedback.rating', '!=', 'up'))

@@ -89,7 +89,7 @@ export class DemoTraffic {
         if (kind === 'answered' || kind === 'confirmed' || kind === 'reopened') {
           turns.push({ role: 'customer', text: answer.q, at: t, run: { reply: answer.reply, confidence: 0.7 + random() * 0.25, retrieval: [passage(answer.record, 0.75 + random() * 0.2, true)] } });
           turns.push({ role: 'agent', text: answer.reply, at: (t += 2_000 + random() * 4_000) });
-          if (kind === 'confirmed') turns.push({ role: 'customer', text: channel === 'sms' ? 'YES' : 'Yes, that helped, thanks!', at: (t += 60_000 + random() * 600_000) });
+          if (kind === 'confirmed') turns.push({ role: 'customer', text: channel === 'sms' ? 'YES' : 'Yes, that helped, thanks!', at: (t += 60_000 + random() * 600_000), confirms: true });
           if (kind === 'reopened') {
             const again = 'It still has not arrived, can someone look at it?';
             turns.push({ role: 'customer', text: again, at: (t += 2 * DAY + random() * 3 * DAY), run: { handoff: 'customer_requested', confidence: 0.4, retrieval: [passage(answer.record, 0.45, false)] } });
@@ -160,12 +160,18 @@ export class DemoTraffic {
       created_at: new Date(c.startedAt), updated_at: new Date(last.at), closed_at: c.closed && !handoff ? new Date(last.at + HOUR) : null,
     });
     let runs = 0;
+    let lastAnswer: string | undefined;
     for (const [i, turn] of c.turns.entries()) {
       const messageId = newId(IdPrefix.message);
       await this.conversations.insertMessage(db, {
         id: messageId, account_id: c.scope.accountId, livemode: c.scope.livemode, conversation_id: c.conversationId, role: turn.role,
         channel: c.channel, content: turn.text, attachments: '[]', run_id: null, created_at: new Date(turn.at),
       });
+      if (turn.role === 'agent') lastAnswer = messageId;
+      // The customer's yes is a thumbs-up on the answer, as the service stores it (a confirmed resolution).
+      if (turn.confirms && lastAnswer) {
+        await this.conversations.insertConfirmation(db, { id: newId(IdPrefix.feedback), account_id: c.scope.accountId, livemode: c.scope.livemode, conversation_id: c.conversationId, message_id: lastAnswer, created_at: new Date(turn.at) });
+      }
       if (!turn.run) continue;
       runs++;
       const runId = newId(IdPrefix.run);
@@ -196,6 +202,8 @@ interface Turn {
   role: 'customer' | 'agent' | 'human';
   text: string;
   at: number;
+  /** The customer's yes to the answer before (stored as its thumbs-up). */
+  confirms?: boolean;
   run?: { reply?: string; handoff?: Handoff['reason']; confidence: number; retrieval: StoredRetrievalItem[]; tool?: { failed: boolean } };
 }
 

@@ -40,6 +40,14 @@ describe('demo traffic', () => {
     assert.ok(await count(sql`exists (select 1 from runs r join run_tool_calls t on t.run_id = r.id where r.conversation_id = c.id)`) > 0, 'tool calls');
     assert.ok(await count(sql`exists (select 1 from conversation_messages m where m.conversation_id = c.id and m.role = 'human')`) > 0, 'teammates\' replies');
 
+    // Each yes is a thumbs-up on the answer it followed, as the service stores it: the analytics count them confirmed.
+    const yes = sql`exists (select 1 from conversation_messages m where m.conversation_id = c.id and m.role = 'customer' and m.content in ('YES', 'Yes, that helped, thanks!'))`;
+    assert.equal(await count(sql`exists (select 1 from conversation_feedback fb join conversation_messages a on a.id = fb.message_id and a.role = 'agent' where fb.conversation_id = c.id and fb.rating = 'up')`), await count(yes));
+    await ctx.stack.services.analyticsRollup.rollUpDue();
+    const report = await f.call('GET', `/v1/analytics/agents/${f.agentId}?granularity=day&from=${encodeURIComponent(new Date(Date.now() - 14 * 86_400_000).toISOString())}`);
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    assert.ok(report.body.totals.resolved_confirmed > 0 && report.body.totals.feedback.up > 0, JSON.stringify(report.body.totals));
+
     // The knowledge gaps have something to show.
     const gaps = await f.call('GET', `/v1/analytics/knowledge_gaps?agent_id=${f.agentId}&from=${encodeURIComponent(new Date(Date.now() - 14 * 86_400_000).toISOString())}`);
     assert.equal(gaps.status, 200, JSON.stringify(gaps.body));

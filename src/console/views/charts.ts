@@ -128,11 +128,13 @@ export function lineChart(data: ChartData, opts: { unit: Unit; max?: number }): 
     // The series named at its last point, so it is read without the legend's colours.
     if (last) ends.push({ y: y(last.v) + 4, text: `${name.replace(/ %$/, '')} ${fmt(last.v, opts.unit)}` });
   });
-  // End labels pushed apart so that lines ending together stay readable.
+  // End labels pushed apart so that lines ending together stay readable, then lifted as one stack where
+  // it would reach below the plot (into the row of dates).
   ends.sort((a, b) => a.y - b.y).forEach((e, i, all) => {
     if (i > 0 && e.y - all[i - 1]!.y < 13) e.y = all[i - 1]!.y + 13;
-    svg += `<text x="${W - R + 8}" y="${e.y.toFixed(1)}" class="label">${esc(e.text)}</text>`;
   });
+  const overflow = Math.max(0, (ends.at(-1)?.y ?? 0) - (H - B));
+  for (const e of ends) svg += `<text x="${W - R + 8}" y="${(e.y - overflow).toFixed(1)}" class="label">${esc(e.text)}</text>`;
   return frame(data, svg, W, H, series.map((name, s) => ({ name, style: STYLES[s % STYLES.length]!, line: true })));
 }
 
