@@ -6,8 +6,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 /** The kinds of object an account may hold only so many of. */
 export type QuotaKind = 'webhook_endpoints' | 'api_sources';
 
-/** Lists kept to a fixed length (per mode, per conversation…): their check-then-insert is serialised too. */
-export type CappedList = 'saved_replies' | 'conversation_notes' | 'open_invites';
+/** What an account keeps only so many of: its object quotas and the lists kept to a fixed length (per mode, per conversation…). */
+export type CappedList = QuotaKind | 'saved_replies' | 'conversation_notes' | 'open_invites';
 
 /**
  * Volumes an account may make only so much of per rolling day: test-mode batch messages, and those of
@@ -20,12 +20,7 @@ export type VolumeKind = 'test_batch_messages' | 'test_batch_callback_messages';
  * business, and one place holds every count and the lock that makes check-then-insert safe.
  */
 export class AccountQuotaRepo {
-  /** Serialises quota checks of one account until the transaction ends (advisory lock, no row touched). */
-  async lockAccountQuota(trx: Transaction<DB>, accountId: string, kind: QuotaKind) {
-    await sql`select pg_advisory_xact_lock(hashtext(${`quota:${kind}:${accountId}`}))`.execute(trx);
-  }
-
-  /** Serialises inserts into one capped list (`key` names it: an account and mode, a conversation…). */
+  /** Serialises check-then-insert into one capped list until the transaction ends (`key` names it: an account, an account and mode, a conversation…; advisory lock, no row touched). */
   async lockCappedList(trx: Transaction<DB>, list: CappedList, key: string) {
     await sql`select pg_advisory_xact_lock(hashtext(${`cap:${list}:${key}`}))`.execute(trx);
   }

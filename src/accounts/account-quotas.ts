@@ -17,34 +17,31 @@ export async function createWithinQuota<T>(
   input: { accountId: string; kind: QuotaKind; limit: number | undefined },
   create: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    if (input.limit !== undefined) {
-      await repo.lockAccountQuota(trx, input.accountId, input.kind);
-      const count = await repo.countObjects(trx, input.accountId, input.kind);
-      if (count >= input.limit) {
-        throw new AppError(
-          'account_limit_reached',
-          `This account already has ${count} ${described[input.kind]}, the most allowed (${input.limit}); delete one before adding another`,
-        );
-      }
-    }
-    return create(trx);
-  });
+  if (input.limit === undefined) return db.transaction().execute(create);
+  const limit = input.limit;
+  return insertWithinCap(db, {
+    list: input.kind,
+    key: input.accountId,
+    cap: limit,
+    count: (trx) => repo.countObjects(trx, input.accountId, input.kind),
+    refusal: (count) => new AppError('account_limit_reached', `This account already has ${count} ${described[input.kind]}, the most allowed (${limit}); delete one before adding another`),
+  }, create);
 }
 
 /**
  * Runs `insert` only while the list holds fewer than `cap` entries: `count` and `insert` share a
  * transaction under a lock on the list (`key`), so a burst of concurrent inserts cannot pass the cap. At the
- * cap, throws what `refusal` makes.
+ * cap, throws what `refusal` makes of the count.
  */
 export async function insertWithinCap<T>(
   db: Kysely<DB>,
-  input: { list: CappedList; key: string; cap: number; count: (trx: Transaction<DB>) => Promise<number>; refusal: () => AppError },
+  input: { list: CappedList; key: string; cap: number; count: (trx: Transaction<DB>) => Promise<number>; refusal: (count: number) => AppError },
   insert: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
     await repo.lockCappedList(trx, input.list, input.key);
-    if ((await input.count(trx)) >= input.cap) throw input.refusal();
+    const count = await input.count(trx);
+    if (count >= input.cap) throw input.refusal(count);
     return insert(trx);
   });
 }

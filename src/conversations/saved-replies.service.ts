@@ -27,7 +27,7 @@ export class SavedRepliesService {
         list: 'saved_replies',
         key: `${scope.accountId}:${scope.livemode}`,
         cap: MAX_SAVED_REPLIES,
-        count: async (trx) => (await this.repo.list(trx, scope, MAX_SAVED_REPLIES)).length,
+        count: (trx) => this.repo.count(trx, scope, MAX_SAVED_REPLIES),
         refusal: () => new AppError('parameter_unprocessable', `An account keeps at most ${MAX_SAVED_REPLIES} saved replies per mode`, { param: 'name' }),
       },
       (trx) => this.repo.insert(trx, { id: newId(IdPrefix.savedReply), account_id: input.accountId, livemode: input.livemode, name: input.name, content: input.content, updated_at: new Date() }),

@@ -13,6 +13,11 @@ export class SavedReplyRepo {
     return db.selectFrom('saved_replies').selectAll().where(inScope(scope)).orderBy('name').orderBy('id').limit(limit).execute();
   }
 
+  /** How many saved replies the account and mode keep (counting stops at `upTo`). */
+  async count(db: Kysely<DB>, scope: Scope, upTo: number): Promise<number> {
+    return (await db.selectFrom('saved_replies').select('id').where(inScope(scope)).limit(upTo).execute()).length;
+  }
+
   async get(db: Kysely<DB>, scope: Scope, id: string) {
     return db.selectFrom('saved_replies').selectAll().where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   }
